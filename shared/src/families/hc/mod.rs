@@ -1,0 +1,222 @@
+//! Harary's column game h(c) (Reis, Moreira & Pedroso, DCC-04-04).
+//!
+//! The numbers 1, 2, 3, ... are placed in turn into one of `c` columns; a
+//! number may not go into a column where it is the sum of two distinct members
+//! (variant `pairs`, the paper's rule) or of two or more distinct members
+//! (variant `subsets`, the paper's section 5). A game is the string of column
+//! choices; h(c) is one more than the longest game.
+//!
+//! Games are enumerated as restricted-growth strings (RGS: a column is used
+//! for the first time only after all lower columns), which removes the c!
+//! column renamings. A unit is an RGS prefix ([`RgsPrefix`]); the search
+//! below it lives in [`search`], plain and allocation-free.
+//!
+//! Two modes:
+//! * default: find the maximum length. The *horizon* is the best length found
+//!   so far anywhere in the job (shared through [`crate::ExploreContext::bound`]);
+//!   only games reaching the horizon are counted.
+//! * `--min-length L`: the horizon is fixed at `L`; every game that ends at a
+//!   length >= L is counted, per length.
+
+mod bits;
+pub mod reference;
+mod search;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::family::{Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily};
+
+/// The rule that forbids a number in a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// n may not be the sum of two distinct members of its column (h(c)).
+    Pairs,
+    /// n may not be the sum of two or more distinct members (h'(c)).
+    Subsets,
+}
+
+/// Parameters of an `hc` job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
+pub struct HcParams {
+    /// Number of columns c (1..=6).
+    #[arg(long)]
+    pub columns: u32,
+    /// Which sums are forbidden in a column.
+    #[arg(long, value_enum, default_value_t = Variant::Pairs)]
+    pub variant: Variant,
+    /// Count exactly every game that reaches this length, instead of searching
+    /// for the maximum (1 explores the whole tree).
+    #[arg(long)]
+    pub min_length: Option<u32>,
+}
+
+/// Largest number of columns accepted.
+pub const MAX_COLUMNS: u32 = 6;
+
+/// A restricted-growth-string prefix: column indices, 0-based
+/// (`[0, 0, 1]` is the game prefix "112").
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RgsPrefix(pub Vec<u8>);
+
+impl RgsPrefix {
+    /// The prefix as the paper writes games: 1-based column digits.
+    pub fn to_digits(&self) -> String {
+        digits(&self.0)
+    }
+}
+
+/// Column string (0-based) as 1-based digits.
+pub fn digits(cols: &[u8]) -> String {
+    cols.iter().map(|&c| char::from(b'1' + c)).collect()
+}
+
+/// What the exploration of some units found. Counts are exact for the
+/// lengths the mode makes exact (see the module documentation).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HcSummary {
+    /// Search-tree nodes visited.
+    pub nodes: u64,
+    /// Longest game recorded (0: none reached the horizon).
+    pub best: u32,
+    /// Number of games of length `best`.
+    pub best_count: u64,
+    /// Every game of length `best`, 0-based columns, unordered.
+    pub best_games: Vec<Vec<u8>>,
+    /// `--min-length` mode: games ending at each length >= L.
+    pub histogram: BTreeMap<u32, u64>,
+}
+
+/// The `hc` family.
+pub struct HararyColumns;
+
+fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
+    a.checked_add(b).ok_or(FamilyError::Overflow(what))
+}
+
+impl SearchFamily for HararyColumns {
+    const NAME: &'static str = "hc";
+    const ABOUT: &'static str = "Harary's column game h(c): longest games, counted exactly";
+
+    type Params = HcParams;
+    type Unit = RgsPrefix;
+    type Summary = HcSummary;
+
+    fn validate(p: &HcParams) -> Result<(), ParamError> {
+        if p.columns == 0 || p.columns > MAX_COLUMNS {
+            return Err(ParamError::new(
+                "columns",
+                format!("must be between 1 and {MAX_COLUMNS}, got {}", p.columns),
+            ));
+        }
+        if let Some(l) = p.min_length {
+            let cap = search::capacity(p.columns);
+            if l == 0 || l >= cap {
+                return Err(ParamError::new(
+                    "min-length",
+                    format!("must be between 1 and {}, got {l}", cap - 1),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn root_units(_: &HcParams) -> Vec<RgsPrefix> {
+        // One root; dynamic splitting cuts the tree as workers ask for work.
+        vec![RgsPrefix(Vec::new())]
+    }
+
+    fn explore(
+        p: &HcParams,
+        unit: &RgsPrefix,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<HcSummary, RgsPrefix>, FamilyError> {
+        search::explore(p, unit, ctx)
+    }
+
+    fn merge(_: &HcParams, into: &mut HcSummary, other: HcSummary) -> Result<(), FamilyError> {
+        into.nodes = checked_add(into.nodes, other.nodes, "hc node count")?;
+        for (len, n) in other.histogram {
+            let slot = into.histogram.entry(len).or_insert(0);
+            *slot = checked_add(*slot, n, "hc histogram")?;
+        }
+        if other.best > into.best {
+            into.best = other.best;
+            into.best_count = other.best_count;
+            into.best_games = other.best_games;
+        } else if other.best == into.best && other.best > 0 {
+            into.best_count = checked_add(into.best_count, other.best_count, "hc maximal count")?;
+            into.best_games.extend(other.best_games);
+        }
+        Ok(())
+    }
+
+    fn nodes(s: &HcSummary) -> u64 {
+        s.nodes
+    }
+
+    fn bound(s: &HcSummary) -> u64 {
+        u64::from(s.best)
+    }
+
+    fn report(p: &HcParams, s: &HcSummary) -> FamilyReport {
+        let mut games: Vec<&Vec<u8>> = s.best_games.iter().collect();
+        games.sort();
+        let histogram: BTreeMap<u32, u64> = match p.min_length {
+            Some(_) => s.histogram.clone(),
+            None if s.best > 0 => BTreeMap::from([(s.best, s.best_count)]),
+            None => BTreeMap::new(),
+        };
+        let found = s.best > 0;
+        let json = serde_json::json!({
+            "family": "hc",
+            "columns": p.columns,
+            "variant": p.variant,
+            "min_length": p.min_length,
+            "max_length": found.then_some(s.best),
+            "h": (found && p.min_length.is_none()).then_some(s.best + 1),
+            "maximal_count": s.best_count,
+            "nodes": s.nodes,
+            "histogram": histogram.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
+            "first_maximal": games.first().map(|g| digits(g)),
+        });
+        let mut text = Vec::new();
+        let name = match p.variant {
+            Variant::Pairs => "h",
+            Variant::Subsets => "h'",
+        };
+        match (found, p.min_length) {
+            (true, None) => {
+                text.push(format!("{name}({}) = {}", p.columns, s.best + 1));
+                text.push(format!("longest game: {} moves, {} maximal games", s.best, s.best_count));
+            }
+            (true, Some(l)) => {
+                text.push(format!("games reaching length {l}: longest {} moves, {} of that length", s.best, s.best_count));
+                for (len, n) in &histogram {
+                    text.push(format!("  length {len}: {n} games end here"));
+                }
+            }
+            (false, Some(l)) => text.push(format!("no game reaches length {l}")),
+            (false, None) => text.push("no game found".to_string()),
+        }
+        if let Some(g) = games.first() {
+            text.push(format!("first maximal game: {}", digits(g)));
+        }
+        text.push(format!("nodes explored: {}", s.nodes));
+        FamilyReport {
+            json,
+            text,
+            results_lines: games.iter().map(|g| digits(g)).collect(),
+        }
+    }
+
+    fn unit_label(u: &RgsPrefix) -> String {
+        if u.0.is_empty() {
+            "(root)".to_string()
+        } else {
+            u.to_digits()
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! The `hc` search loop: a depth-first walk of restricted-growth strings with
+//! one bitset pair per column. Nothing here allocates except when a game of
+//! the best length is recorded, or when the budget runs out and the rest of
+//! the subtree is handed back.
+//!
+//! Pruning (both sound for every game that reaches the horizon `H`):
+//! 1. **Look-ahead**: every number up to `H` must be placed, so if some number
+//!    in `(n, H]` is already forbidden in every column, no game below this
+//!    node reaches `H`.
+//! 2. **Forcing**: a number in `(n, H]` that only one column accepts must go
+//!    into that column in every game reaching `H`; so its sums with that
+//!    column's members (and with other numbers forced there) are forbidden
+//!    there as well. Repeated until nothing new is forced; a number that ends
+//!    up forbidden everywhere prunes the node.
+//!
+//! The search state is therefore *virtual*: each column holds its real members
+//! and the numbers forced into it. Deductions made at a node stay true in its
+//! whole subtree (a child's games are a subset of its parent's, and the
+//! horizon only grows), so the state is passed down incrementally and a child
+//! only propagates what its own move changed. Once `n >= H` every forced
+//! number has been placed for real and the virtual state is the real one, so
+//! games are recognised as ended by the real rules.
+
+use std::sync::atomic::Ordering;
+
+use super::bits::{Bits, Wide};
+use super::{HcParams, HcSummary, RgsPrefix, Variant};
+use crate::family::{Exploration, ExploreContext, FamilyError};
+
+/// How many nodes between two looks at the shared atomics.
+const POLL_INTERVAL: u64 = 1 << 14;
+
+/// The largest number a search for `columns` columns can represent.
+pub fn capacity(columns: u32) -> u32 {
+    match columns {
+        0..=4 => <u128 as Bits>::CAPACITY,
+        5 => <Wide<4> as Bits>::CAPACITY,
+        _ => <Wide<16> as Bits>::CAPACITY,
+    }
+}
+
+pub fn explore(
+    p: &HcParams,
+    unit: &RgsPrefix,
+    ctx: &ExploreContext<'_>,
+) -> Result<Exploration<HcSummary, RgsPrefix>, FamilyError> {
+    /// Monomorphises the search for the number of columns and the rule, so
+    /// the per-column loops unroll and the state copied per node is minimal.
+    macro_rules! by_columns {
+        ($rule:ty) => {
+            match p.columns {
+                1 => Search::<u128, $rule, 1>::run(p, unit, ctx),
+                2 => Search::<u128, $rule, 2>::run(p, unit, ctx),
+                3 => Search::<u128, $rule, 3>::run(p, unit, ctx),
+                4 => Search::<u128, $rule, 4>::run(p, unit, ctx),
+                5 => Search::<Wide<4>, $rule, 5>::run(p, unit, ctx),
+                6 => Search::<Wide<16>, $rule, 6>::run(p, unit, ctx),
+                c => Err(FamilyError::Param(crate::family::ParamError::new(
+                    "columns",
+                    format!("must be between 1 and {}, got {c}", super::MAX_COLUMNS),
+                ))),
+            }
+        };
+    }
+    match p.variant {
+        Variant::Pairs => by_columns!(PairSums),
+        Variant::Subsets => by_columns!(SubsetSums),
+    }
+}
+
+/// How a column's forbidden numbers grow when a member is added.
+trait Rule {
+    /// Adds member `m` to a column with `forbidden` numbers and sum base `grow`.
+    fn add<B: Bits>(forbidden: &mut B, grow: &mut B, m: u32);
+}
+
+/// `pairs`: `grow` is the member set; a new member forbids its sums with
+/// every other member.
+struct PairSums;
+
+impl Rule for PairSums {
+    #[inline(always)]
+    fn add<B: Bits>(forbidden: &mut B, grow: &mut B, m: u32) {
+        *forbidden |= grow.shl(m);
+        *grow |= B::bit(m);
+    }
+}
+
+/// `subsets`: `grow` is every sum of one or more members; a new member forbids
+/// its sums with all of them.
+struct SubsetSums;
+
+impl Rule for SubsetSums {
+    #[inline(always)]
+    fn add<B: Bits>(forbidden: &mut B, grow: &mut B, m: u32) {
+        let shifted = grow.shl(m);
+        *forbidden |= shifted;
+        *grow |= shifted | B::bit(m);
+    }
+}
+
+struct Search<'c, 'a, B: Bits, R: Rule, const C: usize> {
+    /// Per column: the numbers that may not go there (real and forced
+    /// members: pairs of distinct ones for `pairs`, two or more for `subsets`).
+    forbidden: [B; C],
+    /// Per column: what a new member's sums are formed with (`pairs`: the
+    /// members; `subsets`: every sum of one or more members).
+    grow: [B; C],
+    /// Numbers above the current one already forced into some column.
+    forced: B,
+    /// Columns used so far (the RGS bound).
+    used: usize,
+    /// The current game, 0-based columns.
+    path: Vec<u8>,
+    /// Games shorter than this are not counted; see the module docs.
+    horizon: u32,
+    /// `Some(L)` in `--min-length` mode: horizon fixed, histogram kept.
+    min_length: Option<u32>,
+    nodes: u64,
+    budget: u64,
+    next_poll: u64,
+    stopping: bool,
+    overflow: bool,
+    ctx: &'c ExploreContext<'a>,
+    summary: HcSummary,
+    rest: Vec<RgsPrefix>,
+    rule: std::marker::PhantomData<R>,
+}
+
+impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
+    fn run(
+        p: &HcParams,
+        unit: &RgsPrefix,
+        ctx: &'c ExploreContext<'a>,
+    ) -> Result<Exploration<HcSummary, RgsPrefix>, FamilyError> {
+        let columns = C;
+        let mut s = Search::<B, R, C> {
+            forbidden: [B::ZERO; C],
+            grow: [B::ZERO; C],
+            forced: B::ZERO,
+            used: 0,
+            path: Vec::with_capacity(B::CAPACITY as usize),
+            horizon: p.min_length.unwrap_or(0),
+            min_length: p.min_length,
+            nodes: 0,
+            budget: ctx.budget.max(1),
+            next_poll: 0,
+            stopping: false,
+            overflow: false,
+            ctx,
+            summary: HcSummary::default(),
+            rest: Vec::new(),
+            rule: std::marker::PhantomData,
+        };
+        // Replay the prefix by the real rules: nothing is forced yet, so the
+        // state stays the real one until the root's first propagation.
+        for (i, &col) in unit.0.iter().enumerate() {
+            let col = col as usize;
+            let n = i as u32 + 1;
+            if n + 1 >= B::CAPACITY {
+                return Err(FamilyError::BadUnit(format!(
+                    "prefix of {} moves is too long",
+                    unit.0.len()
+                )));
+            }
+            if col >= columns || col > s.used {
+                return Err(FamilyError::BadUnit(format!(
+                    "prefix {} is not a restricted-growth string over {columns} columns",
+                    unit.to_digits()
+                )));
+            }
+            if s.forbidden[col].test(n) {
+                return Err(FamilyError::BadUnit(format!(
+                    "prefix {} is not a legal game: {n} is forbidden in column {}",
+                    unit.to_digits(),
+                    col + 1
+                )));
+            }
+            s.place(col, n);
+            s.path.push(col as u8);
+        }
+        s.poll();
+        s.visit();
+        if s.overflow {
+            return Err(FamilyError::Capacity(format!(
+                "a game of {} columns outgrew {} numbers",
+                columns,
+                B::CAPACITY - 1
+            )));
+        }
+        s.summary.nodes = s.nodes;
+        ctx.progress.store(s.nodes, Ordering::Relaxed);
+        Ok(if s.rest.is_empty() {
+            Exploration::Finished(s.summary)
+        } else {
+            Exploration::Split {
+                explored: s.summary,
+                rest: s.rest,
+            }
+        })
+    }
+
+    /// Adds number `m` to column `j`'s (virtual) members.
+    #[inline(always)]
+    fn add(&mut self, j: usize, m: u32) {
+        R::add(&mut self.forbidden[j], &mut self.grow[j], m);
+    }
+
+    /// Places number `n` in column `col` for real.
+    #[inline(always)]
+    fn place(&mut self, col: usize, n: u32) {
+        // A forced number is already a member of the only column that
+        // accepts it, with its sums.
+        if !self.forced.test(n) {
+            self.add(col, n);
+        }
+        if col == self.used {
+            self.used += 1;
+        }
+    }
+
+    /// Reads the shared atomics: stop requests and the job-wide horizon.
+    fn poll(&mut self) {
+        self.next_poll = self.nodes + POLL_INTERVAL;
+        self.ctx.progress.store(self.nodes, Ordering::Relaxed);
+        if self.ctx.stop_requested() {
+            self.stopping = true;
+        }
+        if self.min_length.is_none() {
+            let shared = self.ctx.bound.load(Ordering::Relaxed);
+            let shared = u32::try_from(shared).unwrap_or(u32::MAX);
+            if shared > self.horizon {
+                self.horizon = shared;
+            }
+        }
+    }
+
+    /// Visits the node for the current `path` (its numbers already placed).
+    fn visit(&mut self) {
+        if self.stopping || self.nodes >= self.budget {
+            self.stopping = true;
+            self.rest.push(RgsPrefix(self.path.clone()));
+            return;
+        }
+        self.nodes += 1;
+        if self.nodes >= self.next_poll {
+            self.poll();
+        }
+        let n = self.path.len() as u32;
+        let next = n + 1;
+        if next + 1 >= B::CAPACITY {
+            self.overflow = true;
+            self.stopping = true;
+            return;
+        }
+        if self.horizon > n && !self.propagate(n) {
+            return;
+        }
+        let open = (self.used + 1).min(C);
+        let mut extended = false;
+        for col in 0..open {
+            if self.forbidden[col].test(next) {
+                continue;
+            }
+            extended = true;
+            self.path.push(col as u8);
+            if self.stopping {
+                self.rest.push(RgsPrefix(self.path.clone()));
+            } else {
+                let saved = (self.forbidden, self.grow, self.forced, self.used);
+                self.place(col, next);
+                self.visit();
+                (self.forbidden, self.grow, self.forced, self.used) = saved;
+            }
+            self.path.pop();
+        }
+        if !extended {
+            self.game_ends(n);
+        }
+    }
+
+    /// The current game cannot be extended: it ends after `n` moves.
+    #[cold]
+    fn game_ends(&mut self, n: u32) {
+        if n < self.horizon {
+            return;
+        }
+        if self.min_length.is_some() {
+            *self.summary.histogram.entry(n).or_insert(0) += 1;
+        }
+        if n > self.summary.best {
+            self.summary.best = n;
+            self.summary.best_count = 0;
+            self.summary.best_games.clear();
+        }
+        if n == self.summary.best {
+            // Cannot overflow: bounded by the node budget, itself a u64.
+            self.summary.best_count += 1;
+            self.summary.best_games.push(self.path.clone());
+        }
+        if self.min_length.is_none() && n > self.horizon {
+            self.horizon = n;
+            self.ctx.bound.fetch_max(u64::from(n), Ordering::Relaxed);
+        }
+    }
+
+    /// Forces numbers of the window `(n, H]` into the only column that
+    /// accepts them, until nothing changes. Returns false if some number of
+    /// the window fits in no column: no game below this node reaches `H`.
+    #[inline]
+    fn propagate(&mut self, n: u32) -> bool {
+        // Two empty columns accept any number: nothing can be forbidden or forced.
+        if self.used + 2 <= C {
+            return true;
+        }
+        let window = B::range(n + 1, self.horizon.min(B::CAPACITY - 1));
+        loop {
+            let mut once = B::ZERO;
+            let mut twice = B::ZERO;
+            for f in self.forbidden.iter() {
+                let allowed = window & !*f;
+                twice |= once & allowed;
+                once |= allowed;
+            }
+            if !(window & !once).is_zero() {
+                return false;
+            }
+            let single = once & !twice & !self.forced;
+            if single.is_zero() {
+                return true;
+            }
+            self.forced |= single;
+            for j in 0..C {
+                let mut mine = single & !self.forbidden[j];
+                while let Some(m) = mine.lowest() {
+                    mine = mine.without_lowest();
+                    self.add(j, m);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! The registry of search families.
+//!
+//! To add a family: write a module implementing [`SearchFamily`] and add one
+//! line to [`REGISTRY`]. The coordinator, the worker and the CLI find it here.
+
+use crate::family::{DynFamily, Erased, FamilyError};
+
+pub mod hc;
+
+static HC: Erased<hc::HararyColumns> = Erased::new();
+
+/// Every family this build knows, by name.
+pub static REGISTRY: &[&dyn DynFamily] = &[&HC];
+
+/// Looks a family up by its command-line name.
+pub fn by_name(name: &str) -> Result<&'static dyn DynFamily, FamilyError> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|f| f.name() == name)
+        .ok_or_else(|| FamilyError::UnknownFamily(name.to_string()))
+}
+
+/// The names of all families, for error messages.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|f| f.name()).collect()
+}

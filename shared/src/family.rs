@@ -1,0 +1,354 @@
+//! The search-family abstraction.
+//!
+//! A *family* is one kind of exhaustive search (Harary's game `hc`, ...). It
+//! knows how to cut its search tree into *units* (subtree roots), how to
+//! explore one unit within a node budget, and how to combine the *summaries*
+//! of explored units into the job's answer. The coordinator and the worker
+//! never see a family's types: they move opaque, versioned blobs (see
+//! [`crate::codec`]) through [`DynFamily`] and [`PreparedJob`].
+//!
+//! Invariant that makes distributed counts exact: the units of a job always
+//! partition the search tree. A unit is either finished (its summary covers its
+//! whole subtree) or split (its summary covers what was explored, and the
+//! returned `rest` units cover exactly what was not). Summaries are merged with
+//! an associative, commutative operation, so the order in which units finish
+//! does not matter.
+
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use serde::{de::DeserializeOwned, Serialize};
+
+use crate::codec::{self, CodecError};
+
+/// A parameter the user gave is invalid. The message names the parameter.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[error("invalid parameter --{name}: {reason}")]
+pub struct ParamError {
+    pub name: &'static str,
+    pub reason: String,
+}
+
+impl ParamError {
+    pub fn new(name: &'static str, reason: impl Into<String>) -> Self {
+        ParamError {
+            name,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Why a unit could not be explored or a summary could not be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum FamilyError {
+    #[error("unknown search family '{0}'")]
+    UnknownFamily(String),
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error("malformed parameters: {0}")]
+    ParamsJson(String),
+    #[error("bad unit: {0}")]
+    BadUnit(String),
+    #[error(transparent)]
+    Codec(#[from] CodecError),
+    #[error("count overflow while merging {0}")]
+    Overflow(&'static str),
+    #[error("search exceeded its capacity: {0}")]
+    Capacity(String),
+}
+
+/// What a worker hands to [`SearchFamily::explore`]: the budget and the
+/// shared, lock-free channels between the search loop and the outside world.
+///
+/// The search loop reads these every few thousand nodes, never per node.
+pub struct ExploreContext<'a> {
+    /// Stop after about this many nodes and hand back the unexplored rest.
+    pub budget: u64,
+    /// Set from outside (cancellation, shutdown, an idle cluster asking for
+    /// work): stop soon and hand back the unexplored rest.
+    pub stop: &'a AtomicBool,
+    /// A job-wide monotone bound shared by every unit of the job (for `hc`
+    /// the best game length found so far). Families that do not use one
+    /// ignore it. Only ever raised, with `fetch_max`.
+    pub bound: &'a AtomicU64,
+    /// Nodes explored so far in this unit, published for heartbeats.
+    pub progress: &'a AtomicU64,
+}
+
+impl ExploreContext<'_> {
+    /// Whether the outside world asked this exploration to stop.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// The result of exploring one unit.
+#[derive(Debug, Clone)]
+pub enum Exploration<S, U> {
+    /// The whole subtree was explored.
+    Finished(S),
+    /// The budget ran out or a stop was requested: `explored` covers what was
+    /// visited, `rest` covers exactly the rest of the subtree.
+    Split { explored: S, rest: Vec<U> },
+}
+
+/// One search family, with its own typed parameters, units and summaries.
+pub trait SearchFamily: Send + Sync + 'static {
+    /// The name on the command line and in the store (`hc`).
+    const NAME: &'static str;
+    /// One line for `--help`.
+    const ABOUT: &'static str;
+
+    /// Parameters, parsed from the command line by clap and stored as JSON.
+    type Params: clap::Args + Serialize + DeserializeOwned + Clone + Debug + Send + Sync;
+    /// The root of a subtree.
+    type Unit: Serialize + DeserializeOwned + Clone + Debug + Send;
+    /// What exploring some units produced. `Default` is the empty summary.
+    type Summary: Serialize + DeserializeOwned + Clone + Debug + Default + Send;
+
+    /// Checks the parameters; the error names the bad one.
+    fn validate(params: &Self::Params) -> Result<(), ParamError>;
+
+    /// The initial units of a job. They partition the search tree.
+    fn root_units(params: &Self::Params) -> Vec<Self::Unit>;
+
+    /// Explores one unit within `ctx.budget` nodes.
+    fn explore(
+        params: &Self::Params,
+        unit: &Self::Unit,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<Self::Summary, Self::Unit>, FamilyError>;
+
+    /// Folds `other` into `into`. Must be associative and commutative.
+    fn merge(
+        params: &Self::Params,
+        into: &mut Self::Summary,
+        other: Self::Summary,
+    ) -> Result<(), FamilyError>;
+
+    /// Nodes explored, as counted in a summary.
+    fn nodes(summary: &Self::Summary) -> u64;
+
+    /// The job-wide bound that a (merged) summary proves, for [`ExploreContext::bound`].
+    fn bound(_summary: &Self::Summary) -> u64 {
+        0
+    }
+
+    /// The answer: a JSON object, and the lines of the results file.
+    fn report(params: &Self::Params, summary: &Self::Summary) -> FamilyReport;
+
+    /// A short human label of a unit, for status displays.
+    fn unit_label(unit: &Self::Unit) -> String;
+}
+
+/// The answer of a job as a family presents it.
+#[derive(Debug, Clone)]
+pub struct FamilyReport {
+    /// One JSON object with the family's figures.
+    pub json: serde_json::Value,
+    /// A few human-readable lines for the terminal.
+    pub text: Vec<String>,
+    /// The lines of the results file (e.g. every maximal string), in order.
+    pub results_lines: Vec<String>,
+}
+
+/// The type-erased view of a family: what the CLI, the coordinator and the
+/// worker use.
+pub trait DynFamily: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn about(&self) -> &'static str;
+    /// The clap subcommand for this family's parameters.
+    fn command(&self) -> clap::Command;
+    /// Parses and validates parameters from the family's clap subcommand,
+    /// returning their canonical JSON.
+    fn params_from_matches(&self, matches: &clap::ArgMatches) -> Result<String, FamilyError>;
+    /// Parses and validates canonical JSON parameters into a job.
+    fn prepare(&self, params_json: &str) -> Result<Arc<dyn PreparedJob>, FamilyError>;
+}
+
+/// A family bound to one job's parameters.
+pub trait PreparedJob: Send + Sync {
+    fn family(&self) -> &'static str;
+    /// Canonical JSON of the parameters (identifies the job for resume).
+    fn params_json(&self) -> String;
+    fn root_units(&self) -> Vec<Vec<u8>>;
+    fn explore(&self, unit: &[u8], ctx: &ExploreContext<'_>) -> Result<DynExploration, FamilyError>;
+    /// A fresh, empty job-level aggregate.
+    fn new_aggregate(&self) -> Box<dyn Aggregate>;
+    fn unit_label(&self, unit: &[u8]) -> Result<String, FamilyError>;
+    /// Checks that a blob is a well-formed unit of this family.
+    fn check_unit(&self, unit: &[u8]) -> Result<(), FamilyError>;
+    /// Checks that a blob is a well-formed summary of this family.
+    fn check_summary(&self, summary: &[u8]) -> Result<(), FamilyError>;
+}
+
+/// The encoded result of exploring one unit.
+#[derive(Debug, Clone)]
+pub struct DynExploration {
+    pub summary: Vec<u8>,
+    pub nodes: u64,
+    /// Empty when the unit finished.
+    pub rest: Vec<Vec<u8>>,
+}
+
+/// The running, merged result of a job.
+pub trait Aggregate: Send {
+    fn absorb(&mut self, summary: &[u8]) -> Result<(), FamilyError>;
+    fn nodes(&self) -> u64;
+    fn bound(&self) -> u64;
+    fn report(&self) -> FamilyReport;
+}
+
+/// Erases a [`SearchFamily`] into a [`DynFamily`].
+pub struct Erased<F>(std::marker::PhantomData<F>);
+
+impl<F> Erased<F> {
+    pub const fn new() -> Self {
+        Erased(std::marker::PhantomData)
+    }
+}
+
+impl<F> Default for Erased<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct Job<F: SearchFamily> {
+    params: F::Params,
+}
+
+struct Merged<F: SearchFamily> {
+    params: F::Params,
+    summary: F::Summary,
+}
+
+impl<F: SearchFamily> DynFamily for Erased<F> {
+    fn name(&self) -> &'static str {
+        F::NAME
+    }
+
+    fn about(&self) -> &'static str {
+        F::ABOUT
+    }
+
+    fn command(&self) -> clap::Command {
+        <F::Params as clap::Args>::augment_args(clap::Command::new(F::NAME).about(F::ABOUT))
+    }
+
+    fn params_from_matches(&self, matches: &clap::ArgMatches) -> Result<String, FamilyError> {
+        let params = <F::Params as clap::FromArgMatches>::from_arg_matches(matches)
+            .map_err(|e| FamilyError::ParamsJson(e.to_string()))?;
+        F::validate(&params)?;
+        Ok(serde_json::to_string(&params).expect("parameters serialise to JSON"))
+    }
+
+    fn prepare(&self, params_json: &str) -> Result<Arc<dyn PreparedJob>, FamilyError> {
+        let params: F::Params = serde_json::from_str(params_json)
+            .map_err(|e| FamilyError::ParamsJson(e.to_string()))?;
+        F::validate(&params)?;
+        Ok(Arc::new(Job::<F> { params }))
+    }
+}
+
+impl<F: SearchFamily> PreparedJob for Job<F> {
+    fn family(&self) -> &'static str {
+        F::NAME
+    }
+
+    fn params_json(&self) -> String {
+        serde_json::to_string(&self.params).expect("parameters serialise to JSON")
+    }
+
+    fn root_units(&self) -> Vec<Vec<u8>> {
+        F::root_units(&self.params).iter().map(codec::encode).collect()
+    }
+
+    fn explore(&self, unit: &[u8], ctx: &ExploreContext<'_>) -> Result<DynExploration, FamilyError> {
+        let unit: F::Unit = codec::decode(unit)?;
+        Ok(match F::explore(&self.params, &unit, ctx)? {
+            Exploration::Finished(summary) => DynExploration {
+                nodes: F::nodes(&summary),
+                summary: codec::encode(&summary),
+                rest: Vec::new(),
+            },
+            Exploration::Split { explored, rest } => DynExploration {
+                nodes: F::nodes(&explored),
+                summary: codec::encode(&explored),
+                rest: rest.iter().map(codec::encode).collect(),
+            },
+        })
+    }
+
+    fn new_aggregate(&self) -> Box<dyn Aggregate> {
+        Box::new(Merged::<F> {
+            params: self.params.clone(),
+            summary: F::Summary::default(),
+        })
+    }
+
+    fn unit_label(&self, unit: &[u8]) -> Result<String, FamilyError> {
+        Ok(F::unit_label(&codec::decode::<F::Unit>(unit)?))
+    }
+
+    fn check_unit(&self, unit: &[u8]) -> Result<(), FamilyError> {
+        codec::decode::<F::Unit>(unit)?;
+        Ok(())
+    }
+
+    fn check_summary(&self, summary: &[u8]) -> Result<(), FamilyError> {
+        codec::decode::<F::Summary>(summary)?;
+        Ok(())
+    }
+}
+
+impl<F: SearchFamily> Aggregate for Merged<F> {
+    fn absorb(&mut self, summary: &[u8]) -> Result<(), FamilyError> {
+        let other: F::Summary = codec::decode(summary)?;
+        F::merge(&self.params, &mut self.summary, other)
+    }
+
+    fn nodes(&self) -> u64 {
+        F::nodes(&self.summary)
+    }
+
+    fn bound(&self) -> u64 {
+        F::bound(&self.summary)
+    }
+
+    fn report(&self) -> FamilyReport {
+        F::report(&self.params, &self.summary)
+    }
+}
+
+/// Explores a unit completely in this thread, following every split, and
+/// merges the result. This is the reference single-process path that the
+/// distributed result is compared against, and what tests use.
+pub fn explore_all<F: SearchFamily>(
+    params: &F::Params,
+    units: Vec<F::Unit>,
+    budget: u64,
+) -> Result<F::Summary, FamilyError> {
+    let stop = AtomicBool::new(false);
+    let bound = AtomicU64::new(0);
+    let progress = AtomicU64::new(0);
+    let ctx = ExploreContext {
+        budget,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    let mut total = F::Summary::default();
+    let mut pending = units;
+    while let Some(unit) = pending.pop() {
+        match F::explore(params, &unit, &ctx)? {
+            Exploration::Finished(s) => F::merge(params, &mut total, s)?,
+            Exploration::Split { explored, rest } => {
+                F::merge(params, &mut total, explored)?;
+                pending.extend(rest);
+            }
+        }
+    }
+    Ok(total)
+}
