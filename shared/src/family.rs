@@ -140,6 +140,14 @@ pub trait SearchFamily: Send + Sync + 'static {
 
     /// A short human label of a unit, for status displays.
     fn unit_label(unit: &Self::Unit) -> String;
+
+    /// Whether `unit` can no longer change the answer, given everything
+    /// merged so far (e.g. in a game search, a sibling already won). The
+    /// coordinator cancels such units instead of leasing them. The default:
+    /// every unit matters.
+    fn is_moot(_params: &Self::Params, _merged: &Self::Summary, _unit: &Self::Unit) -> bool {
+        false
+    }
 }
 
 /// The answer of a job as a family presents it.
@@ -198,6 +206,8 @@ pub trait Aggregate: Send {
     fn nodes(&self) -> u64;
     fn bound(&self) -> u64;
     fn report(&self) -> FamilyReport;
+    /// See [`SearchFamily::is_moot`]. A malformed unit is never moot.
+    fn is_moot(&self, unit: &[u8]) -> bool;
 }
 
 /// Erases a [`SearchFamily`] into a [`DynFamily`].
@@ -319,6 +329,10 @@ impl<F: SearchFamily> Aggregate for Merged<F> {
 
     fn report(&self) -> FamilyReport {
         F::report(&self.params, &self.summary)
+    }
+
+    fn is_moot(&self, unit: &[u8]) -> bool {
+        codec::decode::<F::Unit>(unit).is_ok_and(|u| F::is_moot(&self.params, &self.summary, &u))
     }
 }
 
