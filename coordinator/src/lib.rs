@@ -1,1 +1,143 @@
-//! stub
+//! The orchard coordinator.
+//!
+//! It owns the job state: it splits each job into units through the job's
+//! search family, leases units to workers over gRPC, takes their reports,
+//! merges summaries into each job's aggregate, and keeps all of it durable in
+//! SQLite so that a restart on the same database resumes every job.
+//!
+//! * [`store`] — the SQLite store and its grouped-commit writer thread.
+//! * [`scheduler`] — the in-memory state machine (jobs, units, leases).
+//! * [`service`] — the gRPC handlers gluing the two.
+//! * [`results`] — the atomically written results files.
+
+pub mod results;
+pub mod scheduler;
+pub mod service;
+pub mod store;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use orchard_proto::v1::job_service_server::JobServiceServer;
+use orchard_proto::v1::worker_service_server::WorkerServiceServer;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+pub use service::{Jobs, Shared, Workers};
+pub use store::StoreError;
+
+/// Tunables of a coordinator.
+#[derive(Debug, Clone)]
+pub struct CoordinatorConfig {
+    /// A unit whose worker is silent this long is leased again.
+    pub lease_ttl: Duration,
+    /// How often workers should heartbeat.
+    pub heartbeat_interval: Duration,
+    /// Nodes a worker explores in one unit before handing back the rest.
+    pub unit_budget: u64,
+    /// Most units in one lease.
+    pub max_units_per_lease: u32,
+    /// A running unit is asked to split for idle workers only after this long.
+    pub min_split_age: Duration,
+    /// Where results files are written.
+    pub results_dir: PathBuf,
+}
+
+impl CoordinatorConfig {
+    /// Defaults, with results files beside the database.
+    pub fn beside(db: &Path) -> Self {
+        let dir = db.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+        CoordinatorConfig {
+            lease_ttl: Duration::from_secs(30),
+            heartbeat_interval: Duration::from_millis(500),
+            unit_budget: 2_000_000_000,
+            max_units_per_lease: 64,
+            min_split_age: Duration::from_millis(500),
+            results_dir: dir.join("results"),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoordinatorError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot resume from {path}: {reason}")]
+    Resume { path: PathBuf, reason: String },
+    #[error("cannot listen on {addr}: {source}")]
+    Listen { addr: String, source: std::io::Error },
+    #[error("gRPC server failed: {0}")]
+    Serve(#[from] tonic::transport::Error),
+}
+
+/// A running coordinator: state loaded, background tasks started. Serve it
+/// with [`Coordinator::serve`].
+#[derive(Clone)]
+pub struct Coordinator {
+    pub shared: Arc<Shared>,
+}
+
+impl Coordinator {
+    /// Opens the database at `db` (created if absent) and resumes every
+    /// unfinished job in it. Must be called inside a tokio runtime.
+    pub async fn open(db: &Path, config: CoordinatorConfig) -> Result<Coordinator, CoordinatorError> {
+        let (store, loaded) = store::Store::open(db)?;
+        let scheduler = scheduler::Scheduler::from_store(loaded, config.lease_ttl).map_err(|reason| {
+            CoordinatorError::Resume {
+                path: db.to_path_buf(),
+                reason,
+            }
+        })?;
+        let shared = Arc::new(Shared {
+            scheduler: Mutex::new(scheduler),
+            store,
+            config,
+            work_available: Notify::new(),
+            job_finished: Notify::new(),
+        });
+        let finished = shared.lock().finished_on_load();
+        for f in finished {
+            shared.finish(f).await;
+        }
+        let ticker = Arc::downgrade(&shared);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                tick.tick().await;
+                let Some(shared) = ticker.upgrade() else { break };
+                if shared.lock().expire_leases() > 0 {
+                    shared.work_available.notify_waiters();
+                }
+            }
+        });
+        Ok(Coordinator { shared })
+    }
+
+    /// Binds `addr` (e.g. `0.0.0.0:7070`, or port 0 for any free port).
+    pub async fn bind(addr: &str) -> Result<TcpListener, CoordinatorError> {
+        TcpListener::bind(addr).await.map_err(|source| CoordinatorError::Listen {
+            addr: addr.to_string(),
+            source,
+        })
+    }
+
+    /// Serves both gRPC services on `listener` until `shutdown` completes.
+    pub async fn serve(
+        &self,
+        listener: TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), CoordinatorError> {
+        let addr: Option<SocketAddr> = listener.local_addr().ok();
+        tracing::info!(?addr, "coordinator listening");
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        tonic::transport::Server::builder()
+            .tcp_nodelay(true)
+            .add_service(WorkerServiceServer::new(Workers(self.shared.clone())).max_decoding_message_size(64 << 20))
+            .add_service(JobServiceServer::new(Jobs(self.shared.clone())))
+            .serve_with_incoming_shutdown(incoming, shutdown)
+            .await?;
+        Ok(())
+    }
+}

@@ -1,1 +1,28 @@
-//! stub
+//! The orchard worker.
+//!
+//! A worker registers with a coordinator, keeps one unit per thread of its
+//! rayon pool, and for each unit: explores it through the job's search family
+//! (budget, stop flag and the job-wide bound shared lock-free with the search
+//! loop), then reports the summary and the unexplored rest. A heartbeat task
+//! renews leases, publishes progress and bounds, and relays the
+//! coordinator's cancellations and split requests to the search loops.
+//!
+//! * [`connection`] — reaching the coordinator, with retry and backoff.
+//! * [`runner`] — the lease / explore / report loop.
+
+pub mod connection;
+pub mod runner;
+
+pub use runner::{run_worker, WorkerConfig, WorkerStats};
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("invalid coordinator address '{url}': {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("could not reach the coordinator at {url} for {secs} s, giving up (last error: {last})")]
+    Unreachable { url: String, secs: u64, last: String },
+    #[error("the coordinator refused this worker: {0}")]
+    Refused(String),
+    #[error("cannot start the thread pool: {0}")]
+    Pool(String),
+}

@@ -1,0 +1,819 @@
+//! The coordinator's in-memory state: jobs, live units, leases, workers.
+//!
+//! This module is synchronous and does no I/O: it decides, and returns the
+//! [`Write`]s that make a decision durable. [`crate::service`] commits them
+//! and only then calls back in to apply results (see the invariants in
+//! [`crate::store`]).
+//!
+//! A unit is *live* while it is pending or leased. Done and cancelled units
+//! leave memory; their summaries live on in the job's aggregate and in the
+//! store.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use orchard_shared::family::{Aggregate, FamilyReport, PreparedJob};
+use orchard_shared::families;
+
+use crate::store::{JobId, Loaded, UnitId, Write};
+
+pub type WorkerId = u64;
+
+/// Milliseconds since the Unix epoch, for stored timestamps.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    Running,
+    Done,
+    Cancelled,
+    Failed,
+}
+
+impl JobState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Cancelled => "cancelled",
+            JobState::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> JobState {
+        match s {
+            "done" => JobState::Done,
+            "cancelled" => JobState::Cancelled,
+            "running" => JobState::Running,
+            _ => JobState::Failed,
+        }
+    }
+}
+
+/// The final answer of a finished job.
+#[derive(Debug, Clone, Default)]
+pub struct FinalResult {
+    pub json: String,
+    pub text: Vec<String>,
+    pub results_file: String,
+}
+
+/// Nodes-per-second over a sliding window of samples.
+#[derive(Debug, Default)]
+struct RateMeter {
+    samples: VecDeque<(Instant, u64)>,
+}
+
+impl RateMeter {
+    const WINDOW: Duration = Duration::from_secs(20);
+
+    fn sample(&mut self, now: Instant, nodes: u64) {
+        self.samples.push_back((now, nodes));
+        while self.samples.len() > 2 && now.duration_since(self.samples[0].0) > Self::WINDOW {
+            self.samples.pop_front();
+        }
+    }
+
+    fn rate(&self) -> f64 {
+        match (self.samples.front(), self.samples.back()) {
+            (Some(a), Some(b)) if b.0 > a.0 => b.1.saturating_sub(a.1) as f64 / (b.0 - a.0).as_secs_f64(),
+            _ => 0.0,
+        }
+    }
+}
+
+pub struct Job {
+    pub id: JobId,
+    pub family: String,
+    pub params_json: String,
+    pub state: JobState,
+    pub bound: u64,
+    prepared: Option<Arc<dyn PreparedJob>>,
+    aggregate: Option<Box<dyn Aggregate>>,
+    /// Pending unit ids, oldest first. May hold stale ids (leased, done or
+    /// cancelled since): checked when popped.
+    pending: VecDeque<UnitId>,
+    pub units_total: u64,
+    pub units_done: u64,
+    pub units_leased: u64,
+    pub nodes_done: u64,
+    pub created_ms: u64,
+    pub finished_ms: Option<u64>,
+    pub result: Option<FinalResult>,
+    pub error: Option<String>,
+    /// Set while the final report is being written, so it happens once.
+    finishing: bool,
+    rate: RateMeter,
+}
+
+impl Job {
+    fn live(&self) -> bool {
+        self.state == JobState::Running && !self.finishing
+    }
+}
+
+struct Unit {
+    job: JobId,
+    payload: Arc<Vec<u8>>,
+    lease: Option<Lease>,
+    /// A report for this unit is being committed.
+    reporting: bool,
+    progress_nodes: u64,
+    split_requested: bool,
+    split_sent: bool,
+}
+
+struct Lease {
+    worker: WorkerId,
+    since: Instant,
+    expires: Instant,
+}
+
+struct Worker {
+    hostname: String,
+    threads: u32,
+    families: HashSet<String>,
+    last_seen: Instant,
+    units: HashSet<UnitId>,
+}
+
+/// A unit handed to a worker.
+pub struct Granted {
+    pub unit_id: UnitId,
+    pub job_id: JobId,
+    pub family: String,
+    pub params_json: String,
+    pub payload: Arc<Vec<u8>>,
+    pub bound: u64,
+}
+
+/// A report accepted for commit; see [`Scheduler::begin_report`].
+pub struct PendingReport {
+    pub unit_id: UnitId,
+    pub job_id: JobId,
+    pub summary: Vec<u8>,
+    pub nodes: u64,
+    pub rest: Vec<(UnitId, Vec<u8>)>,
+    pub bound: u64,
+}
+
+/// Why a request was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SchedulerError {
+    #[error("unknown job {0}")]
+    UnknownJob(JobId),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A job that has no live unit left and must be finished.
+pub struct Finishing {
+    pub job_id: JobId,
+    pub family: String,
+    pub report: Result<FamilyReport, String>,
+}
+
+pub struct Scheduler {
+    pub jobs: BTreeMap<JobId, Job>,
+    units: HashMap<UnitId, Unit>,
+    workers: HashMap<WorkerId, Worker>,
+    next_unit: UnitId,
+    next_job: JobId,
+    next_worker: WorkerId,
+    lease_ttl: Duration,
+}
+
+impl Scheduler {
+    /// Rebuilds the state from the store. Jobs whose family or parameters
+    /// cannot be loaded are marked failed, with the reason.
+    pub fn from_store(loaded: Loaded, lease_ttl: Duration) -> Result<Scheduler, String> {
+        let mut s = Scheduler {
+            jobs: BTreeMap::new(),
+            units: HashMap::new(),
+            workers: HashMap::new(),
+            next_unit: loaded.max_unit_id + 1,
+            next_job: 1,
+            next_worker: 1,
+            lease_ttl,
+        };
+        for row in loaded.jobs {
+            s.next_job = s.next_job.max(row.id + 1);
+            let mut job = Job {
+                id: row.id,
+                family: row.family.clone(),
+                params_json: row.params_json.clone(),
+                state: JobState::parse(&row.state),
+                bound: row.bound,
+                prepared: None,
+                aggregate: None,
+                pending: VecDeque::new(),
+                units_total: 0,
+                units_done: 0,
+                units_leased: 0,
+                nodes_done: 0,
+                created_ms: row.created_ms,
+                finished_ms: row.finished_ms,
+                result: None,
+                error: row.error.clone(),
+                finishing: false,
+                rate: RateMeter::default(),
+            };
+            if job.state == JobState::Done {
+                job.result = Some(FinalResult {
+                    json: row.result_json.unwrap_or_default(),
+                    text: Vec::new(),
+                    results_file: row.results_file.unwrap_or_default(),
+                });
+            }
+            if job.state == JobState::Running {
+                match families::by_name(&row.family).and_then(|f| f.prepare(&row.params_json)) {
+                    Ok(p) => {
+                        job.aggregate = Some(p.new_aggregate());
+                        job.prepared = Some(p);
+                    }
+                    Err(e) => {
+                        job.state = JobState::Failed;
+                        job.error = Some(format!("cannot resume: {e}"));
+                    }
+                }
+            }
+            s.jobs.insert(job.id, job);
+        }
+        for u in loaded.units {
+            let Some(job) = s.jobs.get_mut(&u.job_id) else { continue };
+            let Some(agg) = job.aggregate.as_mut() else { continue };
+            job.units_total += 1;
+            if u.state == "done" {
+                let summary = u.summary.unwrap_or_default();
+                agg.absorb(&summary)
+                    .map_err(|e| format!("job {}: stored result of unit {} unusable: {e}", job.id, u.id))?;
+                job.units_done += 1;
+            } else {
+                job.pending.push_back(u.id);
+                s.units.insert(
+                    u.id,
+                    Unit {
+                        job: u.job_id,
+                        payload: Arc::new(u.payload),
+                        lease: None,
+                        reporting: false,
+                        progress_nodes: 0,
+                        split_requested: false,
+                        split_sent: false,
+                    },
+                );
+            }
+        }
+        for job in s.jobs.values_mut() {
+            if let Some(agg) = &job.aggregate {
+                job.nodes_done = agg.nodes();
+                job.bound = job.bound.max(agg.bound());
+            }
+        }
+        Ok(s)
+    }
+
+    /// Finds a job with the same family and canonical parameters that is
+    /// running or done.
+    pub fn find_job(&self, family: &str, params_json: &str) -> Option<JobId> {
+        self.jobs
+            .values()
+            .find(|j| {
+                j.family == family
+                    && j.params_json == params_json
+                    && matches!(j.state, JobState::Running | JobState::Done)
+            })
+            .map(|j| j.id)
+    }
+
+    /// Creates a job with its root units. Returns the id and the writes.
+    pub fn create_job(&mut self, prepared: Arc<dyn PreparedJob>) -> (JobId, Vec<Write>) {
+        let id = self.next_job;
+        self.next_job += 1;
+        let created_ms = now_ms();
+        let roots: Vec<(UnitId, Vec<u8>)> = prepared
+            .root_units()
+            .into_iter()
+            .map(|u| {
+                let uid = self.next_unit;
+                self.next_unit += 1;
+                (uid, u)
+            })
+            .collect();
+        let writes = vec![
+            Write::InsertJob {
+                id,
+                family: prepared.family().to_string(),
+                params_json: prepared.params_json(),
+                created_ms,
+            },
+            Write::InsertUnits {
+                job_id: id,
+                parent: None,
+                units: roots.clone(),
+            },
+        ];
+        let mut job = Job {
+            id,
+            family: prepared.family().to_string(),
+            params_json: prepared.params_json(),
+            state: JobState::Running,
+            bound: 0,
+            aggregate: Some(prepared.new_aggregate()),
+            prepared: Some(prepared),
+            pending: VecDeque::new(),
+            units_total: roots.len() as u64,
+            units_done: 0,
+            units_leased: 0,
+            nodes_done: 0,
+            created_ms,
+            finished_ms: None,
+            result: None,
+            error: None,
+            finishing: false,
+            rate: RateMeter::default(),
+        };
+        for (uid, payload) in roots {
+            job.pending.push_back(uid);
+            self.units.insert(uid, new_unit(id, payload));
+        }
+        self.jobs.insert(id, job);
+        (id, writes)
+    }
+
+    pub fn register(&mut self, hostname: String, threads: u32, families: Vec<String>) -> WorkerId {
+        let id = self.next_worker;
+        self.next_worker += 1;
+        self.workers.insert(
+            id,
+            Worker {
+                hostname,
+                threads,
+                families: families.into_iter().collect(),
+                last_seen: Instant::now(),
+                units: HashSet::new(),
+            },
+        );
+        id
+    }
+
+    pub fn knows_worker(&self, worker: WorkerId) -> bool {
+        self.workers.contains_key(&worker)
+    }
+
+    /// Workers heard from within one lease time.
+    pub fn live_workers(&self) -> usize {
+        let now = Instant::now();
+        self.workers
+            .values()
+            .filter(|w| now.duration_since(w.last_seen) < self.lease_ttl)
+            .count()
+    }
+
+    /// Leases up to `max` pending units to `worker`. Moot units met on the
+    /// way are cancelled. Returns the grants and the writes to queue.
+    pub fn lease(&mut self, worker_id: WorkerId, max: usize) -> (Vec<Granted>, Vec<Write>) {
+        let now = Instant::now();
+        let ttl = self.lease_ttl;
+        let mut granted = Vec::new();
+        let mut cancelled = Vec::new();
+        let Some(worker) = self.workers.get_mut(&worker_id) else {
+            return (granted, Vec::new());
+        };
+        worker.last_seen = now;
+        for job in self.jobs.values_mut() {
+            if granted.len() >= max {
+                break;
+            }
+            if !job.live() || !worker.families.contains(&job.family) {
+                continue;
+            }
+            while granted.len() < max {
+                let Some(uid) = job.pending.pop_front() else { break };
+                let Some(unit) = self.units.get_mut(&uid) else { continue };
+                if unit.lease.is_some() || unit.reporting {
+                    continue;
+                }
+                if job.aggregate.as_ref().is_some_and(|a| a.is_moot(&unit.payload)) {
+                    self.units.remove(&uid);
+                    cancelled.push(uid);
+                    job.units_done += 1;
+                    continue;
+                }
+                unit.lease = Some(Lease {
+                    worker: worker_id,
+                    since: now,
+                    expires: now + ttl,
+                });
+                unit.split_requested = false;
+                unit.split_sent = false;
+                unit.progress_nodes = 0;
+                job.units_leased += 1;
+                worker.units.insert(uid);
+                granted.push(Granted {
+                    unit_id: uid,
+                    job_id: job.id,
+                    family: job.family.clone(),
+                    params_json: job.params_json.clone(),
+                    payload: unit.payload.clone(),
+                    bound: job.bound,
+                });
+            }
+        }
+        let mut writes = Vec::new();
+        if !granted.is_empty() {
+            writes.push(Write::Leased {
+                unit_ids: granted.iter().map(|g| g.unit_id).collect(),
+            });
+        }
+        if !cancelled.is_empty() {
+            writes.push(Write::CancelUnits { unit_ids: cancelled });
+        }
+        (granted, writes)
+    }
+
+    /// No pending work: ask running units of live jobs to split off their
+    /// rest, oldest leases first, at most `wanted` of them. Only units leased
+    /// for at least `min_age` are asked, so tiny units are not churned.
+    pub fn request_splits(&mut self, wanted: usize, min_age: Duration) {
+        let now = Instant::now();
+        let mut candidates: Vec<(Instant, UnitId)> = self
+            .units
+            .iter()
+            .filter(|(_, u)| !u.split_requested && !u.reporting)
+            .filter_map(|(&id, u)| u.lease.as_ref().map(|l| (l.since, id)))
+            .filter(|(since, _)| now.duration_since(*since) >= min_age)
+            .collect();
+        candidates.sort();
+        for (_, id) in candidates.into_iter().take(wanted) {
+            if let Some(u) = self.units.get_mut(&id) {
+                u.split_requested = true;
+            }
+        }
+    }
+
+    /// Whether any live job has pending units.
+    pub fn has_pending(&self) -> bool {
+        self.jobs.values().any(|j| j.live() && !j.pending.is_empty())
+    }
+
+    /// A worker's heartbeat: renews its leases, records progress and bounds.
+    /// Units it runs that are no longer its own are cancelled; units left
+    /// pending by a coordinator restart are adopted back.
+    pub fn heartbeat(
+        &mut self,
+        worker_id: WorkerId,
+        running: &[(UnitId, u64)],
+        bounds: &[(JobId, u64)],
+    ) -> Option<HeartbeatReply> {
+        let now = Instant::now();
+        let ttl = self.lease_ttl;
+        let worker = self.workers.get_mut(&worker_id)?;
+        worker.last_seen = now;
+        let mut reply = HeartbeatReply::default();
+        let mut jobs_seen = HashSet::new();
+        for &(uid, nodes) in running {
+            let Some(unit) = self.units.get_mut(&uid) else {
+                reply.cancel.push(uid);
+                continue;
+            };
+            let job = self.jobs.get_mut(&unit.job).expect("live unit has a job");
+            let ours = match &unit.lease {
+                Some(l) => l.worker == worker_id,
+                None if !unit.reporting && job.live() => {
+                    // Pending after a restart while this worker kept running it.
+                    unit.lease = Some(Lease {
+                        worker: worker_id,
+                        since: now,
+                        expires: now + ttl,
+                    });
+                    job.units_leased += 1;
+                    worker.units.insert(uid);
+                    true
+                }
+                None => false,
+            };
+            if !ours || !job.live() || job.aggregate.as_ref().is_some_and(|a| a.is_moot(&unit.payload)) {
+                reply.cancel.push(uid);
+                continue;
+            }
+            if let Some(l) = unit.lease.as_mut() {
+                l.expires = now + ttl;
+            }
+            unit.progress_nodes = nodes;
+            if unit.split_requested && !unit.split_sent {
+                unit.split_sent = true;
+                reply.split.push(uid);
+            }
+            jobs_seen.insert(unit.job);
+        }
+        for &(job_id, bound) in bounds {
+            if let Some(job) = self.jobs.get_mut(&job_id) {
+                if bound > job.bound && job.live() {
+                    job.bound = bound;
+                    reply.writes.push(Write::SetBound { job_id, bound });
+                }
+            }
+        }
+        for job_id in jobs_seen {
+            if let Some(job) = self.jobs.get(&job_id) {
+                reply.bounds.push((job_id, job.bound));
+            }
+        }
+        Some(reply)
+    }
+
+    /// Checks a report and reserves the unit for it. `Ok(None)`: a late or
+    /// duplicate report, to acknowledge and ignore.
+    pub fn begin_report(
+        &mut self,
+        unit_id: UnitId,
+        summary: Vec<u8>,
+        nodes: u64,
+        rest: Vec<Vec<u8>>,
+        bound: u64,
+    ) -> Result<Option<PendingReport>, SchedulerError> {
+        let Some(unit) = self.units.get_mut(&unit_id) else {
+            return Ok(None);
+        };
+        if unit.reporting {
+            return Ok(None);
+        }
+        let job = self.jobs.get(&unit.job).expect("live unit has a job");
+        if !job.live() {
+            return Ok(None);
+        }
+        let prepared = job.prepared.as_ref().expect("running job is prepared");
+        prepared
+            .check_summary(&summary)
+            .map_err(|e| SchedulerError::Invalid(format!("unit {unit_id}: bad summary: {e}")))?;
+        for r in &rest {
+            prepared
+                .check_unit(r)
+                .map_err(|e| SchedulerError::Invalid(format!("unit {unit_id}: bad rest unit: {e}")))?;
+        }
+        unit.reporting = true;
+        let job_id = unit.job;
+        let rest = rest
+            .into_iter()
+            .map(|r| {
+                let id = self.next_unit;
+                self.next_unit += 1;
+                (id, r)
+            })
+            .collect();
+        Ok(Some(PendingReport {
+            unit_id,
+            job_id,
+            summary,
+            nodes,
+            rest,
+            bound,
+        }))
+    }
+
+    /// A worker could not explore a unit: the job fails with its message
+    /// (retrying a deterministic failure elsewhere would loop forever).
+    pub fn fail_unit(&mut self, unit_id: UnitId, message: &str) -> Option<Finishing> {
+        let job_id = self.units.get(&unit_id)?.job;
+        let job = self.jobs.get_mut(&job_id)?;
+        if !job.live() {
+            return None;
+        }
+        job.state = JobState::Failed;
+        job.error = Some(format!("unit {unit_id} failed: {message}"));
+        self.check_finished(job_id)
+    }
+
+    /// The commit of a report failed: the unit goes back to its lease.
+    pub fn abort_report(&mut self, unit_id: UnitId) {
+        if let Some(u) = self.units.get_mut(&unit_id) {
+            u.reporting = false;
+        }
+    }
+
+    /// Applies a committed report. Returns the job if it has just finished.
+    pub fn complete_report(&mut self, r: PendingReport) -> Option<Finishing> {
+        let unit = self.units.remove(&r.unit_id)?;
+        if let Some(lease) = &unit.lease {
+            if let Some(w) = self.workers.get_mut(&lease.worker) {
+                w.units.remove(&r.unit_id);
+            }
+        }
+        let job = self.jobs.get_mut(&r.job_id)?;
+        if unit.lease.is_some() {
+            job.units_leased = job.units_leased.saturating_sub(1);
+        }
+        job.units_done += 1;
+        job.units_total += r.rest.len() as u64;
+        job.nodes_done = job.nodes_done.saturating_add(r.nodes);
+        if let Some(agg) = job.aggregate.as_mut() {
+            if let Err(e) = agg.absorb(&r.summary) {
+                job.state = JobState::Failed;
+                job.error = Some(format!("merging unit {}: {e}", r.unit_id));
+            } else {
+                job.bound = job.bound.max(agg.bound()).max(r.bound);
+            }
+        }
+        for (id, payload) in r.rest {
+            job.pending.push_back(id);
+            self.units.insert(id, new_unit(r.job_id, payload));
+        }
+        self.check_finished(r.job_id)
+    }
+
+    /// Whether `job_id` has no live unit left; if so, starts finishing it.
+    pub fn check_finished(&mut self, job_id: JobId) -> Option<Finishing> {
+        let job = self.jobs.get_mut(&job_id)?;
+        if job.state == JobState::Failed && !job.finishing {
+            job.finishing = true;
+            return Some(Finishing {
+                job_id,
+                family: job.family.clone(),
+                report: Err(job.error.clone().unwrap_or_default()),
+            });
+        }
+        if !job.live() || job.units_done < job.units_total {
+            return None;
+        }
+        job.finishing = true;
+        let report = job.aggregate.as_ref().map(|a| a.report()).ok_or_else(|| "no aggregate".to_string());
+        Some(Finishing {
+            job_id,
+            family: job.family.clone(),
+            report,
+        })
+    }
+
+    /// Jobs that ended while nobody reported (e.g. loaded complete).
+    pub fn finished_on_load(&mut self) -> Vec<Finishing> {
+        let ids: Vec<JobId> = self.jobs.keys().copied().collect();
+        ids.into_iter().filter_map(|id| self.check_finished(id)).collect()
+    }
+
+    /// Records the end of a job after its final write committed.
+    pub fn job_finished(&mut self, job_id: JobId, state: JobState, result: Option<FinalResult>, error: Option<String>) {
+        let stale: Vec<UnitId> = self
+            .units
+            .iter()
+            .filter(|(_, u)| u.job == job_id)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in stale {
+            self.units.remove(&id);
+        }
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            job.state = state;
+            job.finishing = false;
+            job.finished_ms = Some(now_ms());
+            job.result = result;
+            if error.is_some() {
+                job.error = error;
+            }
+            job.aggregate = None;
+            job.pending.clear();
+            job.units_leased = 0;
+        }
+    }
+
+    /// Starts cancelling a job. Returns false if it was not running.
+    pub fn begin_cancel(&mut self, job_id: JobId) -> Result<bool, SchedulerError> {
+        let job = self.jobs.get_mut(&job_id).ok_or(SchedulerError::UnknownJob(job_id))?;
+        if !job.live() {
+            return Ok(false);
+        }
+        job.finishing = true;
+        Ok(true)
+    }
+
+    /// Units whose lease ran out go back to the front of their job's queue.
+    pub fn expire_leases(&mut self) -> usize {
+        let now = Instant::now();
+        let mut expired = 0;
+        for (&id, unit) in self.units.iter_mut() {
+            let Some(lease) = &unit.lease else { continue };
+            if unit.reporting || lease.expires > now {
+                continue;
+            }
+            tracing::warn!(unit = id, worker = lease.worker, "lease expired; unit goes back to the queue");
+            if let Some(w) = self.workers.get_mut(&lease.worker) {
+                w.units.remove(&id);
+            }
+            unit.lease = None;
+            if let Some(job) = self.jobs.get_mut(&unit.job) {
+                job.units_leased = job.units_leased.saturating_sub(1);
+                job.pending.push_front(id);
+            }
+            expired += 1;
+        }
+        expired
+    }
+
+    /// Units given back by a worker that is leaving.
+    pub fn return_leases(&mut self, worker_id: WorkerId, unit_ids: &[UnitId]) {
+        for id in unit_ids {
+            let Some(unit) = self.units.get_mut(id) else { continue };
+            if unit.reporting || unit.lease.as_ref().is_none_or(|l| l.worker != worker_id) {
+                continue;
+            }
+            unit.lease = None;
+            if let Some(job) = self.jobs.get_mut(&unit.job) {
+                job.units_leased = job.units_leased.saturating_sub(1);
+                job.pending.push_front(*id);
+            }
+        }
+        if let Some(w) = self.workers.get_mut(&worker_id) {
+            for id in unit_ids {
+                w.units.remove(id);
+            }
+        }
+    }
+
+    /// A snapshot of a job's progress, sampling its node rate.
+    pub fn status(&mut self, job_id: JobId) -> Option<JobSnapshot> {
+        let live_workers = self.live_workers() as u32;
+        let running_nodes: u64 = self
+            .units
+            .values()
+            .filter(|u| u.job == job_id && u.lease.is_some())
+            .map(|u| u.progress_nodes)
+            .sum();
+        let job = self.jobs.get_mut(&job_id)?;
+        let nodes = job.nodes_done.saturating_add(running_nodes);
+        if job.state == JobState::Running {
+            job.rate.sample(Instant::now(), nodes);
+        }
+        Some(JobSnapshot {
+            job_id,
+            family: job.family.clone(),
+            params_json: job.params_json.clone(),
+            state: job.state.as_str(),
+            units_total: job.units_total,
+            units_done: job.units_done,
+            units_running: job.units_leased,
+            units_pending: job.units_total.saturating_sub(job.units_done + job.units_leased),
+            nodes,
+            bound: job.bound,
+            nodes_per_second: if job.state == JobState::Running { job.rate.rate() } else { 0.0 },
+            created_ms: job.created_ms,
+            finished_ms: job.finished_ms.unwrap_or(0),
+            live_workers,
+            error: job.error.clone().unwrap_or_default(),
+            result: job.result.clone(),
+        })
+    }
+
+    /// Worker descriptions, for logs and status.
+    pub fn describe_worker(&self, id: WorkerId) -> String {
+        self.workers
+            .get(&id)
+            .map(|w| format!("worker {id} ({}, {} threads)", w.hostname, w.threads))
+            .unwrap_or_else(|| format!("worker {id}"))
+    }
+}
+
+fn new_unit(job: JobId, payload: Vec<u8>) -> Unit {
+    Unit {
+        job,
+        payload: Arc::new(payload),
+        lease: None,
+        reporting: false,
+        progress_nodes: 0,
+        split_requested: false,
+        split_sent: false,
+    }
+}
+
+#[derive(Default)]
+pub struct HeartbeatReply {
+    pub cancel: Vec<UnitId>,
+    pub split: Vec<UnitId>,
+    pub bounds: Vec<(JobId, u64)>,
+    pub writes: Vec<Write>,
+}
+
+#[derive(Debug, Clone)]
+pub struct JobSnapshot {
+    pub job_id: JobId,
+    pub family: String,
+    pub params_json: String,
+    pub state: &'static str,
+    pub units_total: u64,
+    pub units_done: u64,
+    pub units_running: u64,
+    pub units_pending: u64,
+    pub nodes: u64,
+    pub bound: u64,
+    pub nodes_per_second: f64,
+    pub created_ms: u64,
+    pub finished_ms: u64,
+    pub live_workers: u32,
+    pub error: String,
+    pub result: Option<FinalResult>,
+}

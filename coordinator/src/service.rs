@@ -1,0 +1,407 @@
+//! The gRPC services (`orchard.v1.WorkerService`, `orchard.v1.JobService`)
+//! over the [`Scheduler`] and the [`Store`].
+//!
+//! The scheduler lock is never held across an await: each handler decides
+//! under the lock, commits without it, and applies the outcome under the
+//! lock again.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use orchard_proto::v1::job_service_server::JobService;
+use orchard_proto::v1::worker_service_server::WorkerService;
+use orchard_proto::v1::*;
+use orchard_proto::PROTOCOL_VERSION;
+use orchard_shared::families;
+use tokio::sync::Notify;
+use tonic::{Request, Response, Status};
+
+use crate::results::write_results_file;
+use crate::scheduler::{FinalResult, Finishing, JobSnapshot, JobState, Scheduler, SchedulerError};
+use crate::store::{Store, StoreError, Write};
+use crate::CoordinatorConfig;
+
+/// State shared by every request handler.
+pub struct Shared {
+    pub scheduler: Mutex<Scheduler>,
+    pub store: Store,
+    pub config: CoordinatorConfig,
+    /// Woken when units become pending, for long-polling lease requests.
+    pub work_available: Notify,
+    /// Woken when a job finishes.
+    pub job_finished: Notify,
+}
+
+impl Shared {
+    pub fn lock(&self) -> MutexGuard<'_, Scheduler> {
+        self.scheduler.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes the final report of a finished job, durably, then marks it.
+    pub async fn finish(&self, f: Finishing) {
+        let started = Instant::now();
+        let (state, result, error) = match f.report {
+            Ok(report) => {
+                let dir: PathBuf = self.config.results_dir.clone();
+                let name = format!("job-{}-{}.txt", f.job_id, f.family);
+                let path = dir.join(name);
+                let lines = report.results_lines;
+                let path_for_write = path.clone();
+                let written = tokio::task::spawn_blocking(move || write_results_file(&path_for_write, &lines))
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| r.map_err(|e| e.to_string()));
+                match written {
+                    Ok(()) => {
+                        let mut json = report.json;
+                        if let Some(obj) = json.as_object_mut() {
+                            obj.insert("results_file".into(), path.display().to_string().into());
+                        }
+                        let stored = serde_json::json!({ "result": json, "text": report.text });
+                        (
+                            JobState::Done,
+                            Some(FinalResult {
+                                json: stored.to_string(),
+                                text: report.text,
+                                results_file: path.display().to_string(),
+                            }),
+                            None,
+                        )
+                    }
+                    Err(e) => (JobState::Failed, None, Some(format!("writing {}: {e}", path.display()))),
+                }
+            }
+            Err(e) => (JobState::Failed, None, Some(e)),
+        };
+        let write = Write::FinishJob {
+            job_id: f.job_id,
+            state: state.as_str(),
+            finished_ms: crate::scheduler::now_ms(),
+            result_json: result.as_ref().map(|r| r.json.clone()),
+            results_file: result.as_ref().map(|r| r.results_file.clone()),
+            error: error.clone(),
+        };
+        if let Err(e) = self.store.commit(vec![write]).await {
+            tracing::error!(job = f.job_id, "could not record the end of the job: {e}");
+            return;
+        }
+        self.lock().job_finished(f.job_id, state, result, error);
+        tracing::info!(
+            job = f.job_id,
+            state = state.as_str(),
+            finish_ms = started.elapsed().as_millis() as u64,
+            "job finished"
+        );
+        self.job_finished.notify_waiters();
+    }
+}
+
+fn internal(e: StoreError) -> Status {
+    Status::internal(e.to_string())
+}
+
+fn scheduler_status(e: SchedulerError) -> Status {
+    match e {
+        SchedulerError::UnknownJob(_) => Status::not_found(e.to_string()),
+        SchedulerError::Invalid(_) => Status::invalid_argument(e.to_string()),
+    }
+}
+
+/// The worker-facing service.
+#[derive(Clone)]
+pub struct Workers(pub Arc<Shared>);
+
+/// The client-facing service.
+#[derive(Clone)]
+pub struct Jobs(pub Arc<Shared>);
+
+/// How long a lease request waits for work before answering empty.
+const LEASE_WAIT: Duration = Duration::from_millis(1000);
+
+#[tonic::async_trait]
+impl WorkerService for Workers {
+    async fn register(&self, req: Request<RegisterRequest>) -> Result<Response<RegisterResponse>, Status> {
+        let r = req.into_inner();
+        if r.protocol_version != PROTOCOL_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "worker speaks protocol {}, coordinator {}",
+                r.protocol_version, PROTOCOL_VERSION
+            )));
+        }
+        if r.threads == 0 || r.threads > 4096 {
+            return Err(Status::invalid_argument("threads must be between 1 and 4096"));
+        }
+        let cfg = &self.0.config;
+        let id = self.0.lock().register(r.hostname.clone(), r.threads, r.families);
+        tracing::info!(worker = id, host = %r.hostname, threads = r.threads, "worker registered");
+        Ok(Response::new(RegisterResponse {
+            worker_id: id,
+            heartbeat_interval_ms: cfg.heartbeat_interval.as_millis() as u64,
+            lease_ttl_ms: cfg.lease_ttl.as_millis() as u64,
+        }))
+    }
+
+    async fn lease(&self, req: Request<LeaseRequest>) -> Result<Response<LeaseResponse>, Status> {
+        let r = req.into_inner();
+        let max = r.max_units.clamp(1, self.0.config.max_units_per_lease) as usize;
+        let deadline = Instant::now() + LEASE_WAIT;
+        loop {
+            let notified = self.0.work_available.notified();
+            let (granted, writes) = {
+                let mut s = self.0.lock();
+                if !s.knows_worker(r.worker_id) {
+                    return Ok(Response::new(LeaseResponse {
+                        unknown_worker: true,
+                        ..Default::default()
+                    }));
+                }
+                let (granted, writes) = s.lease(r.worker_id, max);
+                if granted.is_empty() {
+                    // Idle worker: ask running units to split off their rest.
+                    s.request_splits(max, self.0.config.min_split_age);
+                }
+                (granted, writes)
+            };
+            if !writes.is_empty() {
+                self.0.store.enqueue(writes);
+            }
+            if !granted.is_empty() {
+                let budget = self.0.config.unit_budget;
+                let leases = granted
+                    .into_iter()
+                    .map(|g| UnitLease {
+                        unit_id: g.unit_id,
+                        job_id: g.job_id,
+                        family: g.family,
+                        params_json: g.params_json,
+                        unit: g.payload.to_vec(),
+                        node_budget: budget,
+                        bound: g.bound,
+                    })
+                    .collect();
+                return Ok(Response::new(LeaseResponse {
+                    leases,
+                    retry_after_ms: 0,
+                    unknown_worker: false,
+                }));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(Response::new(LeaseResponse {
+                    leases: Vec::new(),
+                    retry_after_ms: 200,
+                    unknown_worker: false,
+                }));
+            }
+            let _ = tokio::time::timeout(deadline - now, notified).await;
+        }
+    }
+
+    async fn heartbeat(&self, req: Request<HeartbeatRequest>) -> Result<Response<HeartbeatResponse>, Status> {
+        let r = req.into_inner();
+        let running: Vec<(u64, u64)> = r.running.iter().map(|u| (u.unit_id, u.nodes)).collect();
+        let bounds: Vec<(u64, u64)> = r.bounds.iter().map(|b| (b.job_id, b.bound)).collect();
+        let reply = self.0.lock().heartbeat(r.worker_id, &running, &bounds);
+        let Some(reply) = reply else {
+            return Ok(Response::new(HeartbeatResponse {
+                unknown_worker: true,
+                ..Default::default()
+            }));
+        };
+        if !reply.writes.is_empty() {
+            self.0.store.enqueue(reply.writes);
+        }
+        Ok(Response::new(HeartbeatResponse {
+            cancel_units: reply.cancel,
+            split_units: reply.split,
+            bounds: reply.bounds.into_iter().map(|(job_id, bound)| JobBound { job_id, bound }).collect(),
+            unknown_worker: false,
+        }))
+    }
+
+    async fn report(&self, req: Request<ReportRequest>) -> Result<Response<ReportResponse>, Status> {
+        let r = req.into_inner();
+        let worker = self.0.lock().describe_worker(r.worker_id);
+        if !r.error.is_empty() {
+            tracing::error!(unit = r.unit_id, %worker, "unit failed: {}", r.error);
+            let finishing = self.0.lock().fail_unit(r.unit_id, &r.error);
+            if let Some(f) = finishing {
+                self.0.finish(f).await;
+            }
+            return Ok(Response::new(ReportResponse {
+                accepted: true,
+                bound: 0,
+            }));
+        }
+        let pending = self
+            .0
+            .lock()
+            .begin_report(r.unit_id, r.summary, r.nodes, r.rest, r.bound)
+            .map_err(scheduler_status)?;
+        let Some(pending) = pending else {
+            tracing::debug!(unit = r.unit_id, "late or duplicate report ignored");
+            return Ok(Response::new(ReportResponse {
+                accepted: false,
+                bound: 0,
+            }));
+        };
+        let write = Write::CompleteUnit {
+            unit_id: pending.unit_id,
+            job_id: pending.job_id,
+            nodes: pending.nodes,
+            summary: pending.summary.clone(),
+            worker,
+            rest: pending.rest.clone(),
+            done_ms: crate::scheduler::now_ms(),
+        };
+        if let Err(e) = self.0.store.commit(vec![write]).await {
+            self.0.lock().abort_report(r.unit_id);
+            return Err(internal(e));
+        }
+        let job_id = pending.job_id;
+        let has_rest = !pending.rest.is_empty();
+        let (finishing, bound) = {
+            let mut s = self.0.lock();
+            let finishing = s.complete_report(pending);
+            let bound = s.jobs.get(&job_id).map(|j| j.bound).unwrap_or(0);
+            (finishing, bound)
+        };
+        if has_rest {
+            self.0.work_available.notify_waiters();
+        }
+        if let Some(f) = finishing {
+            self.0.finish(f).await;
+        }
+        Ok(Response::new(ReportResponse { accepted: true, bound }))
+    }
+
+    async fn return_leases(
+        &self,
+        req: Request<ReturnLeasesRequest>,
+    ) -> Result<Response<ReturnLeasesResponse>, Status> {
+        let r = req.into_inner();
+        self.0.lock().return_leases(r.worker_id, &r.unit_ids);
+        self.0.work_available.notify_waiters();
+        Ok(Response::new(ReturnLeasesResponse {}))
+    }
+}
+
+/// Converts a scheduler snapshot to its wire form.
+pub fn job_status(s: &JobSnapshot) -> JobStatus {
+    JobStatus {
+        job_id: s.job_id,
+        family: s.family.clone(),
+        params_json: s.params_json.clone(),
+        state: s.state.to_string(),
+        units_total: s.units_total,
+        units_done: s.units_done,
+        units_running: s.units_running,
+        units_pending: s.units_pending,
+        nodes: s.nodes,
+        bound: s.bound,
+        nodes_per_second: s.nodes_per_second,
+        created_unix_ms: s.created_ms,
+        finished_unix_ms: s.finished_ms,
+        live_workers: s.live_workers,
+        error: s.error.clone(),
+    }
+}
+
+impl Jobs {
+    /// Submits a job, or returns the identical job that already exists.
+    pub async fn submit_job(&self, family: &str, params_json: &str) -> Result<(u64, bool), Status> {
+        let fam = families::by_name(family).map_err(|e| {
+            Status::invalid_argument(format!("{e} (known: {})", families::names().join(", ")))
+        })?;
+        let prepared = fam
+            .prepare(params_json)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let (job_id, writes) = {
+            let mut s = self.0.lock();
+            if let Some(id) = s.find_job(family, &prepared.params_json()) {
+                return Ok((id, true));
+            }
+            s.create_job(prepared)
+        };
+        // The job is in memory before it is durable; a crash in between
+        // loses a job nobody was told about.
+        self.0.store.commit(writes).await.map_err(internal)?;
+        self.0.work_available.notify_waiters();
+        tracing::info!(job = job_id, family, params = params_json, "job submitted");
+        Ok((job_id, false))
+    }
+}
+
+#[tonic::async_trait]
+impl JobService for Jobs {
+    async fn submit(&self, req: Request<SubmitRequest>) -> Result<Response<SubmitResponse>, Status> {
+        let r = req.into_inner();
+        let (job_id, existing) = self.submit_job(&r.family, &r.params_json).await?;
+        Ok(Response::new(SubmitResponse { job_id, existing }))
+    }
+
+    async fn status(&self, req: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
+        let r = req.into_inner();
+        let mut s = self.0.lock();
+        let ids: Vec<u64> = if r.job_id == 0 {
+            s.jobs.keys().copied().collect()
+        } else if s.jobs.contains_key(&r.job_id) {
+            vec![r.job_id]
+        } else {
+            return Err(Status::not_found(format!("unknown job {}", r.job_id)));
+        };
+        let jobs = ids.into_iter().filter_map(|id| s.status(id)).map(|snap| job_status(&snap)).collect();
+        Ok(Response::new(StatusResponse { jobs }))
+    }
+
+    async fn results(&self, req: Request<ResultsRequest>) -> Result<Response<ResultsResponse>, Status> {
+        let r = req.into_inner();
+        let snap = self
+            .0
+            .lock()
+            .status(r.job_id)
+            .ok_or_else(|| Status::not_found(format!("unknown job {}", r.job_id)))?;
+        let (result_json, text, results_file) = match &snap.result {
+            Some(res) => split_stored_result(res),
+            None => (String::new(), Vec::new(), String::new()),
+        };
+        Ok(Response::new(ResultsResponse {
+            status: Some(job_status(&snap)),
+            result_json,
+            text,
+            results_file,
+        }))
+    }
+
+    async fn cancel(&self, req: Request<CancelRequest>) -> Result<Response<CancelResponse>, Status> {
+        let r = req.into_inner();
+        let cancelled = self.0.lock().begin_cancel(r.job_id).map_err(scheduler_status)?;
+        if cancelled {
+            let write = Write::FinishJob {
+                job_id: r.job_id,
+                state: JobState::Cancelled.as_str(),
+                finished_ms: crate::scheduler::now_ms(),
+                result_json: None,
+                results_file: None,
+                error: None,
+            };
+            self.0.store.commit(vec![write]).await.map_err(internal)?;
+            self.0.lock().job_finished(r.job_id, JobState::Cancelled, None, None);
+            self.0.job_finished.notify_waiters();
+        }
+        Ok(Response::new(CancelResponse { cancelled }))
+    }
+}
+
+/// The stored result is `{"result": {...}, "text": [...]}`.
+fn split_stored_result(res: &FinalResult) -> (String, Vec<String>, String) {
+    let parsed: serde_json::Value = serde_json::from_str(&res.json).unwrap_or_default();
+    let result = parsed.get("result").cloned().unwrap_or_default();
+    let text = parsed
+        .get("text")
+        .and_then(|t| t.as_array())
+        .map(|a| a.iter().filter_map(|l| l.as_str().map(String::from)).collect())
+        .unwrap_or_default();
+    (result.to_string(), text, res.results_file.clone())
+}

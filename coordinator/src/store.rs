@@ -1,0 +1,455 @@
+//! The durable store: one SQLite database (WAL, `synchronous = FULL`) with
+//! the tables `jobs`, `units` and `results`.
+//!
+//! Invariants:
+//! * A result is committed before it is acknowledged to the worker: the
+//!   service awaits [`Store::commit`] before answering.
+//! * Marking a unit done, storing its summary and inserting the units split
+//!   off it happen in one transaction, so the stored units always partition
+//!   each job's search tree.
+//! * Every unit payload and summary carries a CRC32, checked when loaded; a
+//!   mismatch is reported as corruption, never silently used.
+//! * Opening never writes to a file that is not an empty or orchard
+//!   database: a foreign or corrupt file is refused before any write.
+//!
+//! Writes go through one writer thread that groups every write queued while
+//! the previous commit was being synced into the next transaction, so a busy
+//! coordinator pays one fsync for many reports.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread;
+
+use rusqlite::{params, Connection, OptionalExtension};
+use tokio::sync::oneshot;
+
+/// `PRAGMA application_id` of an orchard database: "ORCH".
+pub const APPLICATION_ID: i32 = 0x4F52_4348;
+/// `PRAGMA user_version`: the schema version.
+pub const SCHEMA_VERSION: i32 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: not an orchard database ({reason})")]
+    Foreign { path: PathBuf, reason: String },
+    #[error("{path}: database schema version {found} is not supported (this build uses {SCHEMA_VERSION})")]
+    Version { path: PathBuf, found: i32 },
+    #[error("database corrupt: {0}")]
+    Corrupt(String),
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("the store's writer thread has stopped")]
+    WriterGone,
+}
+
+pub type JobId = u64;
+pub type UnitId = u64;
+
+/// A job row as loaded at startup.
+#[derive(Debug, Clone)]
+pub struct JobRow {
+    pub id: JobId,
+    pub family: String,
+    pub params_json: String,
+    pub state: String,
+    pub bound: u64,
+    pub created_ms: u64,
+    pub finished_ms: Option<u64>,
+    pub result_json: Option<String>,
+    pub results_file: Option<String>,
+    pub error: Option<String>,
+}
+
+/// A unit row as loaded at startup.
+#[derive(Debug, Clone)]
+pub struct UnitRow {
+    pub id: UnitId,
+    pub job_id: JobId,
+    pub state: String,
+    pub payload: Vec<u8>,
+    /// The committed summary, for done units.
+    pub summary: Option<Vec<u8>>,
+}
+
+/// One change to the durable state. Applied in order within a transaction.
+#[derive(Debug)]
+pub enum Write {
+    InsertJob {
+        id: JobId,
+        family: String,
+        params_json: String,
+        created_ms: u64,
+    },
+    InsertUnits {
+        job_id: JobId,
+        parent: Option<UnitId>,
+        units: Vec<(UnitId, Vec<u8>)>,
+    },
+    /// The unit's result: done, its summary, and the rest split off it.
+    CompleteUnit {
+        unit_id: UnitId,
+        job_id: JobId,
+        nodes: u64,
+        summary: Vec<u8>,
+        worker: String,
+        rest: Vec<(UnitId, Vec<u8>)>,
+        done_ms: u64,
+    },
+    /// Counts a lease (for auditing re-runs after failures).
+    Leased { unit_ids: Vec<UnitId> },
+    SetBound { job_id: JobId, bound: u64 },
+    CancelUnits { unit_ids: Vec<UnitId> },
+    FinishJob {
+        job_id: JobId,
+        state: &'static str,
+        finished_ms: u64,
+        result_json: Option<String>,
+        results_file: Option<String>,
+        error: Option<String>,
+    },
+}
+
+struct Batch {
+    writes: Vec<Write>,
+    done: Option<oneshot::Sender<Result<(), String>>>,
+}
+
+/// Handle to the store. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    tx: mpsc::Sender<Batch>,
+    path: PathBuf,
+}
+
+fn crc(bytes: &[u8]) -> i64 {
+    i64::from(crc32fast::hash(bytes))
+}
+
+fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn to_u64(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+/// Opens (or creates) the database at `path`, refusing foreign or corrupt
+/// files before writing anything.
+fn open_connection(path: &Path) -> Result<Connection, StoreError> {
+    let foreign = |reason: String| StoreError::Foreign {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let conn = Connection::open(path)?;
+    // Reading the header is the first access: a file that is not SQLite
+    // fails here, before anything is written.
+    let app_id: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(|e| foreign(e.to_string()))?;
+    let version: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| foreign(e.to_string()))?;
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(|e| foreign(e.to_string()))?;
+    if app_id == 0 && version == 0 && tables == 0 {
+        conn.execute_batch("PRAGMA journal_mode = WAL;")?;
+        conn.execute_batch(&format!(
+            "BEGIN;
+             PRAGMA application_id = {APPLICATION_ID};
+             PRAGMA user_version = {SCHEMA_VERSION};
+             CREATE TABLE jobs (
+                 id INTEGER PRIMARY KEY,
+                 family TEXT NOT NULL,
+                 params_json TEXT NOT NULL,
+                 state TEXT NOT NULL,
+                 bound INTEGER NOT NULL DEFAULT 0,
+                 created_ms INTEGER NOT NULL,
+                 finished_ms INTEGER,
+                 result_json TEXT,
+                 results_file TEXT,
+                 error TEXT
+             );
+             CREATE TABLE units (
+                 id INTEGER PRIMARY KEY,
+                 job_id INTEGER NOT NULL REFERENCES jobs(id),
+                 parent_id INTEGER,
+                 state TEXT NOT NULL,
+                 payload BLOB NOT NULL,
+                 payload_crc INTEGER NOT NULL,
+                 lease_count INTEGER NOT NULL DEFAULT 0,
+                 done_ms INTEGER
+             );
+             CREATE INDEX units_by_job_state ON units(job_id, state);
+             CREATE TABLE results (
+                 unit_id INTEGER PRIMARY KEY REFERENCES units(id),
+                 job_id INTEGER NOT NULL,
+                 nodes INTEGER NOT NULL,
+                 summary BLOB NOT NULL,
+                 summary_crc INTEGER NOT NULL,
+                 worker TEXT NOT NULL,
+                 reported_ms INTEGER NOT NULL
+             );
+             COMMIT;"
+        ))?;
+    } else if app_id != APPLICATION_ID {
+        return Err(foreign(format!("application_id is {app_id:#x}")));
+    } else if version != SCHEMA_VERSION {
+        return Err(StoreError::Version {
+            path: path.to_path_buf(),
+            found: version,
+        });
+    } else {
+        conn.execute_batch("PRAGMA journal_mode = WAL;")?;
+    }
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+    Ok(conn)
+}
+
+/// Everything needed to rebuild the coordinator's state.
+pub struct Loaded {
+    pub jobs: Vec<JobRow>,
+    /// Units of unfinished jobs (pending, and done with their summaries).
+    pub units: Vec<UnitRow>,
+    pub max_unit_id: UnitId,
+}
+
+impl Store {
+    /// Opens the database and loads the state of every job. Starts the
+    /// writer thread.
+    pub fn open(path: &Path) -> Result<(Store, Loaded), StoreError> {
+        let conn = open_connection(path)?;
+        let loaded = load(&conn)?;
+        let (tx, rx) = mpsc::channel::<Batch>();
+        thread::Builder::new()
+            .name("orchard-store".into())
+            .spawn(move || writer(conn, rx))
+            .expect("spawn store writer thread");
+        Ok((
+            Store {
+                tx,
+                path: path.to_path_buf(),
+            },
+            loaded,
+        ))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Commits `writes` in one transaction (possibly grouped with others)
+    /// and returns once they are durable.
+    pub async fn commit(&self, writes: Vec<Write>) -> Result<(), StoreError> {
+        let (done, wait) = oneshot::channel();
+        self.tx
+            .send(Batch {
+                writes,
+                done: Some(done),
+            })
+            .map_err(|_| StoreError::WriterGone)?;
+        match wait.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(StoreError::Corrupt(e)),
+            Err(_) => Err(StoreError::WriterGone),
+        }
+    }
+
+    /// Queues `writes` without waiting for them (bookkeeping whose loss in a
+    /// crash is harmless, such as lease counts).
+    pub fn enqueue(&self, writes: Vec<Write>) {
+        let _ = self.tx.send(Batch { writes, done: None });
+    }
+}
+
+fn load(conn: &Connection) -> Result<Loaded, StoreError> {
+    let mut jobs = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error
+         FROM jobs ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(JobRow {
+            id: to_u64(r.get(0)?),
+            family: r.get(1)?,
+            params_json: r.get(2)?,
+            state: r.get(3)?,
+            bound: to_u64(r.get(4)?),
+            created_ms: to_u64(r.get(5)?),
+            finished_ms: r.get::<_, Option<i64>>(6)?.map(to_u64),
+            result_json: r.get(7)?,
+            results_file: r.get(8)?,
+            error: r.get(9)?,
+        })
+    })?;
+    for row in rows {
+        jobs.push(row?);
+    }
+    let mut units = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT u.id, u.job_id, u.state, u.payload, u.payload_crc, r.summary, r.summary_crc
+         FROM units u JOIN jobs j ON j.id = u.job_id
+         LEFT JOIN results r ON r.unit_id = u.id
+         WHERE j.state = 'running' AND u.state IN ('pending', 'done')
+         ORDER BY u.id",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let id = to_u64(r.get(0)?);
+        let state: String = r.get(2)?;
+        let payload: Vec<u8> = r.get(3)?;
+        if crc(&payload) != r.get::<_, i64>(4)? {
+            return Err(StoreError::Corrupt(format!("unit {id}: payload checksum mismatch")));
+        }
+        let summary: Option<Vec<u8>> = r.get(5)?;
+        if state == "done" {
+            let Some(s) = &summary else {
+                return Err(StoreError::Corrupt(format!("unit {id}: done without a result")));
+            };
+            if crc(s) != r.get::<_, i64>(6)? {
+                return Err(StoreError::Corrupt(format!("unit {id}: summary checksum mismatch")));
+            }
+        }
+        units.push(UnitRow {
+            id,
+            job_id: to_u64(r.get(1)?),
+            state,
+            payload,
+            summary,
+        });
+    }
+    let max_unit_id: Option<i64> = conn
+        .query_row("SELECT max(id) FROM units", [], |r| r.get(0))
+        .optional()?
+        .flatten();
+    Ok(Loaded {
+        jobs,
+        units,
+        max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
+    })
+}
+
+/// The writer thread: groups queued batches into one transaction each.
+fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>) {
+    while let Ok(first) = rx.recv() {
+        let mut batches = vec![first];
+        while let Ok(more) = rx.try_recv() {
+            batches.push(more);
+            if batches.len() >= 4096 {
+                break;
+            }
+        }
+        let outcome = apply(&mut conn, &batches).map_err(|e| e.to_string());
+        if let Err(e) = &outcome {
+            tracing::error!("store commit failed: {e}");
+        }
+        for b in batches {
+            if let Some(done) = b.done {
+                let _ = done.send(outcome.clone());
+            }
+        }
+    }
+}
+
+fn apply(conn: &mut Connection, batches: &[Batch]) -> Result<(), rusqlite::Error> {
+    let tx = conn.transaction()?;
+    for w in batches.iter().flat_map(|b| &b.writes) {
+        apply_one(&tx, w)?;
+    }
+    tx.commit()
+}
+
+fn insert_units(
+    tx: &rusqlite::Transaction<'_>,
+    job_id: JobId,
+    parent: Option<UnitId>,
+    units: &[(UnitId, Vec<u8>)],
+) -> Result<(), rusqlite::Error> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO units (id, job_id, parent_id, state, payload, payload_crc) VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
+    )?;
+    for (id, payload) in units {
+        stmt.execute(params![to_i64(*id), to_i64(job_id), parent.map(to_i64), payload, crc(payload)])?;
+    }
+    Ok(())
+}
+
+fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::Error> {
+    match w {
+        Write::InsertJob {
+            id,
+            family,
+            params_json,
+            created_ms,
+        } => {
+            tx.execute(
+                "INSERT INTO jobs (id, family, params_json, state, created_ms) VALUES (?1, ?2, ?3, 'running', ?4)",
+                params![to_i64(*id), family, params_json, to_i64(*created_ms)],
+            )?;
+        }
+        Write::InsertUnits { job_id, parent, units } => insert_units(tx, *job_id, *parent, units)?,
+        Write::CompleteUnit {
+            unit_id,
+            job_id,
+            nodes,
+            summary,
+            worker,
+            rest,
+            done_ms,
+        } => {
+            tx.prepare_cached("UPDATE units SET state = 'done', done_ms = ?2 WHERE id = ?1")?
+                .execute(params![to_i64(*unit_id), to_i64(*done_ms)])?;
+            tx.prepare_cached(
+                "INSERT INTO results (unit_id, job_id, nodes, summary, summary_crc, worker, reported_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                to_i64(*unit_id),
+                to_i64(*job_id),
+                to_i64(*nodes),
+                summary,
+                crc(summary),
+                worker,
+                to_i64(*done_ms)
+            ])?;
+            insert_units(tx, *job_id, Some(*unit_id), rest)?;
+        }
+        Write::Leased { unit_ids } => {
+            let mut stmt = tx.prepare_cached("UPDATE units SET lease_count = lease_count + 1 WHERE id = ?1")?;
+            for id in unit_ids {
+                stmt.execute(params![to_i64(*id)])?;
+            }
+        }
+        Write::SetBound { job_id, bound } => {
+            tx.prepare_cached("UPDATE jobs SET bound = max(bound, ?2) WHERE id = ?1")?
+                .execute(params![to_i64(*job_id), to_i64(*bound)])?;
+        }
+        Write::CancelUnits { unit_ids } => {
+            let mut stmt =
+                tx.prepare_cached("UPDATE units SET state = 'cancelled' WHERE id = ?1 AND state = 'pending'")?;
+            for id in unit_ids {
+                stmt.execute(params![to_i64(*id)])?;
+            }
+        }
+        Write::FinishJob {
+            job_id,
+            state,
+            finished_ms,
+            result_json,
+            results_file,
+            error,
+        } => {
+            tx.execute(
+                "UPDATE jobs SET state = ?2, finished_ms = ?3, result_json = ?4, results_file = ?5, error = ?6 WHERE id = ?1",
+                params![to_i64(*job_id), state, to_i64(*finished_ms), result_json, results_file, error],
+            )?;
+            if *state != "done" {
+                tx.execute(
+                    "UPDATE units SET state = 'cancelled' WHERE job_id = ?1 AND state = 'pending'",
+                    params![to_i64(*job_id)],
+                )?;
+            }
+        }
+    }
+    Ok(())
+}

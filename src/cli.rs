@@ -1,0 +1,190 @@
+//! Command-line definitions. The family subcommands of `run` and `submit`
+//! are built from the family registry, so a new family needs no change here.
+
+use std::path::PathBuf;
+
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use orchard_shared::families;
+
+#[derive(Parser, Debug)]
+#[command(name = "orchard", version, about = "A distributed exhaustive-search cluster")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a search on this machine: a local coordinator and workers on every
+    /// core. The same command on the same database resumes.
+    Run(RunArgs),
+    /// Serve a coordinator for workers and clients on other machines.
+    Coordinator(CoordinatorArgs),
+    /// Explore units for a coordinator, on every core.
+    Worker(WorkerArgs),
+    /// Submit a job to a coordinator.
+    Submit(SubmitArgs),
+    /// Show the progress of one job or of all jobs.
+    Status(StatusArgs),
+    /// Show the result of a finished job.
+    Results(ResultsArgs),
+    /// Cancel a running job.
+    Cancel(CancelArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The database (default: $ORCHARD_HOME/orchard.db, $ORCHARD_HOME
+    /// defaulting to ~/.local/share/orchard).
+    #[arg(long, global = true, env = "ORCHARD_DB")]
+    pub db: Option<PathBuf>,
+    /// Local workers, one core each (default: every core).
+    #[arg(long, global = true)]
+    pub workers: Option<usize>,
+    /// Nodes per unit before a worker hands back the rest.
+    #[arg(long, global = true)]
+    pub unit_budget: Option<u64>,
+    /// Print the result as one JSON object.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CoordinatorArgs {
+    /// Address to listen on, e.g. 0.0.0.0:7070.
+    #[arg(long, default_value = "127.0.0.1:7070")]
+    pub listen: String,
+    /// The database; created if absent, resumed if present.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Seconds without a heartbeat before a worker's units are leased again.
+    #[arg(long, default_value_t = 30.0)]
+    pub lease_ttl: f64,
+    /// Nodes per unit before a worker hands back the rest.
+    #[arg(long)]
+    pub unit_budget: Option<u64>,
+    /// Where results files go (default: `results/` beside the database).
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// The coordinator, e.g. http://10.0.0.1:7070.
+    #[arg(long, env = "ORCHARD_COORDINATOR")]
+    pub coordinator: String,
+    /// Search threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Give up after failing to reach the coordinator for this many seconds.
+    #[arg(long, default_value_t = 300.0)]
+    pub give_up_after: f64,
+    /// Name shown by the coordinator (default: the host name).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ClientArgs {
+    /// The coordinator.
+    #[arg(long, global = true, env = "ORCHARD_COORDINATOR", default_value = "http://127.0.0.1:7070")]
+    pub coordinator: String,
+    /// Print one JSON object.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    pub client: ClientArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// The job (default: every job).
+    pub job: Option<u64>,
+    #[command(flatten)]
+    pub client: ClientArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ResultsArgs {
+    pub job: u64,
+    #[command(flatten)]
+    pub client: ClientArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CancelArgs {
+    pub job: u64,
+    #[command(flatten)]
+    pub client: ClientArgs,
+}
+
+/// A family chosen on the command line, with its canonical parameters.
+#[derive(Debug, Clone)]
+pub struct FamilyChoice {
+    pub family: &'static str,
+    pub params_json: String,
+}
+
+/// The parsed command line.
+pub struct Invocation {
+    pub command: Command,
+    /// For `run` and `submit`.
+    pub family: Option<FamilyChoice>,
+}
+
+impl Invocation {
+    /// `run` and the client commands keep their output clean by default.
+    pub fn quiet_logs(&self) -> bool {
+        !matches!(self.command, Command::Coordinator(_) | Command::Worker(_))
+    }
+}
+
+fn with_families(cmd: clap::Command) -> clap::Command {
+    cmd.subcommand_required(true)
+        .subcommand_value_name("FAMILY")
+        .subcommands(families::REGISTRY.iter().map(|f| f.command()))
+}
+
+pub fn parse() -> Result<Invocation, clap::Error> {
+    let mut cmd = Cli::command()
+        .mut_subcommand("run", with_families)
+        .mut_subcommand("submit", with_families);
+    let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    let cli = Cli::from_arg_matches(&matches)?;
+    let family = match matches.subcommand() {
+        Some(("run" | "submit", sub)) => Some(family_choice(&mut cmd, sub)?),
+        _ => None,
+    };
+    Ok(Invocation {
+        command: cli.command,
+        family,
+    })
+}
+
+fn family_choice(cmd: &mut clap::Command, sub: &ArgMatches) -> Result<FamilyChoice, clap::Error> {
+    let (name, fam_matches) = sub.subcommand().expect("a family subcommand is required");
+    let family = families::by_name(name).expect("subcommands come from the registry");
+    let params_json = family
+        .params_from_matches(fam_matches)
+        .map_err(|e| cmd.error(clap::error::ErrorKind::ValueValidation, e))?;
+    Ok(FamilyChoice {
+        family: family.name(),
+        params_json,
+    })
+}
+
+/// A usage error as one line: clap's first line, plus the known families
+/// when the family name was wrong.
+pub fn one_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let first = rendered.lines().next().unwrap_or("error: invalid arguments").to_string();
+    if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
+        format!("{first} (search families: {})", families::names().join(", "))
+    } else {
+        first
+    }
+}

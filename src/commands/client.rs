@@ -1,0 +1,118 @@
+//! The client commands: `submit`, `status`, `results`, `cancel`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use orchard_proto::v1::job_service_client::JobServiceClient;
+use orchard_proto::v1::*;
+use tonic::transport::{Channel, Endpoint};
+
+use super::CliResult;
+use crate::cli::{CancelArgs, ClientArgs, FamilyChoice, ResultsArgs, StatusArgs, SubmitArgs};
+use crate::output::{result_object, status_line, status_object};
+
+async fn connect(args: &ClientArgs) -> Result<JobServiceClient<Channel>, String> {
+    let endpoint = Endpoint::from_shared(args.coordinator.clone())
+        .map_err(|e| format!("invalid coordinator address '{}': {e}", args.coordinator))?
+        .connect_timeout(Duration::from_secs(5));
+    let channel = endpoint
+        .connect()
+        .await
+        .map_err(|e| format!("cannot reach the coordinator at {}: {e}", args.coordinator))?;
+    Ok(JobServiceClient::new(channel).max_decoding_message_size(64 << 20))
+}
+
+fn rpc_error(what: &str, s: tonic::Status) -> String {
+    format!("{what}: {}", s.message())
+}
+
+pub async fn submit(args: SubmitArgs, family: FamilyChoice) -> CliResult {
+    let mut client = connect(&args.client).await?;
+    let resp = client
+        .submit(SubmitRequest {
+            family: family.family.to_string(),
+            params_json: family.params_json,
+        })
+        .await
+        .map_err(|s| rpc_error("submit", s))?
+        .into_inner();
+    if args.client.json {
+        println!("{}", serde_json::json!({ "job_id": resp.job_id, "existing": resp.existing }));
+    } else if resp.existing {
+        println!("job {} (an identical job already exists)", resp.job_id);
+    } else {
+        println!("job {}", resp.job_id);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn status(args: StatusArgs) -> CliResult {
+    let mut client = connect(&args.client).await?;
+    let resp = client
+        .status(StatusRequest {
+            job_id: args.job.unwrap_or(0),
+        })
+        .await
+        .map_err(|s| rpc_error("status", s))?
+        .into_inner();
+    if args.client.json {
+        let value = match (args.job, resp.jobs.first()) {
+            (Some(_), Some(job)) => status_object(job),
+            _ => serde_json::json!({ "jobs": resp.jobs.iter().map(status_object).collect::<Vec<_>>() }),
+        };
+        println!("{value}");
+    } else if resp.jobs.is_empty() {
+        println!("no jobs");
+    } else {
+        for job in &resp.jobs {
+            println!("{}", status_line(job));
+            if !job.error.is_empty() {
+                println!("           error: {}", job.error);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn results(args: ResultsArgs) -> CliResult {
+    let mut client = connect(&args.client).await?;
+    let resp = client
+        .results(ResultsRequest { job_id: args.job })
+        .await
+        .map_err(|s| rpc_error("results", s))?
+        .into_inner();
+    let status = resp.status.unwrap_or_default();
+    if args.client.json {
+        println!("{}", result_object(&status, &resp.result_json, &resp.results_file));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if status.state != "done" {
+        println!("job {} is {}: {}", status.job_id, status.state, crate::output::progress_line(&status));
+        if !status.error.is_empty() {
+            println!("error: {}", status.error);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    for line in &resp.text {
+        println!("{line}");
+    }
+    println!("results file: {}", resp.results_file);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn cancel(args: CancelArgs) -> CliResult {
+    let mut client = connect(&args.client).await?;
+    let resp = client
+        .cancel(CancelRequest { job_id: args.job })
+        .await
+        .map_err(|s| rpc_error("cancel", s))?
+        .into_inner();
+    if args.client.json {
+        println!("{}", serde_json::json!({ "job_id": args.job, "cancelled": resp.cancelled }));
+    } else if resp.cancelled {
+        println!("job {} cancelled", args.job);
+    } else {
+        println!("job {} was not running", args.job);
+    }
+    Ok(ExitCode::SUCCESS)
+}

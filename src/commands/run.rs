@@ -1,0 +1,178 @@
+//! `orchard run`: the embedded default. One process holds a coordinator on a
+//! local database, listening on loopback only, and local workers that reach
+//! it over real gRPC, exactly as remote workers would.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use orchard_coordinator::service::job_status;
+use orchard_coordinator::{Coordinator, CoordinatorConfig, Jobs};
+use orchard_worker::{run_worker, WorkerConfig};
+use tokio::sync::watch;
+
+use super::serve::{check_db_parent, hostname};
+use super::{termination, CliResult};
+use crate::cli::{FamilyChoice, RunArgs};
+use crate::output::{progress_line, result_object};
+
+/// `$ORCHARD_HOME/orchard.db`, `$ORCHARD_HOME` defaulting to
+/// `$XDG_DATA_HOME/orchard` or `~/.local/share/orchard`.
+fn default_db() -> Result<PathBuf, String> {
+    let home = if let Some(h) = std::env::var_os("ORCHARD_HOME") {
+        PathBuf::from(h)
+    } else if let Some(x) = std::env::var_os("XDG_DATA_HOME") {
+        PathBuf::from(x).join("orchard")
+    } else if let Some(h) = std::env::var_os("HOME") {
+        PathBuf::from(h).join(".local/share/orchard")
+    } else {
+        return Err("no database given and neither ORCHARD_HOME nor HOME is set; use --db PATH".into());
+    };
+    std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+    Ok(home.join("orchard.db"))
+}
+
+pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
+    let db = match args.db {
+        Some(p) => p,
+        None => default_db()?,
+    };
+    check_db_parent(&db)?;
+    let workers = match args.workers {
+        Some(0) => return Err("--workers must be at least 1".into()),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    };
+    let mut config = CoordinatorConfig::beside(&db);
+    if let Some(b) = args.unit_budget {
+        if b == 0 {
+            return Err("--unit-budget must be at least 1".into());
+        }
+        config.unit_budget = b;
+    }
+    let started = Instant::now();
+    let coordinator = Coordinator::open(&db, config).await?;
+    let jobs = Jobs(coordinator.shared.clone());
+    let (job_id, existing) = jobs.submit_job(family.family, &family.params_json).await?;
+
+    let listener = Coordinator::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let (stop_server, server_stopped) = watch::channel(false);
+    let server = {
+        let coordinator = coordinator.clone();
+        let mut rx = server_stopped.clone();
+        tokio::spawn(async move {
+            coordinator
+                .serve(listener, async move {
+                    let _ = rx.wait_for(|&s| s).await;
+                })
+                .await
+        })
+    };
+
+    let snapshot = || coordinator.shared.lock().status(job_id).map(|s| job_status(&s));
+    let initial = snapshot().ok_or("job vanished")?;
+    if !args.json && initial.state == "running" {
+        if existing {
+            eprintln!("resuming job {job_id} from {}: {}", db.display(), progress_line(&initial));
+        } else {
+            eprintln!("job {job_id} in {} with {workers} local workers", db.display());
+        }
+    }
+
+    let (stop_workers, workers_stop) = watch::channel(false);
+    let mut handles = Vec::new();
+    if initial.state == "running" {
+        for i in 0..workers {
+            let mut rx = workers_stop.clone();
+            let config = WorkerConfig {
+                coordinator: url.clone(),
+                threads: 1,
+                name: format!("{}-local-{i}", hostname()),
+                give_up_after: Duration::from_secs(30),
+            };
+            handles.push(tokio::spawn(async move {
+                run_worker(config, async move {
+                    let _ = rx.wait_for(|&s| s).await;
+                })
+                .await
+            }));
+        }
+    }
+
+    let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
+    bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"));
+    let mut interrupted = false;
+    let interrupt = termination();
+    tokio::pin!(interrupt);
+    loop {
+        let s = snapshot().ok_or("job vanished")?;
+        if s.state != "running" {
+            break;
+        }
+        bar.set_message(progress_line(&s));
+        bar.tick();
+        tokio::select! {
+            _ = &mut interrupt => { interrupted = true; break; }
+            _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+        }
+    }
+    bar.finish_and_clear();
+    let finished_at = Instant::now();
+
+    // Workers hand back their rest (if interrupted) and stop.
+    let _ = stop_workers.send(true);
+    for h in handles {
+        match h.await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::warn!("local worker: {e}"),
+            Err(e) => tracing::warn!("local worker task: {e}"),
+        }
+    }
+    let _ = stop_server.send(true);
+    let _ = server.await;
+
+    let shared = coordinator.shared.clone();
+    let snap = shared.lock().status(job_id).ok_or("job vanished")?;
+    let status = job_status(&snap);
+    if interrupted {
+        eprintln!(
+            "interrupted: job {job_id} saved in {} ({}); run the same command to resume",
+            db.display(),
+            progress_line(&status)
+        );
+        return Ok(ExitCode::from(130));
+    }
+    let (result_json, text, results_file) = match &snap.result {
+        Some(r) => {
+            let parsed: serde_json::Value = serde_json::from_str(&r.json).unwrap_or_default();
+            let text: Vec<String> = parsed["text"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|l| l.as_str().map(String::from)).collect())
+                .unwrap_or_default();
+            (parsed["result"].to_string(), text, r.results_file.clone())
+        }
+        None => (String::new(), Vec::new(), String::new()),
+    };
+    if status.state != "done" {
+        return Err(format!("job {job_id} {}: {}", status.state, status.error).into());
+    }
+    if args.json {
+        let mut obj = result_object(&status, &result_json, &results_file);
+        obj["elapsed_secs"] = serde_json::json!(started.elapsed().as_secs_f64());
+        obj["resumed"] = serde_json::json!(existing);
+        println!("{obj}");
+    } else {
+        for line in text {
+            println!("{line}");
+        }
+        println!("results file: {results_file}");
+        println!(
+            "job {job_id} done in {:.1} s (answer {:.0} ms after the last result)",
+            started.elapsed().as_secs_f64(),
+            finished_at.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

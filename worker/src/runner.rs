@@ -1,0 +1,399 @@
+//! The worker's main loop.
+//!
+//! Concurrency: one permit per pool thread. The lease loop asks for as many
+//! units as it has free permits; each granted unit runs on the rayon pool
+//! and, when done, is reported by a tokio task that then frees its permit.
+//! Shutdown stops every running unit at its next poll; each hands back its
+//! unexplored rest in its report, so no explored node is lost.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use orchard_proto::v1::*;
+use orchard_proto::PROTOCOL_VERSION;
+use orchard_shared::families;
+use orchard_shared::family::{ExploreContext, PreparedJob};
+use tokio::sync::{oneshot, Semaphore};
+
+use crate::connection::{client, with_retry, Client};
+use crate::WorkerError;
+
+/// How a worker runs.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// `http://host:port` of the coordinator.
+    pub coordinator: String,
+    /// Threads exploring units (one unit per thread).
+    pub threads: usize,
+    /// Name reported to the coordinator (defaults to the host name).
+    pub name: String,
+    /// Give up after failing to reach the coordinator this long.
+    pub give_up_after: Duration,
+}
+
+/// What a worker did, returned when it stops.
+#[derive(Debug, Default, Clone)]
+pub struct WorkerStats {
+    pub units_reported: u64,
+    pub units_split: u64,
+    pub nodes: u64,
+}
+
+/// A unit being explored.
+struct Running {
+    job_id: u64,
+    stop: Arc<AtomicBool>,
+    progress: Arc<AtomicU64>,
+    /// Set when the coordinator cancelled it: the result is dropped.
+    cancelled: Arc<AtomicBool>,
+}
+
+/// A job this worker has seen: its prepared family and its shared bound.
+struct JobHandle {
+    prepared: Arc<dyn PreparedJob>,
+    bound: Arc<AtomicU64>,
+}
+
+struct State {
+    config: WorkerConfig,
+    client: Client,
+    worker_id: AtomicU64,
+    running: Mutex<HashMap<u64, Running>>,
+    jobs: Mutex<HashMap<u64, Arc<JobHandle>>>,
+    stopping: AtomicBool,
+    stats: Mutex<WorkerStats>,
+    /// First fatal error seen by a background task.
+    fatal: Mutex<Option<WorkerError>>,
+    pool: rayon::ThreadPool,
+}
+
+impl State {
+    fn fail(&self, e: WorkerError) {
+        tracing::error!("{e}");
+        self.fatal.lock().unwrap().get_or_insert(e);
+        self.stopping.store(true, Ordering::SeqCst);
+        for r in self.running.lock().unwrap().values() {
+            r.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    async fn register(&self) -> Result<(), WorkerError> {
+        let req = RegisterRequest {
+            hostname: self.config.name.clone(),
+            threads: self.config.threads as u32,
+            protocol_version: PROTOCOL_VERSION,
+            families: families::names().into_iter().map(String::from).collect(),
+        };
+        let resp = with_retry(&self.config.coordinator, self.config.give_up_after, "register", || {
+            let mut c = self.client.clone();
+            let req = req.clone();
+            async move { c.register(req).await }
+        })
+        .await?
+        .into_inner();
+        self.worker_id.store(resp.worker_id, Ordering::SeqCst);
+        tracing::info!(worker = resp.worker_id, coordinator = %self.config.coordinator, "registered");
+        Ok(())
+    }
+
+    fn id(&self) -> u64 {
+        self.worker_id.load(Ordering::SeqCst)
+    }
+
+    fn job(&self, lease: &UnitLease) -> Result<Arc<JobHandle>, String> {
+        let mut jobs = self.jobs.lock().unwrap();
+        if let Some(j) = jobs.get(&lease.job_id) {
+            j.bound.fetch_max(lease.bound, Ordering::Relaxed);
+            return Ok(j.clone());
+        }
+        let prepared = families::by_name(&lease.family)
+            .and_then(|f| f.prepare(&lease.params_json))
+            .map_err(|e| e.to_string())?;
+        let handle = Arc::new(JobHandle {
+            prepared,
+            bound: Arc::new(AtomicU64::new(lease.bound)),
+        });
+        jobs.insert(lease.job_id, handle.clone());
+        Ok(handle)
+    }
+}
+
+/// Runs a worker until `shutdown` completes (then returns its leases and
+/// exits cleanly) or the coordinator cannot be reached any more.
+pub async fn run_worker(
+    config: WorkerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<WorkerStats, WorkerError> {
+    let threads = config.threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("orchard-search-{i}"))
+        .build()
+        .map_err(|e| WorkerError::Pool(e.to_string()))?;
+    let state = Arc::new(State {
+        client: client(&config.coordinator)?,
+        config: WorkerConfig { threads, ..config },
+        worker_id: AtomicU64::new(0),
+        running: Mutex::new(HashMap::new()),
+        jobs: Mutex::new(HashMap::new()),
+        stopping: AtomicBool::new(false),
+        stats: Mutex::new(WorkerStats::default()),
+        fatal: Mutex::new(None),
+        pool,
+    });
+    state.register().await?;
+
+    let slots = Arc::new(Semaphore::new(threads));
+    let heartbeat = tokio::spawn(heartbeat_loop(state.clone()));
+    {
+        let state = state.clone();
+        tokio::spawn(async move {
+            shutdown.await;
+            if !state.stopping.swap(true, Ordering::SeqCst) {
+                tracing::info!("shutting down: stopping units and handing back their rest");
+            }
+            for r in state.running.lock().unwrap().values() {
+                r.stop.store(true, Ordering::Relaxed);
+            }
+        });
+    }
+
+    let mut idle_delay = Duration::from_millis(0);
+    while !state.stopping.load(Ordering::SeqCst) {
+        let free = slots.available_permits();
+        if free == 0 {
+            // Wait for a unit to finish.
+            let permit = slots.clone().acquire_owned().await.expect("semaphore open");
+            drop(permit);
+            continue;
+        }
+        tokio::time::sleep(idle_delay).await;
+        let req = LeaseRequest {
+            worker_id: state.id(),
+            max_units: free as u32,
+        };
+        let resp = with_retry(&state.config.coordinator, state.config.give_up_after, "lease", || {
+            let mut c = state.client.clone();
+            let req = req.clone();
+            async move { c.lease(req).await }
+        })
+        .await;
+        let resp = match resp {
+            Ok(r) => r.into_inner(),
+            Err(e) => {
+                state.fail(e);
+                break;
+            }
+        };
+        if resp.unknown_worker {
+            if let Err(e) = state.register().await {
+                state.fail(e);
+                break;
+            }
+            continue;
+        }
+        idle_delay = Duration::from_millis(if resp.leases.is_empty() { resp.retry_after_ms.min(5000) } else { 0 });
+        for lease in resp.leases {
+            let permit = slots.clone().try_acquire_owned().expect("asked only for free slots");
+            start_unit(&state, lease, permit);
+        }
+    }
+
+    // Drain: every running unit stops and reports its rest.
+    let _all = slots.acquire_many(threads as u32).await.expect("semaphore open");
+    heartbeat.abort();
+    if let Some(e) = state.fatal.lock().unwrap().take() {
+        return Err(e);
+    }
+    let stats = state.stats.lock().unwrap().clone();
+    tracing::info!(units = stats.units_reported, nodes = stats.nodes, "worker stopped");
+    Ok(stats)
+}
+
+/// Starts exploring one leased unit on the pool; a tokio task reports it.
+fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSemaphorePermit) {
+    let unit_id = lease.unit_id;
+    let job = match state.job(&lease) {
+        Ok(j) => j,
+        Err(e) => {
+            let state = state.clone();
+            tokio::spawn(async move {
+                report(&state, unit_id, lease.bound, Err(format!("cannot load job {}: {e}", lease.job_id))).await;
+                drop(permit);
+            });
+            return;
+        }
+    };
+    let stop = Arc::new(AtomicBool::new(state.stopping.load(Ordering::SeqCst)));
+    let progress = Arc::new(AtomicU64::new(0));
+    let cancelled = Arc::new(AtomicBool::new(false));
+    state.running.lock().unwrap().insert(
+        unit_id,
+        Running {
+            job_id: lease.job_id,
+            stop: stop.clone(),
+            progress: progress.clone(),
+            cancelled: cancelled.clone(),
+        },
+    );
+    let (tx, rx) = oneshot::channel();
+    let budget = lease.node_budget.max(1);
+    let payload = lease.unit;
+    let bound = job.bound.clone();
+    let prepared = job.prepared.clone();
+    state.pool.spawn(move || {
+        let ctx = ExploreContext {
+            budget,
+            stop: &stop,
+            bound: &bound,
+            progress: &progress,
+        };
+        let _ = tx.send(prepared.explore(&payload, &ctx).map_err(|e| e.to_string()));
+    });
+    let state = state.clone();
+    tokio::spawn(async move {
+        let outcome = rx.await.unwrap_or_else(|_| Err("search thread panicked".to_string()));
+        state.running.lock().unwrap().remove(&unit_id);
+        if cancelled.load(Ordering::SeqCst) {
+            tracing::debug!(unit = unit_id, "cancelled unit dropped");
+        } else {
+            let bound = job.bound.load(Ordering::Relaxed);
+            report(&state, unit_id, bound, outcome).await;
+        }
+        drop(permit);
+    });
+}
+
+/// Reports one unit, retrying until the coordinator has it.
+async fn report(
+    state: &Arc<State>,
+    unit_id: u64,
+    bound: u64,
+    outcome: Result<orchard_shared::family::DynExploration, String>,
+) {
+    let req = match outcome {
+        Ok(x) => {
+            let mut stats = state.stats.lock().unwrap();
+            stats.units_reported += 1;
+            stats.nodes += x.nodes;
+            if !x.rest.is_empty() {
+                stats.units_split += 1;
+            }
+            ReportRequest {
+                worker_id: state.id(),
+                unit_id,
+                summary: x.summary,
+                nodes: x.nodes,
+                rest: x.rest,
+                bound,
+                error: String::new(),
+            }
+        }
+        Err(e) => {
+            tracing::error!(unit = unit_id, "unit failed: {e}");
+            ReportRequest {
+                worker_id: state.id(),
+                unit_id,
+                bound,
+                error: e,
+                ..Default::default()
+            }
+        }
+    };
+    let result = with_retry(&state.config.coordinator, state.config.give_up_after, "report", || {
+        let mut c = state.client.clone();
+        let req = req.clone();
+        async move { c.report(req).await }
+    })
+    .await;
+    match result {
+        Ok(resp) => {
+            let resp = resp.into_inner();
+            if !resp.accepted {
+                tracing::debug!(unit = unit_id, "report was a duplicate; ignored by the coordinator");
+            }
+        }
+        Err(WorkerError::Refused(msg)) => tracing::error!(unit = unit_id, "report refused: {msg}"),
+        Err(e) => state.fail(e),
+    }
+}
+
+/// Renews leases, publishes progress and bounds, applies cancellations,
+/// split requests and bounds from the coordinator.
+async fn heartbeat_loop(state: Arc<State>) {
+    let mut interval = tokio::time::interval(Duration::from_millis(500));
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let (running, bounds) = {
+            let running = state.running.lock().unwrap();
+            let jobs = state.jobs.lock().unwrap();
+            let progress: Vec<UnitProgress> = running
+                .iter()
+                .map(|(&unit_id, r)| UnitProgress {
+                    unit_id,
+                    nodes: r.progress.load(Ordering::Relaxed),
+                })
+                .collect();
+            let mut job_ids: Vec<u64> = running.values().map(|r| r.job_id).collect();
+            job_ids.sort_unstable();
+            job_ids.dedup();
+            let bounds: Vec<JobBound> = job_ids
+                .into_iter()
+                .filter_map(|id| {
+                    jobs.get(&id).map(|j| JobBound {
+                        job_id: id,
+                        bound: j.bound.load(Ordering::Relaxed),
+                    })
+                })
+                .collect();
+            (progress, bounds)
+        };
+        let req = HeartbeatRequest {
+            worker_id: state.id(),
+            running,
+            bounds,
+        };
+        let resp = with_retry(&state.config.coordinator, state.config.give_up_after, "heartbeat", || {
+            let mut c = state.client.clone();
+            let req = req.clone();
+            async move { c.heartbeat(req).await }
+        })
+        .await;
+        let resp = match resp {
+            Ok(r) => r.into_inner(),
+            Err(e) => {
+                state.fail(e);
+                return;
+            }
+        };
+        if resp.unknown_worker {
+            if let Err(e) = state.register().await {
+                state.fail(e);
+                return;
+            }
+            continue;
+        }
+        let running = state.running.lock().unwrap();
+        for id in resp.cancel_units {
+            if let Some(r) = running.get(&id) {
+                r.cancelled.store(true, Ordering::SeqCst);
+                r.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        for id in resp.split_units {
+            if let Some(r) = running.get(&id) {
+                r.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        let jobs = state.jobs.lock().unwrap();
+        for b in resp.bounds {
+            if let Some(j) = jobs.get(&b.job_id) {
+                j.bound.fetch_max(b.bound, Ordering::Relaxed);
+            }
+        }
+    }
+}
