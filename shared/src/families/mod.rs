@@ -6,11 +6,14 @@
 use crate::family::{DynFamily, Erased, FamilyError};
 
 pub mod hc;
+pub mod hip;
 
 static HC: Erased<hc::HararyColumns> = Erased::new();
+static HIP_DRAWS: Erased<hip::HipDraws> = Erased::new();
+static HIP_SOLVE: Erased<hip::HipSolve> = Erased::new();
 
 /// Every family this build knows, by name.
-pub static REGISTRY: &[&dyn DynFamily] = &[&HC];
+pub static REGISTRY: &[&dyn DynFamily] = &[&HC, &HIP_DRAWS, &HIP_SOLVE];
 
 /// Looks a family up by its command-line name.
 pub fn by_name(name: &str) -> Result<&'static dyn DynFamily, FamilyError> {

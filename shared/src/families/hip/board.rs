@@ -1,0 +1,243 @@
+//! Board geometry shared by the two Hip families: cells, every square at any
+//! size and tilt, and the board's symmetry group as bitboard transforms.
+//!
+//! A board has `rows x cols` cells (`2 <= rows <= cols`, at most 64 cells), so
+//! any set of cells is one `u64`: cell `(r, c)` is bit `r * cols + c`.
+//!
+//! A *square* is four cells that are the corners of a geometric square, of any
+//! size and any tilt. With `x` the column and `y` the row, every square is
+//! `(x, y), (x + a, y + b), (x + a - b, y + b + a), (x - b, y + a)` for exactly
+//! one choice of starting corner with `a >= 1, b >= 0` (of the four edge
+//! vectors `(a, b)`, `(-b, a)`, `(-a, -b)`, `(b, -a)` of a square walked one
+//! way round, exactly one has `a >= 1, b >= 0`), so enumerating that form
+//! lists each square once. A square tilted by `b` inside an `s x s` bounding
+//! box (`s = a + b`) fits in `(rows - s)(cols - s)` places and there are `s`
+//! tilts per box, hence `sum_s s (rows - s)(cols - s)` squares:
+//! `n^2 (n^2 - 1) / 12` on an `n x n` board, 105 on 6x6 (Funabiki & Takefuji's
+//! Fig. 1 and their `(n^4 - n^2) / 12`).
+
+/// Largest number of cells: one `u64` bitboard.
+pub const MAX_CELLS: usize = 64;
+
+/// The geometry of one `rows x cols` board. Built once per job or per explore
+/// call; everything the inner loops need is in flat arrays.
+#[derive(Debug, Clone)]
+pub struct Board {
+    pub rows: usize,
+    pub cols: usize,
+    /// Number of cells.
+    pub n: usize,
+    /// Every cell.
+    pub full: u64,
+    /// Every square as a 4-cell mask.
+    pub squares: Vec<u64>,
+    /// `others[start[c]..start[c + 1]]`: for each square through cell `c`, the
+    /// mask of its other three cells. This is what the search loops read.
+    start: Vec<usize>,
+    others: Vec<u64>,
+    /// Symmetries as cell permutations: `perms[g][cell]` is the image of `cell`.
+    /// `perms[0]` is the identity.
+    pub perms: Vec<[u8; MAX_CELLS]>,
+    /// `inverse[g]`: the index of the inverse symmetry of `g`.
+    pub inverse: Vec<usize>,
+    /// Byte lookup tables: `lut[g][chunk][byte]` is the image under `g` of the
+    /// cells `8 * chunk ..` whose bits are set in `byte`. A bitboard is
+    /// transformed with one lookup per 8 cells instead of one step per cell.
+    lut: Vec<Vec<[u64; 256]>>,
+    chunks: usize,
+}
+
+/// The square corners for one start cell and edge vector, if all on the board.
+fn corners(rows: i32, cols: i32, x: i32, y: i32, a: i32, b: i32) -> Option<[(i32, i32); 4]> {
+    let v = [
+        (x, y),
+        (x + a, y + b),
+        (x + a - b, y + b + a),
+        (x - b, y + a),
+    ];
+    v.iter()
+        .all(|&(cx, cy)| cx >= 0 && cy >= 0 && cx < cols && cy < rows)
+        .then_some(v)
+}
+
+/// The number of squares on a `rows x cols` board, by the closed formula
+/// (independent of the enumeration, so tests can compare the two).
+pub fn square_count(rows: usize, cols: usize) -> usize {
+    (1..rows.min(cols))
+        .map(|s| s * (rows - s) * (cols - s))
+        .sum()
+}
+
+impl Board {
+    /// Builds the geometry. Panics on dimensions the families' `validate`
+    /// rejects (callers validate first).
+    pub fn new(rows: usize, cols: usize) -> Board {
+        assert!(
+            rows >= 1 && cols >= 1 && rows * cols <= MAX_CELLS,
+            "board {rows}x{cols}"
+        );
+        let n = rows * cols;
+        let full = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let (r, c) = (rows as i32, cols as i32);
+        let mut squares = Vec::new();
+        for y in 0..r {
+            for x in 0..c {
+                for a in 1..c.max(r) {
+                    for b in 0..c.max(r) {
+                        if let Some(v) = corners(r, c, x, y, a, b) {
+                            let mask = v
+                                .iter()
+                                .fold(0u64, |m, &(cx, cy)| m | 1u64 << (cy * c + cx));
+                            squares.push(mask);
+                        }
+                    }
+                }
+            }
+        }
+        squares.sort_unstable();
+        debug_assert_eq!(squares.len(), square_count(rows, cols));
+        let mut start = Vec::with_capacity(n + 1);
+        let mut others = Vec::new();
+        for cell in 0..n {
+            start.push(others.len());
+            let bit = 1u64 << cell;
+            others.extend(squares.iter().filter(|&&s| s & bit != 0).map(|&s| s & !bit));
+        }
+        start.push(others.len());
+
+        let map = |f: &dyn Fn(usize, usize) -> (usize, usize)| {
+            let mut p = [0u8; MAX_CELLS];
+            for rr in 0..rows {
+                for cc in 0..cols {
+                    let (nr, nc) = f(rr, cc);
+                    p[rr * cols + cc] = (nr * cols + nc) as u8;
+                }
+            }
+            p
+        };
+        let (lr, lc) = (rows - 1, cols - 1);
+        let mut perms = vec![
+            map(&|r, c| (r, c)),
+            map(&|r, c| (r, lc - c)),
+            map(&|r, c| (lr - r, c)),
+            map(&|r, c| (lr - r, lc - c)),
+        ];
+        if rows == cols {
+            perms.push(map(&|r, c| (c, r)));
+            perms.push(map(&|r, c| (c, lr - r)));
+            perms.push(map(&|r, c| (lc - c, r)));
+            perms.push(map(&|r, c| (lc - c, lr - r)));
+        }
+        let inverse = perms
+            .iter()
+            .map(|p| {
+                perms
+                    .iter()
+                    .position(|q| (0..n).all(|i| q[p[i] as usize] as usize == i))
+                    .expect("the symmetries form a group")
+            })
+            .collect();
+        let chunks = n.div_ceil(8);
+        let lut = perms
+            .iter()
+            .map(|p| {
+                (0..chunks)
+                    .map(|ch| {
+                        let mut t = [0u64; 256];
+                        for (byte, slot) in t.iter_mut().enumerate() {
+                            for i in 0..8 {
+                                let cell = ch * 8 + i;
+                                if byte >> i & 1 == 1 && cell < n {
+                                    *slot |= 1u64 << p[cell];
+                                }
+                            }
+                        }
+                        t
+                    })
+                    .collect()
+            })
+            .collect();
+        Board {
+            rows,
+            cols,
+            n,
+            full,
+            squares,
+            start,
+            others,
+            perms,
+            inverse,
+            lut,
+            chunks,
+        }
+    }
+
+    /// For each square through `cell`, the mask of its other three cells.
+    #[inline(always)]
+    pub fn others(&self, cell: usize) -> &[u64] {
+        &self.others[self.start[cell]..self.start[cell + 1]]
+    }
+
+    /// Number of symmetries (8 on square boards, 4 on rectangles).
+    pub fn symmetries(&self) -> usize {
+        self.perms.len()
+    }
+
+    /// The image of the cell set `bits` under symmetry `g`.
+    #[inline(always)]
+    pub fn transform(&self, g: usize, bits: u64) -> u64 {
+        let t = &self.lut[g];
+        let mut out = 0;
+        for (ch, table) in t.iter().enumerate().take(self.chunks) {
+            out |= table[(bits >> (8 * ch) & 0xff) as usize];
+        }
+        out
+    }
+
+    /// The canonical form of a two-colour position: the lexicographically
+    /// smallest `(g(a), g(b))` over the symmetries, and the `g` that gives it.
+    #[inline]
+    pub fn canonical2(&self, a: u64, b: u64) -> (u64, u64, usize) {
+        let mut best = (a, b, 0);
+        for g in 1..self.perms.len() {
+            let ta = self.transform(g, a);
+            if ta > best.0 {
+                continue;
+            }
+            let tb = self.transform(g, b);
+            if ta < best.0 || tb < best.1 {
+                best = (ta, tb, g);
+            }
+        }
+        best
+    }
+
+    /// Whether any square lies entirely inside `bits`.
+    pub fn has_square(&self, bits: u64) -> bool {
+        self.squares.iter().any(|&s| s & bits == s)
+    }
+
+    /// Cell name: column letter and 1-based row (`a1` is the top-left cell).
+    pub fn cell_name(&self, cell: usize) -> String {
+        format!(
+            "{}{}",
+            char::from(b'a' + (cell % self.cols) as u8),
+            cell / self.cols + 1
+        )
+    }
+
+    /// A board as text: one character per cell (`symbol(cell)`), rows
+    /// separated by `/`.
+    pub fn render(&self, symbol: impl Fn(usize) -> char) -> String {
+        let mut s = String::with_capacity(self.n + self.rows);
+        for r in 0..self.rows {
+            if r > 0 {
+                s.push('/');
+            }
+            for c in 0..self.cols {
+                s.push(symbol(r * self.cols + c));
+            }
+        }
+        s
+    }
+}

@@ -1,0 +1,258 @@
+//! The one-board-at-a-time walk behind `hip-draws`' `seeds` method and its
+//! Burnside units: colour *groups* of cells step by step, every group one
+//! colour, and reject a colour as soon as it completes a monochromatic square.
+//!
+//! For the seeds method a group is one cell and the cells come in *growth
+//! order* (the cells of the seed board first, recursively), so every prefix
+//! that covers a smaller board is a draw of that board: the walk visits
+//! exactly the partial draws of the growing boards, which is why it is fast
+//! where draws are rare (7x7 from the 56 draws of 6x6). For a Burnside unit a
+//! group is one cycle of a board symmetry: colourings constant on the cycles
+//! are exactly the colourings that symmetry fixes.
+//!
+//! Plain depth-first recursion over `u64` colour boards; nothing allocates
+//! except recording a drawn board or handing back the unexplored rest.
+
+use std::sync::atomic::Ordering;
+
+use super::board::Board;
+use crate::family::{ExploreContext, FamilyError};
+
+/// Most colours any Hip family accepts.
+pub const MAX_COLORS: usize = 10;
+
+/// How many draws a job lists in its results file at most.
+pub const LIST_CAP: u128 = 100_000;
+
+/// How many nodes between two looks at the shared atomics.
+const POLL_INTERVAL: u64 = 1 << 12;
+
+/// What the walk does: the groups, the squares to check after each step, and
+/// what to count at the leaves.
+pub struct Plan {
+    pub k: usize,
+    /// Cells coloured at step `t` (one colour for the whole group).
+    pub groups: Vec<u64>,
+    /// `checks[check_start[t]..check_start[t + 1]]`: the squares (4-cell
+    /// masks) all of whose cells are coloured once step `t` is done and were
+    /// not before: the only squares step `t` can complete.
+    check_start: Vec<usize>,
+    checks: Vec<u64>,
+    /// Stones per colour in a playable board (see [`playable_target`]).
+    pub target: [u32; MAX_COLORS],
+    /// Identity walk (seeds method): count canonical boards and list boards.
+    pub canonical: bool,
+}
+
+/// Stones per colour that play produces on `n` cells with `k` players: with
+/// `n = qk + r`, the first `r` players hold `q + 1` stones, the others `q`.
+pub fn playable_target(n: usize, k: usize) -> [u32; MAX_COLORS] {
+    let mut t = [0u32; MAX_COLORS];
+    let (q, r) = (n / k, n % k);
+    for (j, slot) in t.iter_mut().enumerate().take(k) {
+        *slot = (q + usize::from(j < r)) as u32;
+    }
+    t
+}
+
+impl Plan {
+    pub fn new(board: &Board, k: usize, groups: Vec<u64>, canonical: bool) -> Plan {
+        let mut step_of = [usize::MAX; 64];
+        for (t, &g) in groups.iter().enumerate() {
+            let mut m = g;
+            while m != 0 {
+                step_of[m.trailing_zeros() as usize] = t;
+                m &= m - 1;
+            }
+        }
+        let mut by_step: Vec<Vec<u64>> = vec![Vec::new(); groups.len()];
+        for &sq in &board.squares {
+            let mut last = 0;
+            let mut m = sq;
+            while m != 0 {
+                last = last.max(step_of[m.trailing_zeros() as usize]);
+                m &= m - 1;
+            }
+            by_step[last].push(sq);
+        }
+        let mut check_start = Vec::with_capacity(groups.len() + 1);
+        let mut checks = Vec::new();
+        for list in by_step {
+            check_start.push(checks.len());
+            checks.extend(list);
+        }
+        check_start.push(checks.len());
+        Plan {
+            k,
+            groups,
+            check_start,
+            checks,
+            target: playable_target(board.n, k),
+            canonical,
+        }
+    }
+
+    /// Whether colouring group `t` with `x` leaves no square of colour `x`.
+    #[inline(always)]
+    fn fits(&self, t: usize, x_board: u64) -> bool {
+        let with = x_board | self.groups[t];
+        self.checks[self.check_start[t]..self.check_start[t + 1]]
+            .iter()
+            .all(|&sq| sq & with != sq)
+    }
+}
+
+/// What one walk found (one unit's worth).
+#[derive(Debug, Default)]
+pub struct WalkOut {
+    pub nodes: u64,
+    pub draws: u64,
+    pub playable: u64,
+    pub distinct: u64,
+    pub distinct_playable: u64,
+    /// Drawn boards, while there are at most [`LIST_CAP`].
+    pub boards: Vec<String>,
+    /// Unexplored prefixes (budget ran out) and seeds reached.
+    pub rest: Vec<Vec<u8>>,
+}
+
+struct Walk<'a, 'c> {
+    plan: &'a Plan,
+    board: &'a Board,
+    bb: [u64; MAX_COLORS],
+    path: Vec<u8>,
+    /// Depth at which a prefix is handed back as a seed instead of expanded.
+    stop_at: usize,
+    budget: u64,
+    next_poll: u64,
+    stopping: bool,
+    ctx: &'a ExploreContext<'c>,
+    out: WalkOut,
+}
+
+/// Walks below every prefix of `prefixes`. A prefix shorter than
+/// `seed_depth` is expanded only down to `seed_depth`, and the prefixes
+/// reached there (the seeds: draws of the seed board) go to `rest`.
+pub fn walk(
+    plan: &Plan,
+    board: &Board,
+    prefixes: &[Vec<u8>],
+    seed_depth: usize,
+    ctx: &ExploreContext<'_>,
+) -> Result<WalkOut, FamilyError> {
+    let mut w = Walk {
+        plan,
+        board,
+        bb: [0; MAX_COLORS],
+        path: Vec::with_capacity(plan.groups.len()),
+        stop_at: plan.groups.len(),
+        budget: ctx.budget.max(1),
+        next_poll: 0,
+        stopping: false,
+        ctx,
+        out: WalkOut::default(),
+    };
+    for prefix in prefixes {
+        if prefix.len() > plan.groups.len() {
+            return Err(FamilyError::BadUnit(format!(
+                "prefix of {} steps, the walk has {}",
+                prefix.len(),
+                plan.groups.len()
+            )));
+        }
+        w.bb = [0; MAX_COLORS];
+        w.path.clear();
+        for (t, &x) in prefix.iter().enumerate() {
+            let x = x as usize;
+            if x >= plan.k || !plan.fits(t, w.bb[x]) {
+                return Err(FamilyError::BadUnit(format!(
+                    "prefix {prefix:?} is not a colouring without monochromatic squares"
+                )));
+            }
+            w.bb[x] |= plan.groups[t];
+            w.path.push(x as u8);
+        }
+        w.stop_at = if prefix.len() < seed_depth {
+            seed_depth
+        } else {
+            plan.groups.len()
+        };
+        w.visit();
+    }
+    ctx.progress.store(w.out.nodes, Ordering::Relaxed);
+    Ok(w.out)
+}
+
+impl Walk<'_, '_> {
+    fn visit(&mut self) {
+        if self.stopping || self.out.nodes >= self.budget {
+            self.stopping = true;
+            self.out.rest.push(self.path.clone());
+            return;
+        }
+        self.out.nodes += 1;
+        if self.out.nodes >= self.next_poll {
+            self.next_poll = self.out.nodes + POLL_INTERVAL;
+            self.ctx.progress.store(self.out.nodes, Ordering::Relaxed);
+            if self.ctx.stop_requested() {
+                self.stopping = true;
+            }
+        }
+        let t = self.path.len();
+        if t == self.plan.groups.len() {
+            self.leaf();
+            return;
+        }
+        if t == self.stop_at {
+            self.out.rest.push(self.path.clone());
+            return;
+        }
+        let g = self.plan.groups[t];
+        for x in 0..self.plan.k {
+            if !self.plan.fits(t, self.bb[x]) {
+                continue;
+            }
+            self.bb[x] |= g;
+            self.path.push(x as u8);
+            self.visit();
+            self.path.pop();
+            self.bb[x] &= !g;
+        }
+    }
+
+    #[cold]
+    fn leaf(&mut self) {
+        let k = self.plan.k;
+        self.out.draws += 1;
+        let playable = (0..k).all(|j| self.bb[j].count_ones() == self.plan.target[j]);
+        self.out.playable += u64::from(playable);
+        if !self.plan.canonical {
+            return;
+        }
+        // Canonical: no symmetry maps the board to a lexicographically
+        // smaller tuple of colour boards (the last colour is implied).
+        let canonical = (1..self.board.symmetries()).all(|g| {
+            for j in 0..k - 1 {
+                let t = self.board.transform(g, self.bb[j]);
+                if t != self.bb[j] {
+                    return t > self.bb[j];
+                }
+            }
+            true
+        });
+        if canonical {
+            self.out.distinct += 1;
+            self.out.distinct_playable += u64::from(playable);
+        }
+        if u128::from(self.out.draws) <= LIST_CAP {
+            let bb = self.bb;
+            let s = self.board.render(|cell| {
+                let j = (0..k).find(|&j| bb[j] >> cell & 1 == 1).unwrap_or(0);
+                char::from(b'0' + j as u8)
+            });
+            self.out.boards.push(s);
+        } else {
+            self.out.boards = Vec::new();
+        }
+    }
+}

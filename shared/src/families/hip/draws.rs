@@ -1,0 +1,600 @@
+//! `hip-draws`: the full colourings of an `R x C` board with `k` colours
+//! (default 2) that have no monochromatic square — the draws of Hip — counted
+//! exactly, with how many of them play can produce and how many are distinct
+//! up to the board's symmetries.
+//!
+//! * `draws`: every colouring without a monochromatic square.
+//! * `playable`: those whose stone counts play produces. With `N = qk + r`
+//!   cells, the first `r` players hold `q + 1` stones and the others `q`
+//!   (two colours: the first player holds `ceil(N / 2)`). Colour `j` is
+//!   player `j + 1`'s, so colours are not interchangeable here.
+//! * `distinct`, `distinct_playable`: the same up to rotations and
+//!   reflections of the board (8 on square boards, 4 on rectangles).
+//!
+//! Two methods:
+//!
+//! * `seeds` (default for two colours), Franke's: a draw of `R x C` contains
+//!   a draw of every smaller board inside it, so the draws of a *seed board*
+//!   — `(R-1) x (C-1)` for a square board, `R x (C-1)` otherwise; the 6x6
+//!   draws seed 7x7 and 6x7 — are extended by the missing cells. More
+//!   generally any `R x C` board can be seeded by an `(R-1) x C` or
+//!   `R x (C-1)` board, recursively: the cells are walked in *growth order*
+//!   (the seed board's own growth order, then the new cells), so the walk only
+//!   ever holds partial draws of the growing boards. The seeds are computed,
+//!   not given: the first unit walks the seed board and hands every seed back
+//!   as new units (in batches), which workers extend. Every draw is visited,
+//!   so the boards can be listed; this is the method where draws are rare.
+//! * `profile` (default for three or more colours, where counts explode:
+//!   5x5 with 3 colours has over 10^11 draws): the dynamic programme of
+//!   `profile.rs`, which counts without visiting boards. Units are the
+//!   restricted-growth colourings of the first cells (column-major), each
+//!   standing for its orbit under colour permutations; `distinct` comes from
+//!   Burnside's lemma, with one unit per non-identity symmetry counting the
+//!   colourings that symmetry fixes (a walk over its cycles). Boards are not
+//!   listed.
+//!
+//! When there are at most 100,000 draws (and the method lists them), every
+//! draw is a line of the results file: rows separated by `/`, colours as
+//! digits `0..k-1` (`0` is the first player's).
+
+use serde::{Deserialize, Serialize};
+
+use super::board::Board;
+use super::dfs::{self, Plan, LIST_CAP, MAX_COLORS};
+use super::profile::Profile;
+use crate::family::{
+    Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
+};
+
+/// How the draws are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// `seeds` for two colours, `profile` for more.
+    Auto,
+    /// Extend the draws of a smaller board, one board at a time (lists boards).
+    Seeds,
+    /// Count by dynamic programming over a frontier of cells.
+    Profile,
+}
+
+/// Parameters of a `hip-draws` job. A board with more rows than columns is
+/// counted as its transpose (`rows` and `cols` are swapped).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
+pub struct DrawsParams {
+    /// Board rows (at least 2).
+    #[arg(long)]
+    pub rows: u32,
+    /// Board columns (at least 2; rows x cols at most 64).
+    #[arg(long)]
+    pub cols: u32,
+    /// Number of colours (players), 2 to 10.
+    #[arg(long, default_value_t = 2)]
+    pub colors: u32,
+    /// Counting method.
+    #[arg(long, value_enum, default_value_t = Method::Auto)]
+    pub method: Method,
+}
+
+impl DrawsParams {
+    pub fn new(rows: u32, cols: u32, colors: u32) -> DrawsParams {
+        DrawsParams {
+            rows,
+            cols,
+            colors,
+            method: Method::Auto,
+        }
+    }
+
+    /// The method `auto` stands for.
+    pub fn resolved_method(&self) -> Method {
+        match self.method {
+            Method::Auto if self.colors == 2 => Method::Seeds,
+            Method::Auto => Method::Profile,
+            m => m,
+        }
+    }
+
+    fn dims(&self) -> (usize, usize) {
+        (
+            self.rows.min(self.cols) as usize,
+            self.rows.max(self.cols) as usize,
+        )
+    }
+
+    fn board(&self) -> Board {
+        let (r, c) = self.dims();
+        Board::new(r, c)
+    }
+}
+
+/// A subtree of the count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DrawsUnit {
+    /// `seeds` method: colourings of the first cells in growth order (one
+    /// digit per cell). A prefix shorter than the seed board is walked only
+    /// down to the seed board and its seeds are handed back.
+    Seeds { prefixes: Vec<Vec<u8>> },
+    /// `profile` method: a restricted-growth colouring of the first cells in
+    /// column-major order, counting all draws below it or (`playable`) the
+    /// playable ones.
+    Profile { prefix: Vec<u8>, playable: bool },
+    /// Burnside: colourings fixed by symmetry `sym`, below colourings of its
+    /// first cycles.
+    Fixed { sym: u8, prefixes: Vec<Vec<u8>> },
+}
+
+/// Counts over the explored units. Counts are exact and merged with checked
+/// arithmetic.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawsSummary {
+    pub nodes: u64,
+    pub draws: u128,
+    pub playable: u128,
+    /// `seeds` method: draws that are the canonical member of their orbit.
+    pub distinct: u128,
+    pub distinct_playable: u128,
+    /// `profile` method (Burnside): per symmetry index, the draws and the
+    /// playable draws that symmetry fixes (index 0, the identity, unused).
+    pub fixed_draws: Vec<u128>,
+    pub fixed_playable: Vec<u128>,
+    /// Every draw found, while there are at most 100,000 in all.
+    pub boards: Vec<String>,
+    /// The boards are not (all) listed: too many, or the method does not list.
+    pub unlisted: bool,
+}
+
+/// The `hip-draws` family.
+pub struct HipDraws;
+
+/// Prefixes per unit when a walk hands back seeds or an unexplored rest.
+const BATCH: usize = 64;
+
+/// The growth order of an `r x c` board (`r <= c`) laid out in a board with
+/// `stride` columns: the seed board's growth order, then the new cells.
+fn growth_order(r: usize, c: usize, stride: usize, out: &mut Vec<usize>) {
+    if r * c == 0 {
+        return;
+    }
+    let (sr, sc) = seed_dims(r, c);
+    growth_order(sr, sc, stride, out);
+    for i in 0..r {
+        for j in 0..c {
+            if i >= sr || j >= sc {
+                out.push(i * stride + j);
+            }
+        }
+    }
+}
+
+/// The seed board of `r x c` (`r <= c`): `(r-1) x (c-1)` if square, else
+/// `r x (c-1)`; it sits in the top-left corner.
+pub fn seed_dims(r: usize, c: usize) -> (usize, usize) {
+    if r == c {
+        (r - 1, c - 1)
+    } else {
+        (r, c - 1)
+    }
+}
+
+/// Restricted-growth colourings of `len` cells with at most `k` colours.
+fn rgs_prefixes(len: usize, k: usize) -> Vec<Vec<u8>> {
+    let mut out = vec![Vec::new()];
+    for _ in 0..len {
+        let mut next = Vec::new();
+        for p in out {
+            let used = p.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
+            for x in 0..(used + 1).min(k) {
+                let mut q = p.clone();
+                q.push(x as u8);
+                next.push(q);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// `k! / (k - m)!`: the colourings a restricted-growth prefix using `m`
+/// colours stands for.
+fn falling(k: usize, m: usize) -> u128 {
+    (k - m + 1..=k).map(|v| v as u128).product()
+}
+
+fn factorial(n: usize) -> u128 {
+    (1..=n).map(|v| v as u128).product()
+}
+
+fn add(a: u128, b: u128, what: &'static str) -> Result<u128, FamilyError> {
+    a.checked_add(b).ok_or(FamilyError::Overflow(what))
+}
+
+fn mul(a: u128, b: u128, what: &'static str) -> Result<u128, FamilyError> {
+    a.checked_mul(b).ok_or(FamilyError::Overflow(what))
+}
+
+/// The cycles of symmetry `g`, ordered by their first cell in growth order.
+fn cycles(board: &Board, g: usize, order: &[usize]) -> Vec<u64> {
+    let mut seen = 0u64;
+    let mut out = Vec::new();
+    for &cell in order {
+        if seen >> cell & 1 == 1 {
+            continue;
+        }
+        let mut cyc = 0u64;
+        let mut x = cell;
+        while cyc >> x & 1 == 0 {
+            cyc |= 1 << x;
+            x = board.perms[g][x] as usize;
+        }
+        seen |= cyc;
+        out.push(cyc);
+    }
+    out
+}
+
+fn growth(board: &Board) -> Vec<usize> {
+    let mut order = Vec::with_capacity(board.n);
+    growth_order(board.rows, board.cols, board.cols, &mut order);
+    order
+}
+
+/// A count as JSON: a number when it fits `u64`, else a decimal string.
+fn json_count(v: u128) -> serde_json::Value {
+    match u64::try_from(v) {
+        Ok(x) => serde_json::Value::from(x),
+        Err(_) => serde_json::Value::from(v.to_string()),
+    }
+}
+
+/// Packs prefixes into units of at most [`BATCH`].
+fn batches(prefixes: Vec<Vec<u8>>, make: impl Fn(Vec<Vec<u8>>) -> DrawsUnit) -> Vec<DrawsUnit> {
+    let mut out = Vec::new();
+    let mut it = prefixes.into_iter().peekable();
+    while it.peek().is_some() {
+        out.push(make(it.by_ref().take(BATCH).collect()));
+    }
+    out
+}
+
+impl HipDraws {
+    /// Burnside: `(draws + sum of fixed counts) / |G|`, if the summary is
+    /// complete enough to divide exactly.
+    fn burnside(sum: u128, fixed: &[u128], g: usize) -> Option<u128> {
+        let mut total = sum;
+        for &f in fixed.iter().skip(1) {
+            total = total.checked_add(f)?;
+        }
+        (total % g as u128 == 0).then_some(total / g as u128)
+    }
+}
+
+impl SearchFamily for HipDraws {
+    const NAME: &'static str = "hip-draws";
+    const ABOUT: &'static str =
+        "Hip: count the full boards without a one-colour square (draws), k colours";
+
+    type Params = DrawsParams;
+    type Unit = DrawsUnit;
+    type Summary = DrawsSummary;
+
+    fn validate(p: &DrawsParams) -> Result<(), ParamError> {
+        let (r, c) = super::board_dims(p.rows, p.cols)?;
+        if p.colors < 2 || p.colors as usize > MAX_COLORS {
+            return Err(ParamError::new(
+                "colors",
+                format!("must be between 2 and {MAX_COLORS}, got {}", p.colors),
+            ));
+        }
+        if p.resolved_method() == Method::Profile {
+            for playable in [false, true] {
+                if Profile::new(&Board::new(r, c), p.colors as usize, playable).is_none() {
+                    return Err(ParamError::new(
+                        "method",
+                        format!(
+                            "the profile state of a {r}x{c} board with {} colours exceeds {} bits; use --method seeds",
+                            p.colors,
+                            64 * super::profile::MAX_WORDS
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn root_units(p: &DrawsParams) -> Vec<DrawsUnit> {
+        let board = p.board();
+        let k = p.colors as usize;
+        match p.resolved_method() {
+            Method::Profile => {
+                // Enough restricted-growth prefixes to spread the work, and
+                // only those without a complete monochromatic square.
+                let order = Profile::new(&board, k, false)
+                    .map(|pr| pr.order)
+                    .unwrap_or_default();
+                let mut len = 0;
+                while len < board.n && rgs_prefixes(len, k).len() < 64 {
+                    len += 1;
+                }
+                let mut units = Vec::new();
+                for prefix in rgs_prefixes(len, k) {
+                    let mut bb = [0u64; MAX_COLORS];
+                    for (t, &x) in prefix.iter().enumerate() {
+                        bb[x as usize] |= 1 << order[t];
+                    }
+                    if (0..k).any(|x| board.has_square(bb[x])) {
+                        continue;
+                    }
+                    for playable in [false, true] {
+                        units.push(DrawsUnit::Profile {
+                            prefix: prefix.clone(),
+                            playable,
+                        });
+                    }
+                }
+                for sym in 1..board.symmetries() {
+                    units.push(DrawsUnit::Fixed {
+                        sym: sym as u8,
+                        prefixes: vec![Vec::new()],
+                    });
+                }
+                units
+            }
+            _ => vec![DrawsUnit::Seeds {
+                prefixes: vec![Vec::new()],
+            }],
+        }
+    }
+
+    fn explore(
+        p: &DrawsParams,
+        unit: &DrawsUnit,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<DrawsSummary, DrawsUnit>, FamilyError> {
+        let board = p.board();
+        let k = p.colors as usize;
+        let mut s = DrawsSummary::default();
+        match unit {
+            DrawsUnit::Seeds { prefixes } => {
+                let order = growth(&board);
+                let groups = order.iter().map(|&c| 1u64 << c).collect();
+                let plan = Plan::new(&board, k, groups, true);
+                let (sr, sc) = seed_dims(board.rows, board.cols);
+                let out = dfs::walk(&plan, &board, prefixes, sr * sc, ctx)?;
+                s.nodes = out.nodes.max(1);
+                s.draws = out.draws.into();
+                s.playable = out.playable.into();
+                s.distinct = out.distinct.into();
+                s.distinct_playable = out.distinct_playable.into();
+                s.unlisted = s.draws > LIST_CAP;
+                if !s.unlisted {
+                    s.boards = out.boards;
+                }
+                let rest = batches(out.rest, |prefixes| DrawsUnit::Seeds { prefixes });
+                Ok(if rest.is_empty() {
+                    Exploration::Finished(s)
+                } else {
+                    Exploration::Split { explored: s, rest }
+                })
+            }
+            DrawsUnit::Fixed { sym, prefixes } => {
+                let g = *sym as usize;
+                if g == 0 || g >= board.symmetries() {
+                    return Err(FamilyError::BadUnit(format!(
+                        "no symmetry {g} on this board"
+                    )));
+                }
+                let plan = Plan::new(&board, k, cycles(&board, g, &growth(&board)), false);
+                let out = dfs::walk(&plan, &board, prefixes, 0, ctx)?;
+                s.nodes = out.nodes.max(1);
+                s.unlisted = true;
+                s.fixed_draws = vec![0; board.symmetries()];
+                s.fixed_playable = vec![0; board.symmetries()];
+                s.fixed_draws[g] = out.draws.into();
+                s.fixed_playable[g] = out.playable.into();
+                let rest = batches(out.rest, |prefixes| DrawsUnit::Fixed {
+                    sym: *sym,
+                    prefixes,
+                });
+                Ok(if rest.is_empty() {
+                    Exploration::Finished(s)
+                } else {
+                    Exploration::Split { explored: s, rest }
+                })
+            }
+            DrawsUnit::Profile { prefix, playable } => {
+                let mut used = 0;
+                for &x in prefix {
+                    if x as usize > used || x as usize >= k {
+                        return Err(FamilyError::BadUnit(format!(
+                            "prefix {prefix:?} is not a restricted-growth colouring with {k} colours"
+                        )));
+                    }
+                    used = used.max(x as usize + 1);
+                }
+                let profile = Profile::new(&board, k, *playable)
+                    .ok_or_else(|| FamilyError::Capacity("profile state too wide".into()))?;
+                let mut nodes = 0;
+                s.unlisted = true;
+                match profile.count(prefix, ctx, &mut nodes)? {
+                    Some(count) => {
+                        s.nodes = nodes.max(1);
+                        let orbit = falling(k, used);
+                        if *playable {
+                            // Sum over colour permutations of the prefix of the
+                            // completions with exactly the playable counts:
+                            // r!(k-r)!/(k-m)! times the completions whose
+                            // counts are any permutation of them.
+                            let n = board.n;
+                            let r = n % k;
+                            let num = mul(
+                                mul(count, factorial(r), "hip-draws playable")?,
+                                factorial(k - r),
+                                "hip-draws playable",
+                            )?;
+                            let den = factorial(k - used);
+                            if num % den != 0 {
+                                return Err(FamilyError::BadUnit(format!(
+                                    "playable count of prefix {prefix:?} is not symmetric"
+                                )));
+                            }
+                            s.playable = num / den;
+                        } else {
+                            s.draws = mul(count, orbit, "hip-draws count")?;
+                        }
+                        Ok(Exploration::Finished(s))
+                    }
+                    None => {
+                        // The budget ran out: the work is lost; hand back the
+                        // one-cell-longer prefixes, which partition this one.
+                        s.nodes = nodes.max(1);
+                        if prefix.len() >= board.n {
+                            return Err(FamilyError::BadUnit("cannot split a full board".into()));
+                        }
+                        let rest = (0..(used + 1).min(k))
+                            .map(|x| {
+                                let mut q = prefix.clone();
+                                q.push(x as u8);
+                                q
+                            })
+                            .filter(|q| profile.valid_prefix(q))
+                            .map(|q| DrawsUnit::Profile {
+                                prefix: q,
+                                playable: *playable,
+                            })
+                            .collect();
+                        Ok(Exploration::Split { explored: s, rest })
+                    }
+                }
+            }
+        }
+    }
+
+    fn merge(
+        _: &DrawsParams,
+        into: &mut DrawsSummary,
+        other: DrawsSummary,
+    ) -> Result<(), FamilyError> {
+        into.nodes = into
+            .nodes
+            .checked_add(other.nodes)
+            .ok_or(FamilyError::Overflow("hip-draws nodes"))?;
+        into.draws = add(into.draws, other.draws, "hip-draws draws")?;
+        into.playable = add(into.playable, other.playable, "hip-draws playable")?;
+        into.distinct = add(into.distinct, other.distinct, "hip-draws distinct")?;
+        into.distinct_playable = add(
+            into.distinct_playable,
+            other.distinct_playable,
+            "hip-draws distinct",
+        )?;
+        for (mine, theirs) in [
+            (&mut into.fixed_draws, other.fixed_draws),
+            (&mut into.fixed_playable, other.fixed_playable),
+        ] {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), 0);
+            }
+            for (i, v) in theirs.into_iter().enumerate() {
+                mine[i] = add(mine[i], v, "hip-draws fixed")?;
+            }
+        }
+        // The list survives only while the total stays within the cap; every
+        // partial sum of a total within the cap is within it, so whether the
+        // final list exists does not depend on the merge order.
+        into.unlisted = into.unlisted || other.unlisted || into.draws > LIST_CAP;
+        if into.unlisted {
+            into.boards = Vec::new();
+        } else {
+            into.boards.extend(other.boards);
+        }
+        Ok(())
+    }
+
+    fn nodes(s: &DrawsSummary) -> u64 {
+        s.nodes
+    }
+
+    fn report(p: &DrawsParams, s: &DrawsSummary) -> FamilyReport {
+        let board = p.board();
+        let k = p.colors as usize;
+        let method = p.resolved_method();
+        let g = board.symmetries();
+        let (distinct, distinct_playable) = match method {
+            Method::Profile => (
+                Self::burnside(s.draws, &s.fixed_draws, g),
+                Self::burnside(s.playable, &s.fixed_playable, g),
+            ),
+            _ => (Some(s.distinct), Some(s.distinct_playable)),
+        };
+        let stones: Vec<u32> = dfs::playable_target(board.n, k)[..k].to_vec();
+        let mut boards = s.boards.clone();
+        boards.sort();
+        let listed = !s.unlisted;
+        let json = serde_json::json!({
+            "family": Self::NAME,
+            "rows": board.rows,
+            "cols": board.cols,
+            "colors": k,
+            "method": method,
+            "squares": board.squares.len(),
+            "symmetries": g,
+            "draws": json_count(s.draws),
+            "playable": json_count(s.playable),
+            "playable_stones": stones,
+            "distinct": distinct.map(json_count),
+            "distinct_playable": distinct_playable.map(json_count),
+            "listed": listed,
+            "nodes": s.nodes,
+        });
+        let mut text = vec![
+            format!(
+                "{}x{} board, {k} colours, {} squares: {} draws, {} playable (stones {:?})",
+                board.rows,
+                board.cols,
+                board.squares.len(),
+                s.draws,
+                s.playable,
+                stones
+            ),
+            format!(
+                "up to the {g} symmetries: {} draws, {} playable",
+                distinct.map_or("?".into(), |v| v.to_string()),
+                distinct_playable.map_or("?".into(), |v| v.to_string())
+            ),
+        ];
+        if listed {
+            text.push(format!(
+                "{} boards listed in the results file",
+                boards.len()
+            ));
+        }
+        text.push(format!("nodes explored: {}", s.nodes));
+        FamilyReport {
+            json,
+            text,
+            results_lines: if listed { boards } else { Vec::new() },
+        }
+    }
+
+    fn unit_label(u: &DrawsUnit) -> String {
+        let digits = |p: &[u8]| -> String { p.iter().map(|&x| char::from(b'0' + x)).collect() };
+        match u {
+            DrawsUnit::Seeds { prefixes } => match prefixes.as_slice() {
+                [one] if one.is_empty() => "seeds (root)".to_string(),
+                [one] => format!("seeds {}", digits(one)),
+                many => format!("{} seeds from {}", many.len(), digits(&many[0])),
+            },
+            DrawsUnit::Profile { prefix, playable } => {
+                format!(
+                    "profile {}{}",
+                    digits(prefix),
+                    if *playable { " playable" } else { "" }
+                )
+            }
+            DrawsUnit::Fixed { sym, prefixes } => {
+                format!("fixed by symmetry {sym} ({} prefixes)", prefixes.len())
+            }
+        }
+    }
+}

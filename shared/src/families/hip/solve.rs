@@ -1,0 +1,858 @@
+//! `hip-solve`: the exact value of Hip and Double Hip on an `R x C` board.
+//!
+//! Rules (Franke's, whose table of values this reproduces): two players place
+//! stones of their colour on empty cells; a player who completes a square of
+//! his own colour (four of his stones at the corners of a square of any size
+//! and tilt) loses at once; a full board without such a square is a draw. A
+//! player must move, so one whose every empty cell completes a square loses.
+//! In Double Hip the first player places one stone, then each turn is two
+//! stones: a square completed by the first stone of a pair loses at once, and
+//! a board that fills up in the middle of a turn is a draw.
+//!
+//! # Units and how values are combined
+//!
+//! The root units are the canonical positions (up to the board's symmetries)
+//! after the first `d` stones (`--depth`, by default growing with the board),
+//! each with one move sequence that reaches it. A worker solves a unit with
+//! alpha-beta ([`super::search`]) and records its exact value. If the budget
+//! runs out first, the unit is *expanded*: its children (canonical, not
+//! terminal, not already settled) go back as the `rest`, and the summary
+//! records that the unit is expanded plus whatever the worker did settle
+//! about its children (exact values or bounds from null-window searches).
+//!
+//! The summary is a map from canonical position to an interval `lo..=hi`
+//! containing the first player's value, and an "expanded" flag. Merging
+//! intersects intervals and ORs flags: associative, commutative and
+//! idempotent, so units may finish in any order and even be solved twice (a
+//! position reached by two expanded parents). [`HipSolve::report`] evaluates
+//! the root by minimax over intervals: positions with fewer than `d` stones
+//! and expanded positions take the max (first player to move) or min of their
+//! children's intervals (terminal children by the rules), intersected with
+//! what was recorded about them; any other position is its recorded interval
+//! or unknown (`-1..=1`). The root's value is known when its interval is a
+//! single value. Since minimax is monotone, intervals computed this way
+//! always contain the true value, whatever subset of units has been merged.
+//!
+//! [`HipSolve::is_moot`] asks whether the root's value could still depend on
+//! a unit: a position stops depending on a child once another child already
+//! decides it (for the player to move, a sibling is at least as good as the
+//! best this child could be).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::board::Board;
+use super::search::{ordered_moves, p1_moves, with_table, Pos, Solver};
+use crate::family::{
+    Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
+};
+
+/// Parameters of a `hip-solve` job. A board with more rows than columns is
+/// solved as its transpose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
+pub struct SolveParams {
+    /// Board rows (at least 2).
+    #[arg(long)]
+    pub rows: u32,
+    /// Board columns (at least 2; rows x cols at most 64).
+    #[arg(long)]
+    pub cols: u32,
+    /// Double Hip: one stone first, then two stones per turn.
+    #[arg(long)]
+    pub double: bool,
+    /// Stones placed in the root units (default: by board size).
+    #[arg(long)]
+    pub depth: Option<u32>,
+}
+
+impl SolveParams {
+    pub fn new(rows: u32, cols: u32, double: bool) -> SolveParams {
+        SolveParams {
+            rows,
+            cols,
+            double,
+            depth: None,
+        }
+    }
+
+    fn board(&self) -> Board {
+        Board::new(
+            self.rows.min(self.cols) as usize,
+            self.rows.max(self.cols) as usize,
+        )
+    }
+
+    /// The number of stones in the root units.
+    pub fn root_depth(&self) -> u32 {
+        self.depth.unwrap_or_else(|| {
+            let n = self.rows * self.cols;
+            // Deeper root units spread the work but are each solved with a
+            // full window; with units leased best line first, depth 2 lets
+            // `is_moot` cancel most of them (5x5: 79 of 85), depth 3 does not.
+            // Larger jobs are spread further by budget splits.
+            match n {
+                0..=9 => 0,
+                10..=16 => 1,
+                17..=36 => 2,
+                _ => 3,
+            }
+        })
+    }
+}
+
+/// A position to solve, as the moves (cells, in play order) that reach it
+/// from the empty board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SolveUnit {
+    pub moves: Vec<u8>,
+}
+
+/// What is known about one canonical position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Known {
+    /// The first player's value lies in `lo..=hi` (-1: second player wins,
+    /// 0: draw, 1: first player wins).
+    pub lo: i8,
+    pub hi: i8,
+    /// The position was split: its value is the minimax of its children.
+    pub expanded: bool,
+    /// For a solved unit: a principal variation from it, in the canonical
+    /// frame (empty when unknown).
+    pub pv: Vec<u8>,
+}
+
+impl Default for Known {
+    fn default() -> Self {
+        Known {
+            lo: -1,
+            hi: 1,
+            expanded: false,
+            pv: Vec::new(),
+        }
+    }
+}
+
+/// Canonical position key: the two stone sets after the canonical symmetry.
+pub type Key = (u64, u64);
+
+/// What the explored units established.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SolveSummary {
+    pub nodes: u64,
+    pub known: BTreeMap<Key, Known>,
+}
+
+impl SolveSummary {
+    fn record(
+        &mut self,
+        key: Key,
+        lo: i8,
+        hi: i8,
+        expanded: bool,
+        pv: Vec<u8>,
+    ) -> Result<(), FamilyError> {
+        let k = Known {
+            lo,
+            hi,
+            expanded,
+            pv,
+        };
+        match self.known.get_mut(&key) {
+            Some(old) => combine(old, k, key),
+            None => {
+                self.known.insert(key, k);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn combine(old: &mut Known, new: Known, key: Key) -> Result<(), FamilyError> {
+    let (lo, hi) = (old.lo.max(new.lo), old.hi.min(new.hi));
+    if lo > hi {
+        return Err(FamilyError::BadUnit(format!(
+            "contradictory values {}..={} and {}..={} for position {key:?}",
+            old.lo, old.hi, new.lo, new.hi
+        )));
+    }
+    old.lo = lo;
+    old.hi = hi;
+    old.expanded |= new.expanded;
+    // Keep one principal variation, chosen by an order-independent rule.
+    if old.pv.is_empty() || (!new.pv.is_empty() && new.pv < old.pv) {
+        old.pv = new.pv;
+    }
+    Ok(())
+}
+
+/// The `hip-solve` family.
+pub struct HipSolve;
+
+/// The game rules on top of the board, shared by unit generation, explore
+/// and report.
+struct Game {
+    board: Board,
+    double: bool,
+}
+
+/// A child of a position.
+enum Child {
+    /// The move completes a square of the mover: he loses.
+    Loses,
+    Pos(Pos),
+}
+
+impl Game {
+    fn new(p: &SolveParams) -> Game {
+        Game {
+            board: p.board(),
+            double: p.double,
+        }
+    }
+
+    fn p1_to_move(&self, pos: &Pos) -> bool {
+        p1_moves(pos.stones(), self.double)
+    }
+
+    fn key(&self, pos: &Pos) -> (Key, usize) {
+        let (a, b, g) = self.board.canonical2(pos.p1, pos.p2);
+        ((a, b), g)
+    }
+
+    fn full(&self, pos: &Pos) -> bool {
+        (pos.p1 | pos.p2) == self.board.full
+    }
+
+    /// Every move of a non-full position, in cell order.
+    fn children(&self, pos: &Pos) -> Vec<(usize, Child)> {
+        let p1 = self.p1_to_move(pos);
+        let empty = self.board.full & !(pos.p1 | pos.p2);
+        (0..self.board.n)
+            .filter(|&c| empty >> c & 1 == 1)
+            .map(|c| {
+                let child = if pos.loses(c, p1) {
+                    Child::Loses
+                } else {
+                    Child::Pos(pos.play(&self.board, c, p1))
+                };
+                (c, child)
+            })
+            .collect()
+    }
+
+    /// Replays a move list; errors if a move is off the board, on a stone, or
+    /// ends the game (a unit is a position still being played).
+    fn replay(&self, moves: &[u8]) -> Result<Pos, FamilyError> {
+        let mut pos = Pos::EMPTY;
+        for (i, &m) in moves.iter().enumerate() {
+            let c = m as usize;
+            let p1 = self.p1_to_move(&pos);
+            if c >= self.board.n || (pos.p1 | pos.p2) >> c & 1 == 1 || pos.loses(c, p1) {
+                return Err(FamilyError::BadUnit(format!(
+                    "move {} ({m}) of {moves:?} is not a playable move",
+                    i + 1
+                )));
+            }
+            pos = pos.play(&self.board, c, p1);
+        }
+        if self.full(&pos) && !moves.is_empty() {
+            return Err(FamilyError::BadUnit(format!("{moves:?} fills the board")));
+        }
+        Ok(pos)
+    }
+
+    /// The canonical positions after `depth` stones, with a move list each,
+    /// in the order a depth-first search with the solver's move ordering
+    /// meets them (so the likely principal lines come first and, when units
+    /// are leased in order, [`HipSolve::is_moot`] can cancel their siblings).
+    fn frontier(&self, depth: u32) -> Vec<SolveUnit> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        let mut moves = Vec::new();
+        self.frontier_walk(Pos::EMPTY, depth, &mut moves, &mut seen, &mut out);
+        out
+    }
+
+    fn frontier_walk(
+        &self,
+        pos: Pos,
+        depth: u32,
+        moves: &mut Vec<u8>,
+        seen: &mut std::collections::HashSet<Key>,
+        out: &mut Vec<SolveUnit>,
+    ) {
+        if !seen.insert(self.key(&pos).0) {
+            return;
+        }
+        if depth == 0 {
+            out.push(SolveUnit {
+                moves: moves.clone(),
+            });
+            return;
+        }
+        let p1 = self.p1_to_move(&pos);
+        let list = ordered_moves(&self.board, &pos, p1, 0);
+        for &c in &list.cells[..list.len] {
+            let child = pos.play(&self.board, c as usize, p1);
+            if self.full(&child) {
+                continue;
+            }
+            moves.push(c);
+            self.frontier_walk(child, depth - 1, moves, seen, out);
+            moves.pop();
+        }
+    }
+}
+
+/// P1's interval for a mover's-view value interval.
+fn absolute(lo: i8, hi: i8, p1: bool) -> (i8, i8) {
+    if p1 {
+        (lo, hi)
+    } else {
+        (-hi, -lo)
+    }
+}
+
+/// Minimax over intervals of the recorded tree (see the module docs), with
+/// optional sensitivity to one unit for [`HipSolve::is_moot`].
+struct Eval<'a> {
+    game: &'a Game,
+    summary: &'a SolveSummary,
+    root_depth: u32,
+    /// The unit whose influence is traced, and whether it was reached.
+    target: Option<Key>,
+    reached: bool,
+    memo: HashMap<Key, (i8, i8, bool)>,
+}
+
+impl Eval<'_> {
+    fn expands(&self, pos: &Pos, known: Option<&Known>) -> bool {
+        pos.stones() < self.root_depth || known.is_some_and(|k| k.expanded)
+    }
+
+    /// P1's interval for `pos`, and whether it may depend on the target.
+    fn eval(&mut self, pos: &Pos) -> (i8, i8, bool) {
+        if self.game.full(pos) {
+            return (0, 0, false);
+        }
+        let (key, _) = self.game.key(pos);
+        if let Some(&v) = self.memo.get(&key) {
+            return v;
+        }
+        let known = self.summary.known.get(&key);
+        let (mut lo, mut hi) = known.map_or((-1, 1), |k| (k.lo, k.hi));
+        let is_target = self.target == Some(key);
+        self.reached |= is_target;
+        let mut sensitive = is_target;
+        if self.expands(pos, known) && (lo < hi || self.target.is_some()) {
+            let p1 = self.game.p1_to_move(pos);
+            let mut kids = Vec::new();
+            for (_, child) in self.game.children(pos) {
+                kids.push(match child {
+                    Child::Loses => {
+                        let v = if p1 { -1 } else { 1 };
+                        (v, v, false)
+                    }
+                    Child::Pos(cp) => self.eval(&cp),
+                });
+            }
+            // First player maximises, second minimises (P1's values).
+            let pick = |a: i8, b: i8| if p1 { a.max(b) } else { a.min(b) };
+            let init = if p1 { -1 } else { 1 };
+            let clo = kids
+                .iter()
+                .fold(if kids.is_empty() { 0 } else { init }, |m, k| pick(m, k.0));
+            let chi = kids
+                .iter()
+                .fold(if kids.is_empty() { 0 } else { init }, |m, k| pick(m, k.1));
+            lo = lo.max(clo);
+            hi = hi.min(chi);
+            if !is_target && lo < hi {
+                // The children that do not depend on the target bound this
+                // position; a dependent child matters only if it could beat
+                // that bound.
+                if p1 {
+                    let floor = kids
+                        .iter()
+                        .filter(|k| !k.2)
+                        .map(|k| k.0)
+                        .max()
+                        .unwrap_or(-2);
+                    sensitive = kids.iter().any(|k| k.2 && k.1 > floor);
+                } else {
+                    let ceil = kids.iter().filter(|k| !k.2).map(|k| k.1).min().unwrap_or(2);
+                    sensitive = kids.iter().any(|k| k.2 && k.0 < ceil);
+                }
+            }
+        }
+        if lo == hi && !is_target {
+            sensitive = false;
+        }
+        let v = (lo, hi, sensitive);
+        self.memo.insert(key, v);
+        v
+    }
+}
+
+/// The first player's value interval of the position reached by `moves`,
+/// given a summary (the position must be one the job's tree reaches).
+pub fn value_of(
+    p: &SolveParams,
+    summary: &SolveSummary,
+    moves: &[u8],
+) -> Result<(i8, i8), FamilyError> {
+    let game = Game::new(p);
+    let pos = game.replay(moves)?;
+    let mut e = Eval {
+        game: &game,
+        summary,
+        root_depth: p.root_depth(),
+        target: None,
+        reached: false,
+        memo: HashMap::new(),
+    };
+    let (lo, hi, _) = e.eval(&pos);
+    Ok((lo, hi))
+}
+
+/// Explores units in order the way the coordinator leases them, skipping the
+/// ones [`HipSolve::is_moot`] cancels given what was merged so far, and
+/// putting the rest of a split unit first. Returns the merged summary and how
+/// many units were skipped. (Single-process; for tests and measurements.)
+pub fn explore_pruned(
+    p: &SolveParams,
+    units: Vec<SolveUnit>,
+    budget: u64,
+) -> Result<(SolveSummary, usize), FamilyError> {
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
+    let ctx = ExploreContext {
+        budget,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    let mut total = SolveSummary::default();
+    let mut pending: std::collections::VecDeque<SolveUnit> = units.into();
+    let mut skipped = 0;
+    while let Some(unit) = pending.pop_front() {
+        if HipSolve::is_moot(p, &total, &unit) {
+            skipped += 1;
+            continue;
+        }
+        match HipSolve::explore(p, &unit, &ctx)? {
+            Exploration::Finished(s) => HipSolve::merge(p, &mut total, s)?,
+            Exploration::Split { explored, rest } => {
+                HipSolve::merge(p, &mut total, explored)?;
+                for u in rest.into_iter().rev() {
+                    pending.push_front(u);
+                }
+            }
+        }
+    }
+    Ok((total, skipped))
+}
+
+/// Game value of a position searched from scratch in this thread, without
+/// units (for tests and measurements): P1's value and the nodes searched.
+pub fn solve_position(p: &SolveParams, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
+    let game = Game::new(p);
+    let pos = game.replay(moves)?;
+    let p1 = game.p1_to_move(&pos);
+    with_table(&game.board, p.double, |table| {
+        let mut s = Solver::new(&game.board, p.double, table, None);
+        let v = s
+            .search(&pos, -1, 1)
+            .expect("an unbounded search does not abort");
+        Ok((if p1 { v } else { -v }, s.nodes))
+    })
+}
+
+fn winner_code(v: i8) -> u8 {
+    match v {
+        1 => 1,
+        -1 => 2,
+        _ => 0,
+    }
+}
+
+fn describe(lo: i8, hi: i8) -> serde_json::Value {
+    if lo == hi {
+        serde_json::Value::from(winner_code(lo))
+    } else {
+        serde_json::Value::Null
+    }
+}
+
+impl HipSolve {
+    /// A principal variation from the table after solving `pos` (whose value
+    /// for the mover is `v`): follow moves the table proves optimal.
+    fn table_pv(solver: &mut Solver<'_, '_>, game: &Game, mut pos: Pos, mut v: i8) -> Vec<u8> {
+        let mut pv = Vec::new();
+        while !game.full(&pos) {
+            let p1 = game.p1_to_move(&pos);
+            let empty = game.board.full & !(pos.p1 | pos.p2);
+            let moves = solver.moves(&pos, p1, 0);
+            if moves.len == 0 {
+                // Forced to complete a square: any move loses.
+                pv.push(empty.trailing_zeros() as u8);
+                break;
+            }
+            let mut next = None;
+            for &c in &moves.cells[..moves.len] {
+                let child = pos.play(&game.board, c as usize, p1);
+                let same = game.p1_to_move(&child) == p1 || game.full(&child);
+                // The child's value for the mover, as far as the table proves.
+                let (lo, _) = child_bounds(solver, game, &child, p1);
+                if lo >= v || v == -1 {
+                    let cv = if game.full(&child) {
+                        0
+                    } else if same {
+                        v
+                    } else {
+                        -v
+                    };
+                    next = Some((c, child, cv));
+                    break;
+                }
+            }
+            match next {
+                Some((c, child, cv)) => {
+                    pv.push(c);
+                    pos = child;
+                    v = cv;
+                }
+                None => break,
+            }
+        }
+        pv
+    }
+}
+
+/// The mover-of-the-parent's interval for `child` from the table.
+fn child_bounds(solver: &Solver<'_, '_>, game: &Game, child: &Pos, parent_p1: bool) -> (i8, i8) {
+    if game.full(child) {
+        return (0, 0);
+    }
+    let (k1, k2, _) = solver.key(child);
+    let (lo, hi) = solver
+        .table
+        .probe(k1, k2)
+        .map_or((-1, 1), |(lo, hi, _)| (lo, hi));
+    // P1's interval to the parent mover's view.
+    if parent_p1 {
+        (lo, hi)
+    } else {
+        (-hi, -lo)
+    }
+}
+
+impl SearchFamily for HipSolve {
+    const NAME: &'static str = "hip-solve";
+    const ABOUT: &'static str = "Hip and Double Hip: the exact game value (win, draw or loss)";
+
+    type Params = SolveParams;
+    type Unit = SolveUnit;
+    type Summary = SolveSummary;
+
+    fn validate(p: &SolveParams) -> Result<(), ParamError> {
+        let (r, c) = super::board_dims(p.rows, p.cols)?;
+        if let Some(d) = p.depth {
+            if d as usize >= r * c || d > 8 {
+                return Err(ParamError::new(
+                    "depth",
+                    format!("must be below the cell count and at most 8, got {d}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn root_units(p: &SolveParams) -> Vec<SolveUnit> {
+        Game::new(p).frontier(p.root_depth())
+    }
+
+    fn explore(
+        p: &SolveParams,
+        unit: &SolveUnit,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<SolveSummary, SolveUnit>, FamilyError> {
+        let game = Game::new(p);
+        let pos = game.replay(&unit.moves)?;
+        let mut summary = SolveSummary {
+            nodes: 1,
+            known: BTreeMap::new(),
+        };
+        let (key, sym) = game.key(&pos);
+        let p1 = game.p1_to_move(&pos);
+        with_table(&game.board, p.double, |table| {
+            let mut solver = Solver::new(&game.board, p.double, table, Some(ctx));
+            // A unit is solved like a search node, except that the children
+            // it did not settle are handed back instead of abandoned.
+            let moves = solver.moves(&pos, p1, 0);
+            let mut alpha = -1i8;
+            let mut best = -1i8;
+            let mut rest = Vec::new();
+            let mut seen: Vec<Key> = Vec::new();
+            let mut pending: Vec<(Key, SolveUnit)> = Vec::new();
+            for &c in &moves.cells[..moves.len] {
+                let child = pos.play(&game.board, c as usize, p1);
+                let v = if game.full(&child) {
+                    0
+                } else {
+                    let (ck, _) = game.key(&child);
+                    if seen.contains(&ck) {
+                        continue; // a symmetric move
+                    }
+                    seen.push(ck);
+                    let same = game.p1_to_move(&child) == p1;
+                    let r = if solver.aborted {
+                        // Only the table may still settle it, for free: it is
+                        // known, a win, or cannot beat what we have.
+                        let (lo, hi) = child_bounds(&solver, &game, &child, p1);
+                        if lo >= 1 || lo == hi {
+                            Some(lo)
+                        } else if hi <= alpha {
+                            Some(hi)
+                        } else {
+                            None
+                        }
+                    } else if same {
+                        solver.search(&child, alpha, 1)
+                    } else {
+                        solver.search(&child, -1, -alpha).map(|v| -v)
+                    };
+                    match r {
+                        Some(v) => {
+                            // Fail-soft: v <= alpha is an upper bound.
+                            let (lo, hi) = if v <= alpha { (-1, v) } else { (v, v) };
+                            let (lo_c, hi_c) = if same { (lo, hi) } else { (-hi, -lo) };
+                            let child_p1 = game.p1_to_move(&child);
+                            let (alo, ahi) = absolute(lo_c, hi_c, child_p1);
+                            if (alo, ahi) != (-1, 1) {
+                                summary.record(ck, alo, ahi, false, Vec::new())?;
+                            }
+                            v
+                        }
+                        None => {
+                            let mut moves = unit.moves.clone();
+                            moves.push(c);
+                            pending.push((ck, SolveUnit { moves }));
+                            continue;
+                        }
+                    }
+                };
+                if v > best {
+                    best = v;
+                    alpha = alpha.max(v);
+                    if alpha >= 1 {
+                        break;
+                    }
+                }
+            }
+            summary.nodes += solver.nodes;
+            if best >= 1 || pending.is_empty() {
+                // Settled: a win was found, or every child is known.
+                let (lo, hi) = absolute(best, best, p1);
+                let empties = (game.board.full & !(pos.p1 | pos.p2)).count_ones() as u8;
+                solver.table.store(key.0, key.1, lo, hi, 255, empties);
+                let pv = Self::table_pv(&mut solver, &game, pos, best);
+                let pv = pv
+                    .iter()
+                    .map(|&c| game.board.perms[sym][c as usize])
+                    .collect();
+                summary.record(key, lo, hi, false, pv)?;
+                return Ok(Exploration::Finished(summary));
+            }
+            summary.record(key, -1, 1, true, Vec::new())?;
+            rest.extend(pending.into_iter().map(|(_, u)| u));
+            Ok(Exploration::Split {
+                explored: summary,
+                rest,
+            })
+        })
+    }
+
+    fn merge(
+        _: &SolveParams,
+        into: &mut SolveSummary,
+        other: SolveSummary,
+    ) -> Result<(), FamilyError> {
+        into.nodes = into
+            .nodes
+            .checked_add(other.nodes)
+            .ok_or(FamilyError::Overflow("hip-solve nodes"))?;
+        for (key, k) in other.known {
+            match into.known.get_mut(&key) {
+                Some(old) => combine(old, k, key)?,
+                None => {
+                    into.known.insert(key, k);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn nodes(s: &SolveSummary) -> u64 {
+        s.nodes
+    }
+
+    fn report(p: &SolveParams, s: &SolveSummary) -> FamilyReport {
+        let game = Game::new(p);
+        let board = &game.board;
+        let mut e = Eval {
+            game: &game,
+            summary: s,
+            root_depth: p.root_depth(),
+            target: None,
+            reached: false,
+            memo: HashMap::new(),
+        };
+        let (lo, hi, _) = e.eval(&Pos::EMPTY);
+        // Openings: the first stone, one per symmetry class.
+        let mut openings = Vec::new();
+        let mut seen = Vec::new();
+        for (c, child) in game.children(&Pos::EMPTY) {
+            if let Child::Pos(cp) = child {
+                let (k, _) = game.key(&cp);
+                if seen.contains(&k) {
+                    continue;
+                }
+                seen.push(k);
+                let (clo, chi, _) = e.eval(&cp);
+                openings.push(serde_json::json!({
+                    "cell": board.cell_name(c),
+                    "winner": describe(clo, chi),
+                    "value": [clo, chi],
+                }));
+            }
+        }
+        // Principal variation: through the recorded tree, then the solved
+        // unit's own line.
+        let mut pv: Vec<u8> = Vec::new();
+        if lo == hi {
+            // In the first player's terms every position on the line has the
+            // root's value.
+            let v = lo;
+            let mut pos = Pos::EMPTY;
+            loop {
+                if game.full(&pos) {
+                    break;
+                }
+                let (key, g) = game.key(&pos);
+                let known = s.known.get(&key);
+                if let Some(k) = known.filter(|k| !k.pv.is_empty() && !e.expands(&pos, Some(k))) {
+                    let inv = board.inverse[g];
+                    pv.extend(k.pv.iter().map(|&c| board.perms[inv][c as usize]));
+                    break;
+                }
+                if !e.expands(&pos, known) {
+                    break;
+                }
+                let p1 = game.p1_to_move(&pos);
+                let mut next = None;
+                for (c, child) in game.children(&pos) {
+                    let (clo, chi, cpos) = match child {
+                        Child::Loses => {
+                            let w = if p1 { -1 } else { 1 };
+                            (w, w, None)
+                        }
+                        Child::Pos(cp) => {
+                            let (a, b, _) = e.eval(&cp);
+                            (a, b, Some(cp))
+                        }
+                    };
+                    if clo == v && chi == v {
+                        let safe = cpos.is_some();
+                        // Prefer a move that does not end the game at once.
+                        if next.is_none() || (safe && matches!(next, Some((_, None)))) {
+                            next = Some((c, cpos));
+                        }
+                    }
+                }
+                match next {
+                    Some((c, Some(cp))) => {
+                        pv.push(c as u8);
+                        pos = cp;
+                    }
+                    Some((c, None)) => {
+                        pv.push(c as u8);
+                        break;
+                    }
+                    None => break,
+                }
+            }
+        }
+        let pv_names: Vec<String> = pv.iter().map(|&c| board.cell_name(c as usize)).collect();
+        let solved = lo == hi;
+        let json = serde_json::json!({
+            "family": Self::NAME,
+            "rows": board.rows,
+            "cols": board.cols,
+            "double": p.double,
+            "winner": describe(lo, hi),
+            "value": [lo, hi],
+            "nodes": s.nodes,
+            "openings": openings,
+            "pv": pv_names,
+            "positions_recorded": s.known.len(),
+        });
+        let variant = if p.double { "Double Hip" } else { "Hip" };
+        let mut text = vec![if solved {
+            format!(
+                "{variant} {}x{}: {}",
+                board.rows,
+                board.cols,
+                match lo {
+                    1 => "first player wins",
+                    -1 => "second player wins",
+                    _ => "draw",
+                }
+            )
+        } else {
+            format!(
+                "{variant} {}x{}: not solved yet (first player's value in {lo}..={hi})",
+                board.rows, board.cols
+            )
+        }];
+        if !pv_names.is_empty() {
+            text.push(format!("principal variation: {}", pv_names.join(" ")));
+        }
+        text.push(format!("nodes explored: {}", s.nodes));
+        FamilyReport {
+            json,
+            text,
+            results_lines: Vec::new(),
+        }
+    }
+
+    fn unit_label(u: &SolveUnit) -> String {
+        if u.moves.is_empty() {
+            return "(empty board)".to_string();
+        }
+        u.moves
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    fn is_moot(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
+        let game = Game::new(p);
+        let Ok(pos) = game.replay(&unit.moves) else {
+            return false;
+        };
+        let (key, _) = game.key(&pos);
+        let mut e = Eval {
+            game: &game,
+            summary: merged,
+            root_depth: p.root_depth(),
+            target: Some(key),
+            reached: false,
+            memo: HashMap::new(),
+        };
+        let (_, _, sensitive) = e.eval(&Pos::EMPTY);
+        e.reached && !sensitive
+    }
+}
