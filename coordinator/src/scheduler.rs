@@ -109,6 +109,8 @@ pub struct Job {
     pub error: Option<String>,
     /// Set while the final report is being written, so it happens once.
     finishing: bool,
+    /// When the last unit report was applied.
+    pub last_report: Option<Instant>,
     rate: RateMeter,
 }
 
@@ -222,6 +224,7 @@ impl Scheduler {
                 result: None,
                 error: row.error.clone(),
                 finishing: false,
+                last_report: None,
                 rate: RateMeter::default(),
             };
             if job.state == JobState::Done {
@@ -337,6 +340,7 @@ impl Scheduler {
             result: None,
             error: None,
             finishing: false,
+            last_report: None,
             rate: RateMeter::default(),
         };
         for (uid, payload) in roots {
@@ -611,6 +615,7 @@ impl Scheduler {
             job.units_leased = job.units_leased.saturating_sub(1);
         }
         job.units_done += 1;
+        job.last_report = Some(Instant::now());
         job.units_total += r.rest.len() as u64;
         job.nodes_done = job.nodes_done.saturating_add(r.nodes);
         if let Some(agg) = job.aggregate.as_mut() {
@@ -766,6 +771,7 @@ impl Scheduler {
             live_workers,
             error: job.error.clone().unwrap_or_default(),
             result: job.result.clone(),
+            last_report: job.last_report,
         })
     }
 
@@ -816,4 +822,5 @@ pub struct JobSnapshot {
     pub live_workers: u32,
     pub error: String,
     pub result: Option<FinalResult>,
+    pub last_report: Option<Instant>,
 }

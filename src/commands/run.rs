@@ -113,30 +113,35 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         }
         bar.set_message(progress_line(&s));
         bar.tick();
+        let finished = coordinator.shared.job_finished.notified();
         tokio::select! {
             _ = &mut interrupt => { interrupted = true; break; }
+            _ = finished => {}
             _ = tokio::time::sleep(Duration::from_millis(200)) => {}
         }
     }
     bar.finish_and_clear();
-    let finished_at = Instant::now();
-
-    // Workers hand back their rest (if interrupted) and stop.
-    let _ = stop_workers.send(true);
-    for h in handles {
-        match h.await {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => tracing::warn!("local worker: {e}"),
-            Err(e) => tracing::warn!("local worker task: {e}"),
-        }
-    }
-    let _ = stop_server.send(true);
-    let _ = server.await;
 
     let shared = coordinator.shared.clone();
     let snap = shared.lock().status(job_id).ok_or("job vanished")?;
     let status = job_status(&snap);
+    let stop_all = || async {
+        // Workers hand back their rest (if interrupted) and stop.
+        let _ = stop_workers.send(true);
+        for h in handles {
+            match h.await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::warn!("local worker: {e}"),
+                Err(e) => tracing::warn!("local worker task: {e}"),
+            }
+        }
+        let _ = stop_server.send(true);
+        let _ = server.await;
+    };
     if interrupted {
+        stop_all().await;
+        let snap = shared.lock().status(job_id).ok_or("job vanished")?;
+        let status = job_status(&snap);
         eprintln!(
             "interrupted: job {job_id} saved in {} ({}); run the same command to resume",
             db.display(),
@@ -156,8 +161,10 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         None => (String::new(), Vec::new(), String::new()),
     };
     if status.state != "done" {
+        stop_all().await;
         return Err(format!("job {job_id} {}: {}", status.state, status.error).into());
     }
+    let after_last_report = snap.last_report.map(|t| t.elapsed());
     if args.json {
         let mut obj = result_object(&status, &result_json, &results_file);
         obj["elapsed_secs"] = serde_json::json!(started.elapsed().as_secs_f64());
@@ -168,11 +175,11 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
             println!("{line}");
         }
         println!("results file: {results_file}");
-        println!(
-            "job {job_id} done in {:.1} s (answer {:.0} ms after the last result)",
-            started.elapsed().as_secs_f64(),
-            finished_at.elapsed().as_secs_f64() * 1000.0
-        );
+        let latency = after_last_report
+            .map(|d| format!(", answer {:.1} ms after the last unit's report", d.as_secs_f64() * 1000.0))
+            .unwrap_or_default();
+        println!("job {job_id} done in {:.1} s{latency}", started.elapsed().as_secs_f64());
     }
+    stop_all().await;
     Ok(ExitCode::SUCCESS)
 }

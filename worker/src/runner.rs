@@ -64,6 +64,8 @@ struct State {
     running: Mutex<HashMap<u64, Running>>,
     jobs: Mutex<HashMap<u64, Arc<JobHandle>>>,
     stopping: AtomicBool,
+    /// Woken when `stopping` is set, to cut a waiting lease call short.
+    stop_notify: tokio::sync::Notify,
     stats: Mutex<WorkerStats>,
     /// First fatal error seen by a background task.
     fatal: Mutex<Option<WorkerError>>,
@@ -74,7 +76,13 @@ impl State {
     fn fail(&self, e: WorkerError) {
         tracing::error!("{e}");
         self.fatal.lock().unwrap().get_or_insert(e);
+        self.stop_all();
+    }
+
+    /// Stops leasing, and stops every running unit at its next poll.
+    fn stop_all(&self) {
         self.stopping.store(true, Ordering::SeqCst);
+        self.stop_notify.notify_waiters();
         for r in self.running.lock().unwrap().values() {
             r.stop.store(true, Ordering::Relaxed);
         }
@@ -140,6 +148,7 @@ pub async fn run_worker(
         running: Mutex::new(HashMap::new()),
         jobs: Mutex::new(HashMap::new()),
         stopping: AtomicBool::new(false),
+        stop_notify: tokio::sync::Notify::new(),
         stats: Mutex::new(WorkerStats::default()),
         fatal: Mutex::new(None),
         pool,
@@ -152,35 +161,44 @@ pub async fn run_worker(
         let state = state.clone();
         tokio::spawn(async move {
             shutdown.await;
-            if !state.stopping.swap(true, Ordering::SeqCst) {
-                tracing::info!("shutting down: stopping units and handing back their rest");
-            }
-            for r in state.running.lock().unwrap().values() {
-                r.stop.store(true, Ordering::Relaxed);
-            }
+            tracing::info!("shutting down: stopping units and handing back their rest");
+            state.stop_all();
         });
     }
 
     let mut idle_delay = Duration::from_millis(0);
     while !state.stopping.load(Ordering::SeqCst) {
+        let stopped = state.stop_notify.notified();
+        tokio::pin!(stopped);
+        if state.stopping.load(Ordering::SeqCst) {
+            break;
+        }
         let free = slots.available_permits();
         if free == 0 {
             // Wait for a unit to finish.
-            let permit = slots.clone().acquire_owned().await.expect("semaphore open");
-            drop(permit);
+            tokio::select! {
+                permit = slots.clone().acquire_owned() => drop(permit),
+                _ = &mut stopped => {}
+            }
             continue;
         }
-        tokio::time::sleep(idle_delay).await;
         let req = LeaseRequest {
             worker_id: state.id(),
             max_units: free as u32,
         };
-        let resp = with_retry(&state.config.coordinator, state.config.give_up_after, "lease", || {
-            let mut c = state.client.clone();
-            let req = req.clone();
-            async move { c.lease(req).await }
-        })
-        .await;
+        let call = async {
+            tokio::time::sleep(idle_delay).await;
+            with_retry(&state.config.coordinator, state.config.give_up_after, "lease", || {
+                let mut c = state.client.clone();
+                let req = req.clone();
+                async move { c.lease(req).await }
+            })
+            .await
+        };
+        let resp = tokio::select! {
+            r = call => r,
+            _ = &mut stopped => break,
+        };
         let resp = match resp {
             Ok(r) => r.into_inner(),
             Err(e) => {

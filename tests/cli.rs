@@ -1,0 +1,159 @@
+//! The `orchard` binary as a user runs it: published figures through
+//! `orchard run`, resume, and bad input.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{run, run_json, TempDir};
+
+fn run_hc(dir: &TempDir, extra: &[&str]) -> serde_json::Value {
+    let db = dir.path("orchard.db");
+    let mut args = vec!["run", "hc", "--db", db.to_str().unwrap(), "--json"];
+    args.extend_from_slice(extra);
+    run_json(&args)
+}
+
+#[test]
+fn run_reproduces_published_h_values() {
+    let dir = TempDir::new("published");
+    let cases: [(&str, u32, u64, u64); 7] = [
+        ("pairs", 1, 3, 1),
+        ("pairs", 2, 9, 1),
+        ("pairs", 3, 24, 3),
+        ("subsets", 1, 3, 1),
+        ("subsets", 2, 9, 1),
+        ("subsets", 3, 22, 1),
+        ("subsets", 4, 47, 5),
+    ];
+    for (variant, c, h, count) in cases {
+        let c_arg = c.to_string();
+        let r = run_hc(&dir, &["--columns", &c_arg, "--variant", variant]);
+        assert_eq!(r["state"], "done");
+        assert_eq!(r["h"], h, "{variant} c={c}: {r}");
+        assert_eq!(r["max_length"], h - 1);
+        assert_eq!(r["maximal_count"], count, "{variant} c={c}");
+        assert_eq!(r["histogram"][(h - 1).to_string()], count);
+        assert!(r["nodes"].as_u64().unwrap() > 0);
+        let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+        let lines: Vec<&str> = file.lines().collect();
+        assert_eq!(lines.len() as u64, count);
+        assert!(lines.windows(2).all(|w| w[0] < w[1]), "results file sorted");
+        assert!(lines.iter().all(|l| l.len() as u64 == h - 1));
+    }
+    let r = run_hc(&dir, &["--columns", "3"]);
+    let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+    assert_eq!(file, "11212221331333313323212\n11212221331333331323212\n11212221331333333323212\n");
+    let r = run_hc(&dir, &["--columns", "4", "--variant", "subsets"]);
+    let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+    assert_eq!(file.lines().next(), Some("1121222133333333331242444444444444444444444212"));
+}
+
+#[test]
+fn min_length_counts_every_game_reaching_it() {
+    let dir = TempDir::new("minlen");
+    let r = run_hc(&dir, &["--columns", "3", "--min-length", "20"]);
+    let hist = r["histogram"].as_object().unwrap();
+    // Lengths 20..=23, each with at least one game; the longest has the 3 maximal games.
+    let lengths: Vec<u32> = hist.keys().map(|k| k.parse().unwrap()).collect();
+    assert_eq!(lengths, [20, 21, 22, 23]);
+    assert_eq!(hist["23"], 3);
+    assert_eq!(r["max_length"], 23);
+    assert!(r["h"].is_null(), "h is only claimed when searching for the maximum");
+}
+
+#[test]
+fn the_same_command_resumes_and_answers_the_same() {
+    let dir = TempDir::new("resume");
+    let first = run_hc(&dir, &["--columns", "3"]);
+    let again = run_hc(&dir, &["--columns", "3"]);
+    assert_eq!(first["resumed"], false);
+    assert_eq!(again["resumed"], true);
+    assert_eq!(first["job_id"], again["job_id"]);
+    for key in ["h", "maximal_count", "nodes", "histogram", "results_file"] {
+        assert_eq!(first[key], again[key], "{key}");
+    }
+}
+
+fn assert_one_line_error(out: &std::process::Output, needle: &str) {
+    assert!(!out.status.success(), "expected failure");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line of error, got: {err}");
+    assert!(err.starts_with("error:"), "{err}");
+    assert!(err.contains(needle), "'{needle}' not in: {err}");
+}
+
+#[test]
+fn bad_parameters_give_one_line_errors() {
+    let dir = TempDir::new("badparams");
+    let db = dir.path("x.db");
+    let db = db.to_str().unwrap();
+    assert_one_line_error(&run(&["run", "hc", "--columns", "0", "--db", db]), "--columns");
+    assert_one_line_error(&run(&["run", "hc", "--columns", "7", "--db", db]), "--columns");
+    assert_one_line_error(&run(&["run", "hc", "--columns", "x", "--db", db]), "--columns");
+    assert_one_line_error(&run(&["run", "nosuchgame", "--columns", "3", "--db", db]), "nosuchgame");
+    assert_one_line_error(&run(&["run", "hc", "--columns", "3", "--variant", "triples", "--db", db]), "triples");
+    assert!(!dir.path("x.db").exists(), "a rejected command creates no database");
+}
+
+#[test]
+fn corrupt_or_foreign_database_is_refused_and_left_alone() {
+    let dir = TempDir::new("baddb");
+    // Not SQLite at all.
+    let garbage = dir.path("garbage.db");
+    let bytes: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    std::fs::write(&garbage, &bytes).unwrap();
+    let out = run(&["run", "hc", "--columns", "2", "--db", garbage.to_str().unwrap()]);
+    assert_one_line_error(&out, "not an orchard database");
+    assert_eq!(std::fs::read(&garbage).unwrap(), bytes, "garbage file untouched");
+
+    // A SQLite database of some other program.
+    let foreign = dir.path("foreign.db");
+    {
+        let conn = rusqlite::Connection::open(&foreign).unwrap();
+        conn.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me');")
+            .unwrap();
+    }
+    let before = std::fs::read(&foreign).unwrap();
+    let out = run(&["run", "hc", "--columns", "2", "--db", foreign.to_str().unwrap()]);
+    assert_one_line_error(&out, "not an orchard database");
+    assert_eq!(std::fs::read(&foreign).unwrap(), before, "foreign database untouched");
+
+    // An orchard database with a corrupted stored unit: refused at load, not used.
+    let good = dir.path("good.db");
+    let r = run_json(&["run", "hc", "--columns", "2", "--db", good.to_str().unwrap(), "--json"]);
+    assert_eq!(r["h"], 9);
+    {
+        let conn = rusqlite::Connection::open(&good).unwrap();
+        // Make job 1 look unfinished and flip a byte of a stored summary.
+        conn.execute_batch(
+            "UPDATE jobs SET state = 'running';
+             UPDATE results SET summary = zeroblob(length(summary)) WHERE unit_id = (SELECT min(unit_id) FROM results);",
+        )
+        .unwrap();
+    }
+    let out = run(&["run", "hc", "--columns", "2", "--db", good.to_str().unwrap()]);
+    assert_one_line_error(&out, "checksum");
+}
+
+#[test]
+fn worker_gives_up_on_a_dead_coordinator() {
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let started = Instant::now();
+    let out = run(&["worker", "--coordinator", &url, "--give-up-after", "2"]);
+    let took = started.elapsed();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("retrying"), "says it retries: {err}");
+    let last = err.trim_end().lines().last().unwrap();
+    assert!(last.starts_with("error: could not reach the coordinator"), "{last}");
+    assert!(took >= Duration::from_secs(2), "retried for the configured time");
+    assert!(took < Duration::from_secs(30), "then gave up");
+}
+
+#[test]
+fn client_commands_report_an_unreachable_coordinator() {
+    let url = format!("http://127.0.0.1:{}", common::free_port());
+    assert_one_line_error(&run(&["status", "--coordinator", &url]), "cannot reach the coordinator");
+}

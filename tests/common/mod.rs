@@ -1,0 +1,142 @@
+//! Helpers for the end-to-end tests: real `orchard` processes on 127.0.0.1.
+
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn orchard() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_orchard"));
+    c.env_remove("ORCHARD_COORDINATOR").env_remove("ORCHARD_DB");
+    c
+}
+
+/// A fresh temporary directory, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let dir = std::env::temp_dir().join(format!("orchard-test-{tag}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A port that was free a moment ago.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Runs `orchard` with `args` to completion.
+pub fn run(args: &[&str]) -> Output {
+    orchard().args(args).stdin(Stdio::null()).output().expect("run orchard")
+}
+
+/// Runs `orchard ... --json`, asserting success, and parses its JSON.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "orchard {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("orchard {args:?}: bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// A child process killed on drop.
+pub struct Proc(pub Child);
+
+impl Proc {
+    pub fn spawn(args: &[&str], log: &Path) -> Proc {
+        let log = std::fs::File::create(log).unwrap();
+        let child = orchard()
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("spawn orchard");
+        Proc(child)
+    }
+
+    pub fn sigkill(&mut self) {
+        self.0.kill().expect("SIGKILL");
+        self.0.wait().unwrap();
+    }
+
+    pub fn sigterm(&mut self) {
+        let pid = self.0.id().to_string();
+        let ok = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(ok.success());
+    }
+
+    /// Waits for exit, at most `limit`.
+    pub fn wait_for(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Some(s) = self.0.try_wait().unwrap() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `orchard status JOB --json` against `url`, or None if unreachable.
+pub fn status(url: &str, job: u64) -> Option<serde_json::Value> {
+    let out = run(&["status", &job.to_string(), "--coordinator", url, "--json"]);
+    if !out.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+/// Polls until `pred` holds for the job's status, at most `limit`.
+pub fn wait_status(url: &str, job: u64, limit: Duration, pred: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(s) = status(url, job) {
+            if pred(&s) {
+                return s;
+            }
+            assert_ne!(s["state"], "failed", "job failed: {s}");
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for job {job} at {url}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until a coordinator answers at `url`.
+pub fn wait_coordinator(url: &str, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while run(&["status", "--coordinator", url, "--json"]).status.code() != Some(0) {
+        assert!(Instant::now() < deadline, "coordinator at {url} did not come up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
