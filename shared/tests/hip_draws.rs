@@ -144,7 +144,7 @@ fn six_by_six_draws_are_draws() {
             .iter()
             .any(|q| q.iter().all(|&i| cells[i] == cells[q[0]])));
         for m in reference::symmetries(6, 6) {
-            let mut img = vec![0u8; 36];
+            let mut img = [0u8; 36];
             for i in 0..36 {
                 img[m[i]] = cells[i];
             }

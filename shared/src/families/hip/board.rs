@@ -214,7 +214,7 @@ impl Board {
 
     /// Whether any square lies entirely inside `bits`.
     pub fn has_square(&self, bits: u64) -> bool {
-        self.squares.iter().any(|&s| s & bits == s)
+        self.squares.iter().any(|&s| s & !bits == 0)
     }
 
     /// Cell name: column letter and 1-based row (`a1` is the top-left cell).

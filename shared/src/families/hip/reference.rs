@@ -41,7 +41,8 @@ pub fn squares_by_subsets(rows: usize, cols: usize) -> Vec<[usize; 4]> {
 /// coordinates (independently of `board.rs`).
 pub fn symmetries(rows: usize, cols: usize) -> Vec<Vec<usize>> {
     let (lr, lc) = (rows - 1, cols - 1);
-    let mut maps: Vec<Box<dyn Fn(usize, usize) -> (usize, usize)>> = vec![
+    type Map = Box<dyn Fn(usize, usize) -> (usize, usize)>;
+    let mut maps: Vec<Map> = vec![
         Box::new(|r, c| (r, c)),
         Box::new(move |r, c| (lr - r, c)),
         Box::new(move |r, c| (r, lc - c)),

@@ -486,9 +486,14 @@ fn describe(lo: i8, hi: i8) -> serde_json::Value {
 }
 
 impl HipSolve {
-    /// A principal variation from the table after solving `pos` (whose value
-    /// for the mover is `v`): follow moves the table proves optimal.
+    /// A principal variation after solving `pos` (whose value for the mover
+    /// is `v`): at each step the first move, in search order, that keeps the
+    /// value, proven by a null-window search (nearly free: the table has just
+    /// seen these positions). The budget does not apply to these searches.
     fn table_pv(solver: &mut Solver<'_, '_>, game: &Game, mut pos: Pos, mut v: i8) -> Vec<u8> {
+        let (budget, aborted) = (solver.budget, solver.aborted);
+        solver.budget = u64::MAX;
+        solver.aborted = false;
         let mut pv = Vec::new();
         while !game.full(&pos) {
             let p1 = game.p1_to_move(&pos);
@@ -502,18 +507,16 @@ impl HipSolve {
             let mut next = None;
             for &c in &moves.cells[..moves.len] {
                 let child = pos.play(&game.board, c as usize, p1);
-                let same = game.p1_to_move(&child) == p1 || game.full(&child);
-                // The child's value for the mover, as far as the table proves.
-                let (lo, _) = child_bounds(solver, game, &child, p1);
-                if lo >= v || v == -1 {
-                    let cv = if game.full(&child) {
-                        0
-                    } else if same {
-                        v
-                    } else {
-                        -v
+                let same = game.p1_to_move(&child) == p1;
+                // Whether the child is worth at least `v` to the mover.
+                let keeps = v == -1
+                    || match (same, game.full(&child)) {
+                        (_, true) => v <= 0,
+                        (true, false) => solver.search(&child, v - 1, v).is_some_and(|x| x >= v),
+                        (false, false) => solver.search(&child, -v, 1 - v).is_some_and(|x| x <= -v),
                     };
-                    next = Some((c, child, cv));
+                if keeps {
+                    next = Some((c, child, if same { v } else { -v }));
                     break;
                 }
             }
@@ -526,6 +529,8 @@ impl HipSolve {
                 None => break,
             }
         }
+        solver.budget = budget;
+        solver.aborted = aborted;
         pv
     }
 }

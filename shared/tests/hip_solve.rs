@@ -1,0 +1,517 @@
+//! `hip-solve` against plain minimax, against Franke's table of game values,
+//! across budgets (splits), and through the registry.
+
+use orchard_shared::families::by_name;
+use orchard_shared::families::hip::solve::{explore_pruned, solve_position, value_of};
+use orchard_shared::families::hip::{reference, HipSolve, SolveParams, SolveSummary, SolveUnit};
+use orchard_shared::family::{explore_all, SearchFamily};
+
+fn params(rows: u32, cols: u32, double: bool) -> SolveParams {
+    SolveParams::new(rows, cols, double)
+}
+
+/// Every position counts as a unit root (no internal top tree).
+fn at_depth0(rows: u32, cols: u32, double: bool) -> SolveParams {
+    SolveParams {
+        depth: Some(0),
+        ..params(rows, cols, double)
+    }
+}
+
+fn winner(p: &SolveParams, s: &SolveSummary) -> serde_json::Value {
+    HipSolve::report(p, s).json["winner"].clone()
+}
+
+fn code(v: i8) -> serde_json::Value {
+    serde_json::json!(match v {
+        1 => 1,
+        -1 => 2,
+        _ => 0,
+    })
+}
+
+/// A tiny deterministic generator for random positions.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// A random position reached by `stones` legal moves none of which ends the
+/// game, as (moves, cells), or None if play ended earlier.
+fn random_position(
+    rows: usize,
+    cols: usize,
+    double: bool,
+    stones: usize,
+    rng: &mut Lcg,
+) -> Option<(Vec<u8>, Vec<u8>)> {
+    let squares = reference::squares_by_subsets(rows, cols);
+    let mut cells = vec![0u8; rows * cols];
+    let mut moves = Vec::new();
+    for s in 0..stones {
+        let who = reference::mover(s, double);
+        let ok: Vec<usize> = (0..cells.len())
+            .filter(|&i| {
+                cells[i] == 0 && {
+                    cells[i] = who;
+                    let bad = squares.iter().any(|q| q.iter().all(|&c| cells[c] == who));
+                    cells[i] = 0;
+                    !bad
+                }
+            })
+            .collect();
+        if ok.is_empty() {
+            return None;
+        }
+        let c = ok[rng.next(ok.len())];
+        cells[c] = who;
+        moves.push(c as u8);
+    }
+    (moves.len() < cells.len()).then_some((moves, cells))
+}
+
+#[test]
+fn agrees_with_plain_minimax_from_the_empty_board() {
+    for (r, c) in [(2, 2), (2, 3), (3, 3), (2, 4), (2, 5)] {
+        for double in [false, true] {
+            let mut cells = vec![0u8; r * c];
+            let want = reference::minimax(r, c, double, &mut cells);
+            let p = params(r as u32, c as u32, double);
+            let s = explore_all::<HipSolve>(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
+            assert_eq!(winner(&p, &s), code(want), "{r}x{c} double={double}");
+            assert_eq!(
+                solve_position(&p, &[]).unwrap().0,
+                want,
+                "{r}x{c} double={double}, one search"
+            );
+        }
+    }
+}
+
+/// Random positions part-way through games on boards too big for the
+/// reference from the start, standard and Double Hip, solved as units with
+/// and without splitting.
+#[test]
+fn agrees_with_plain_minimax_from_random_positions() {
+    let mut rng = Lcg(7);
+    for (r, c, stones, count) in [
+        (3, 3, 2, 12),
+        (3, 4, 4, 12),
+        (2, 6, 4, 8),
+        (3, 5, 6, 8),
+        (4, 4, 8, 12),
+    ] {
+        for double in [false, true] {
+            let p = at_depth0(r as u32, c as u32, double);
+            let mut done = 0;
+            while done < count {
+                let Some((moves, mut cells)) = random_position(r, c, double, stones, &mut rng)
+                else {
+                    continue;
+                };
+                done += 1;
+                let want = reference::minimax(r, c, double, &mut cells);
+                let what = format!("{r}x{c} double={double} after {moves:?}");
+                assert_eq!(solve_position(&p, &moves).unwrap().0, want, "{what}");
+                for budget in [u64::MAX, 3] {
+                    let unit = SolveUnit {
+                        moves: moves.clone(),
+                    };
+                    let s = explore_all::<HipSolve>(&p, vec![unit], budget).unwrap();
+                    assert_eq!(
+                        value_of(&p, &s, &moves).unwrap(),
+                        (want, want),
+                        "{what} budget {budget}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Double Hip's edge cases, found by search and checked against the
+/// reference: a mover at the first stone of his pair with only losing cells
+/// loses at once, and a board filling up in the middle of a turn is a draw.
+#[test]
+fn double_hip_edge_cases() {
+    // The move order: P1 once, then pairs.
+    let order: Vec<u8> = (0..9).map(|s| reference::mover(s, true)).collect();
+    assert_eq!(order, [1, 2, 2, 1, 1, 2, 2, 1, 1]);
+    // 2x2: P1, P2, P2, then P1's pair is cut short by the full board: a draw.
+    let p = at_depth0(2, 2, true);
+    assert_eq!(solve_position(&p, &[0, 1, 2]).unwrap().0, 0);
+    // A first stone of a pair with only losing cells.
+    let mut rng = Lcg(11);
+    let squares = reference::squares_by_subsets(4, 4);
+    let mut found = 0;
+    for _ in 0..5_000 {
+        let stones = 9 + rng.next(6);
+        let Some((moves, mut cells)) = random_position(4, 4, true, stones, &mut rng) else {
+            continue;
+        };
+        let s = moves.len();
+        let who = reference::mover(s, true);
+        let first_of_pair = s >= 1 && (s - 1) % 2 == 0;
+        let empty: Vec<usize> = (0..16).filter(|&i| cells[i] == 0).collect();
+        let all_lose = empty.into_iter().all(|i| {
+            cells[i] = who;
+            let bad = squares.iter().any(|q| q.iter().all(|&c| cells[c] == who));
+            cells[i] = 0;
+            bad
+        });
+        if first_of_pair && all_lose {
+            let want = if who == 1 { -1 } else { 1 };
+            assert_eq!(reference::minimax(4, 4, true, &mut cells), want);
+            let p = at_depth0(4, 4, true);
+            assert_eq!(solve_position(&p, &moves).unwrap().0, want, "{moves:?}");
+            found += 1;
+        }
+    }
+    assert!(found > 0, "no such position found");
+}
+
+/// Franke's table of game values (the winner column): every board up to 4x5,
+/// and 5x5, in both variants.
+#[test]
+fn table_b_winners() {
+    let standard = [
+        (2, 2, 0),
+        (2, 3, 0),
+        (2, 4, 0),
+        (2, 5, 0),
+        (3, 3, 0),
+        (3, 4, 0),
+        (3, 5, 0),
+        (4, 4, 0),
+        (4, 5, 0),
+        (5, 5, 2),
+    ];
+    let double = [
+        (2, 2, 0),
+        (2, 3, 0),
+        (2, 4, 0),
+        (2, 5, 0),
+        (3, 3, 2),
+        (3, 4, 0),
+        (3, 5, 1),
+        (4, 4, 0),
+        (4, 5, 1),
+        (5, 5, 1),
+    ];
+    for (is_double, table) in [(false, standard), (true, double)] {
+        for (r, c, w) in table {
+            let p = params(r, c, is_double);
+            let (s, _) = explore_pruned(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
+            let rep = HipSolve::report(&p, &s);
+            assert_eq!(
+                rep.json["winner"],
+                serde_json::json!(w),
+                "{r}x{c} double={is_double}"
+            );
+            check_report(&p, &rep.json);
+        }
+    }
+}
+
+/// The report's fields, and a principal variation that is a legal line whose
+/// end, if it reaches one, agrees with the winner.
+fn check_report(p: &SolveParams, json: &serde_json::Value) {
+    let (r, c) = (p.rows as usize, p.cols as usize);
+    assert!(json["nodes"].as_u64().unwrap() > 0);
+    let openings = json["openings"].as_array().unwrap();
+    assert!(!openings.is_empty());
+    let w = json["winner"].as_u64().unwrap();
+    let root: i64 = match w {
+        1 => 1,
+        0 => 0,
+        _ => -1,
+    };
+    // Openings carry intervals (alpha-beta proves only bounds for some): none
+    // beats the root's value, and one achieves it exactly.
+    let iv: Vec<(i64, i64)> = openings
+        .iter()
+        .map(|o| {
+            (
+                o["value"][0].as_i64().unwrap(),
+                o["value"][1].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        iv.iter()
+            .all(|&(lo, hi)| lo <= hi && hi >= -1 && lo <= root),
+        "{iv:?}"
+    );
+    assert!(iv.iter().all(|&(_, hi)| hi <= 1));
+    assert!(iv.contains(&(root, root)), "{iv:?}");
+    assert!(iv.iter().all(|&(lo, _)| lo <= root));
+    let squares = reference::squares_by_subsets(r, c);
+    let mut cells = vec![0u8; r * c];
+    let pv = json["pv"].as_array().unwrap();
+    assert!(!pv.is_empty());
+    for (s, name) in pv.iter().enumerate() {
+        let name = name.as_str().unwrap().as_bytes();
+        let col = (name[0] - b'a') as usize;
+        let row: usize = std::str::from_utf8(&name[1..])
+            .unwrap()
+            .parse::<usize>()
+            .unwrap()
+            - 1;
+        let i = row * c + col;
+        assert_eq!(cells[i], 0, "pv plays on an empty cell");
+        let who = reference::mover(s, p.double);
+        cells[i] = who;
+        if squares.iter().any(|q| q.iter().all(|&x| cells[x] == who)) {
+            assert_eq!(s + 1, pv.len(), "the pv ends with the losing move");
+            assert_eq!(w, if who == 1 { 2 } else { 1 }, "the pv's loser loses");
+        }
+    }
+    let last_lost = !pv.is_empty() && {
+        let who = reference::mover(pv.len() - 1, p.double);
+        squares.iter().any(|q| q.iter().all(|&x| cells[x] == who))
+    };
+    if cells.iter().all(|&x| x != 0) && !last_lost {
+        assert_eq!(w, 0, "a full board is a draw");
+    }
+}
+
+#[test]
+fn splitting_does_not_change_the_answer() {
+    for (r, c, budgets) in [
+        (2, 3, &[1u64, 7, 1000][..]),
+        (3, 3, &[1, 7, 1000]),
+        (2, 4, &[1, 7, 1000]),
+        (3, 4, &[7, 1000]),
+        (4, 4, &[1000]),
+    ] {
+        for double in [false, true] {
+            let p = params(r, c, double);
+            let whole = explore_all::<HipSolve>(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
+            for &budget in budgets {
+                let split = explore_all::<HipSolve>(&p, HipSolve::root_units(&p), budget).unwrap();
+                assert_eq!(
+                    winner(&p, &split),
+                    winner(&p, &whole),
+                    "{r}x{c} double={double} budget {budget}"
+                );
+                let (pruned, _) = explore_pruned(&p, HipSolve::root_units(&p), budget).unwrap();
+                assert_eq!(
+                    winner(&p, &pruned),
+                    winner(&p, &whole),
+                    "{r}x{c} double={double} budget {budget}, pruned"
+                );
+                // Same opening values too.
+                assert_eq!(
+                    HipSolve::report(&p, &split).json["openings"],
+                    HipSolve::report(&p, &whole).json["openings"]
+                );
+            }
+        }
+    }
+}
+
+/// Summaries merge in any order to the same result.
+#[test]
+fn merge_is_order_independent() {
+    let p = params(3, 4, false);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let bound = std::sync::atomic::AtomicU64::new(0);
+    let progress = std::sync::atomic::AtomicU64::new(0);
+    let ctx = orchard_shared::ExploreContext {
+        budget: 40,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    let mut parts = Vec::new();
+    let mut pending = HipSolve::root_units(&p);
+    while let Some(u) = pending.pop() {
+        match HipSolve::explore(&p, &u, &ctx).unwrap() {
+            orchard_shared::Exploration::Finished(s) => parts.push(s),
+            orchard_shared::Exploration::Split { explored, rest } => {
+                parts.push(explored);
+                pending.extend(rest);
+            }
+        }
+    }
+    assert!(parts.len() > 5);
+    let fold = |it: &mut dyn Iterator<Item = &SolveSummary>| {
+        let mut t = SolveSummary::default();
+        for s in it {
+            HipSolve::merge(&p, &mut t, s.clone()).unwrap();
+        }
+        t
+    };
+    let a = fold(&mut parts.iter());
+    let b = fold(&mut parts.iter().rev());
+    let mut halves = fold(&mut parts[..parts.len() / 2].iter());
+    HipSolve::merge(&p, &mut halves, fold(&mut parts[parts.len() / 2..].iter())).unwrap();
+    assert_eq!(a.known, b.known);
+    assert_eq!(a.known, halves.known);
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(winner(&p, &a), serde_json::json!(0));
+    // Idempotent: merging a summary again changes no value.
+    let mut twice = a.clone();
+    HipSolve::merge(&p, &mut twice, a.clone()).unwrap();
+    assert_eq!(twice.known, a.known);
+}
+
+#[test]
+fn moot_units_are_those_a_sibling_decided() {
+    // Double Hip 4x5 is a first-player win; with one stone per root unit,
+    // the first unit found winning decides the root and moots the others.
+    let p = SolveParams {
+        depth: Some(1),
+        ..params(4, 5, true)
+    };
+    let units = HipSolve::root_units(&p);
+    assert_eq!(units.len(), 6, "six first moves up to symmetry");
+    let mut merged = SolveSummary::default();
+    assert!(units.iter().all(|u| !HipSolve::is_moot(&p, &merged, u)));
+    let mut decided = false;
+    for u in &units {
+        if decided {
+            assert!(HipSolve::is_moot(&p, &merged, u));
+            continue;
+        }
+        assert!(!HipSolve::is_moot(&p, &merged, u));
+        let s = explore_all::<HipSolve>(&p, vec![u.clone()], u64::MAX).unwrap();
+        HipSolve::merge(&p, &mut merged, s).unwrap();
+        decided = winner(&p, &merged) == serde_json::json!(1);
+    }
+    assert!(decided);
+    // Standard 4x5 is a draw: a drawn first move does not moot the others
+    // (they might win).
+    let p = SolveParams {
+        depth: Some(1),
+        ..params(4, 5, false)
+    };
+    let units = HipSolve::root_units(&p);
+    let s = explore_all::<HipSolve>(&p, vec![units[0].clone()], u64::MAX).unwrap();
+    assert_eq!(value_of(&p, &s, &units[0].moves).unwrap(), (0, 0));
+    assert!(units[1..].iter().all(|u| !HipSolve::is_moot(&p, &s, u)));
+    // A unit the merged tree does not reach is never moot.
+    assert!(!HipSolve::is_moot(
+        &p,
+        &SolveSummary::default(),
+        &SolveUnit {
+            moves: vec![0, 1, 2, 3]
+        }
+    ));
+}
+
+#[test]
+fn bad_parameters_and_units_are_rejected() {
+    assert_eq!(
+        HipSolve::validate(&params(9, 9, false)).unwrap_err().name,
+        "cols"
+    );
+    assert_eq!(
+        HipSolve::validate(&params(1, 5, false)).unwrap_err().name,
+        "rows"
+    );
+    assert_eq!(
+        HipSolve::validate(&SolveParams {
+            depth: Some(12),
+            ..params(3, 4, false)
+        })
+        .unwrap_err()
+        .name,
+        "depth"
+    );
+    assert!(HipSolve::validate(&params(5, 4, true)).is_ok());
+    let p = params(3, 3, false);
+    for moves in [vec![9], vec![0, 0], vec![0, 1, 3, 2, 4]] {
+        // Off the board, on a stone, and a legal line: the family rejects
+        // exactly the move lists the reference finds illegal.
+        let bad = explore_all::<HipSolve>(
+            &p,
+            vec![SolveUnit {
+                moves: moves.clone(),
+            }],
+            10,
+        );
+        let mut cells = [0u8; 9];
+        let legal = moves.iter().enumerate().all(|(s, &m)| {
+            let m = m as usize;
+            if m >= 9 || cells[m] != 0 {
+                return false;
+            }
+            let who = reference::mover(s, false);
+            cells[m] = who;
+            !reference::squares_by_subsets(3, 3)
+                .iter()
+                .any(|q| q.iter().all(|&c| cells[c] == who))
+        });
+        assert_eq!(bad.is_err(), !legal, "{moves:?}");
+    }
+    // A unit whose last move completed a square is not a position in play.
+    let p = params(2, 3, false);
+    assert!(explore_all::<HipSolve>(
+        &p,
+        vec![SolveUnit {
+            moves: vec![0, 2, 1, 5, 3, 4]
+        }],
+        10
+    )
+    .is_err());
+}
+
+/// Through the registry and the encoded path, with small budgets so units
+/// split, and the aggregate's moot test.
+#[test]
+fn runs_through_the_registry() {
+    let fam = by_name("hip-solve").unwrap();
+    let m = fam
+        .command()
+        .try_get_matches_from(["hip-solve", "--rows", "4", "--cols", "3", "--double"])
+        .unwrap();
+    let job = fam.prepare(&fam.params_from_matches(&m).unwrap()).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let bound = std::sync::atomic::AtomicU64::new(0);
+    let progress = std::sync::atomic::AtomicU64::new(0);
+    let ctx = orchard_shared::ExploreContext {
+        budget: 50,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    let mut agg = job.new_aggregate();
+    let mut pending: std::collections::VecDeque<Vec<u8>> = job.root_units().into();
+    let mut splits = 0;
+    while let Some(u) = pending.pop_front() {
+        if agg.is_moot(&u) {
+            continue;
+        }
+        let e = job.explore(&u, &ctx).unwrap();
+        agg.absorb(&e.summary).unwrap();
+        splits += usize::from(!e.rest.is_empty());
+        for r in e.rest.into_iter().rev() {
+            pending.push_front(r);
+        }
+    }
+    assert!(splits > 0);
+    let rep = agg.report();
+    assert_eq!(
+        rep.json["winner"],
+        serde_json::json!(0),
+        "Double Hip 3x4 is a draw"
+    );
+    assert_eq!(rep.json["rows"], serde_json::json!(3));
+    let e = fam
+        .command()
+        .try_get_matches_from(["hip-solve", "--rows", "1", "--cols", "9"])
+        .unwrap();
+    assert!(fam
+        .params_from_matches(&e)
+        .unwrap_err()
+        .to_string()
+        .contains("--rows"));
+}
