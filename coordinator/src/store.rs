@@ -339,7 +339,9 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>) {
                 break;
             }
         }
+        let t0 = std::time::Instant::now();
         let outcome = apply(&mut conn, &batches).map_err(|e| e.to_string());
+        tracing::trace!(batches = batches.len(), micros = t0.elapsed().as_micros() as u64, "store commit");
         if let Err(e) = &outcome {
             tracing::error!("store commit failed: {e}");
         }
