@@ -7,7 +7,11 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand}
 use orchard_shared::families;
 
 #[derive(Parser, Debug)]
-#[command(name = "orchard", version, about = "A distributed exhaustive-search cluster")]
+#[command(
+    name = "orchard",
+    version,
+    about = "A distributed exhaustive-search cluster"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -87,7 +91,12 @@ pub struct WorkerArgs {
 #[derive(Args, Debug)]
 pub struct ClientArgs {
     /// The coordinator.
-    #[arg(long, global = true, env = "ORCHARD_COORDINATOR", default_value = "http://127.0.0.1:7070")]
+    #[arg(
+        long,
+        global = true,
+        env = "ORCHARD_COORDINATOR",
+        default_value = "http://127.0.0.1:7070"
+    )]
     pub coordinator: String,
     /// Print one JSON object.
     #[arg(long, global = true)]
@@ -181,9 +190,16 @@ fn family_choice(cmd: &mut clap::Command, sub: &ArgMatches) -> Result<FamilyChoi
 /// when the family name was wrong.
 pub fn one_line(e: &clap::Error) -> String {
     let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or("error: invalid arguments").to_string();
+    let first = rendered
+        .lines()
+        .next()
+        .unwrap_or("error: invalid arguments")
+        .to_string();
     if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
-        format!("{first} (search families: {})", families::names().join(", "))
+        format!(
+            "{first} (search families: {})",
+            families::names().join(", ")
+        )
     } else {
         first
     }

@@ -69,7 +69,11 @@ pub fn progress_line(s: &JobStatus) -> String {
 
 /// One line per job for `orchard status`.
 pub fn status_line(s: &JobStatus) -> String {
-    let params = s.params_json.trim_start_matches('{').trim_end_matches('}').replace('"', "");
+    let params = s
+        .params_json
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .replace('"', "");
     format!(
         "job {:>4}  {:<9}  {} {}  | {}",
         s.job_id,

@@ -43,10 +43,16 @@ fn run_reproduces_published_h_values() {
     }
     let r = run_hc(&dir, &["--columns", "3"]);
     let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
-    assert_eq!(file, "11212221331333313323212\n11212221331333331323212\n11212221331333333323212\n");
+    assert_eq!(
+        file,
+        "11212221331333313323212\n11212221331333331323212\n11212221331333333323212\n"
+    );
     let r = run_hc(&dir, &["--columns", "4", "--variant", "subsets"]);
     let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
-    assert_eq!(file.lines().next(), Some("1121222133333333331242444444444444444444444212"));
+    assert_eq!(
+        file.lines().next(),
+        Some("1121222133333333331242444444444444444444444212")
+    );
 }
 
 #[test]
@@ -59,7 +65,10 @@ fn min_length_counts_every_game_reaching_it() {
     assert_eq!(lengths, [20, 21, 22, 23]);
     assert_eq!(hist["23"], 3);
     assert_eq!(r["max_length"], 23);
-    assert!(r["h"].is_null(), "h is only claimed when searching for the maximum");
+    assert!(
+        r["h"].is_null(),
+        "h is only claimed when searching for the maximum"
+    );
 }
 
 #[test]
@@ -78,7 +87,11 @@ fn the_same_command_resumes_and_answers_the_same() {
 fn assert_one_line_error(out: &std::process::Output, needle: &str) {
     assert!(!out.status.success(), "expected failure");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim_end().lines().count(), 1, "one line of error, got: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line of error, got: {err}"
+    );
     assert!(err.starts_with("error:"), "{err}");
     assert!(err.contains(needle), "'{needle}' not in: {err}");
 }
@@ -88,12 +101,39 @@ fn bad_parameters_give_one_line_errors() {
     let dir = TempDir::new("badparams");
     let db = dir.path("x.db");
     let db = db.to_str().unwrap();
-    assert_one_line_error(&run(&["run", "hc", "--columns", "0", "--db", db]), "--columns");
-    assert_one_line_error(&run(&["run", "hc", "--columns", "7", "--db", db]), "--columns");
-    assert_one_line_error(&run(&["run", "hc", "--columns", "x", "--db", db]), "--columns");
-    assert_one_line_error(&run(&["run", "nosuchgame", "--columns", "3", "--db", db]), "nosuchgame");
-    assert_one_line_error(&run(&["run", "hc", "--columns", "3", "--variant", "triples", "--db", db]), "triples");
-    assert!(!dir.path("x.db").exists(), "a rejected command creates no database");
+    assert_one_line_error(
+        &run(&["run", "hc", "--columns", "0", "--db", db]),
+        "--columns",
+    );
+    assert_one_line_error(
+        &run(&["run", "hc", "--columns", "7", "--db", db]),
+        "--columns",
+    );
+    assert_one_line_error(
+        &run(&["run", "hc", "--columns", "x", "--db", db]),
+        "--columns",
+    );
+    assert_one_line_error(
+        &run(&["run", "nosuchgame", "--columns", "3", "--db", db]),
+        "nosuchgame",
+    );
+    assert_one_line_error(
+        &run(&[
+            "run",
+            "hc",
+            "--columns",
+            "3",
+            "--variant",
+            "triples",
+            "--db",
+            db,
+        ]),
+        "triples",
+    );
+    assert!(
+        !dir.path("x.db").exists(),
+        "a rejected command creates no database"
+    );
 }
 
 #[test]
@@ -101,11 +141,24 @@ fn corrupt_or_foreign_database_is_refused_and_left_alone() {
     let dir = TempDir::new("baddb");
     // Not SQLite at all.
     let garbage = dir.path("garbage.db");
-    let bytes: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let bytes: Vec<u8> = (0..8192u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     std::fs::write(&garbage, &bytes).unwrap();
-    let out = run(&["run", "hc", "--columns", "2", "--db", garbage.to_str().unwrap()]);
+    let out = run(&[
+        "run",
+        "hc",
+        "--columns",
+        "2",
+        "--db",
+        garbage.to_str().unwrap(),
+    ]);
     assert_one_line_error(&out, "not an orchard database");
-    assert_eq!(std::fs::read(&garbage).unwrap(), bytes, "garbage file untouched");
+    assert_eq!(
+        std::fs::read(&garbage).unwrap(),
+        bytes,
+        "garbage file untouched"
+    );
 
     // A SQLite database of some other program.
     let foreign = dir.path("foreign.db");
@@ -115,13 +168,32 @@ fn corrupt_or_foreign_database_is_refused_and_left_alone() {
             .unwrap();
     }
     let before = std::fs::read(&foreign).unwrap();
-    let out = run(&["run", "hc", "--columns", "2", "--db", foreign.to_str().unwrap()]);
+    let out = run(&[
+        "run",
+        "hc",
+        "--columns",
+        "2",
+        "--db",
+        foreign.to_str().unwrap(),
+    ]);
     assert_one_line_error(&out, "not an orchard database");
-    assert_eq!(std::fs::read(&foreign).unwrap(), before, "foreign database untouched");
+    assert_eq!(
+        std::fs::read(&foreign).unwrap(),
+        before,
+        "foreign database untouched"
+    );
 
     // An orchard database with a corrupted stored unit: refused at load, not used.
     let good = dir.path("good.db");
-    let r = run_json(&["run", "hc", "--columns", "2", "--db", good.to_str().unwrap(), "--json"]);
+    let r = run_json(&[
+        "run",
+        "hc",
+        "--columns",
+        "2",
+        "--db",
+        good.to_str().unwrap(),
+        "--json",
+    ]);
     assert_eq!(r["h"], 9);
     {
         let conn = rusqlite::Connection::open(&good).unwrap();
@@ -132,7 +204,14 @@ fn corrupt_or_foreign_database_is_refused_and_left_alone() {
         )
         .unwrap();
     }
-    let out = run(&["run", "hc", "--columns", "2", "--db", good.to_str().unwrap()]);
+    let out = run(&[
+        "run",
+        "hc",
+        "--columns",
+        "2",
+        "--db",
+        good.to_str().unwrap(),
+    ]);
     assert_one_line_error(&out, "checksum");
 }
 
@@ -147,13 +226,22 @@ fn worker_gives_up_on_a_dead_coordinator() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("retrying"), "says it retries: {err}");
     let last = err.trim_end().lines().last().unwrap();
-    assert!(last.starts_with("error: could not reach the coordinator"), "{last}");
-    assert!(took >= Duration::from_secs(2), "retried for the configured time");
+    assert!(
+        last.starts_with("error: could not reach the coordinator"),
+        "{last}"
+    );
+    assert!(
+        took >= Duration::from_secs(2),
+        "retried for the configured time"
+    );
     assert!(took < Duration::from_secs(30), "then gave up");
 }
 
 #[test]
 fn client_commands_report_an_unreachable_coordinator() {
     let url = format!("http://127.0.0.1:{}", common::free_port());
-    assert_one_line_error(&run(&["status", "--coordinator", &url]), "cannot reach the coordinator");
+    assert_one_line_error(
+        &run(&["status", "--coordinator", &url]),
+        "cannot reach the coordinator",
+    );
 }

@@ -28,8 +28,11 @@ fn single_process_answer() -> (serde_json::Value, Vec<String>) {
         min_length: Some(MIN_LENGTH.parse().unwrap()),
     };
     let s = explore_all::<HararyColumns>(&p, vec![RgsPrefix(vec![])], u64::MAX).unwrap();
-    let hist: serde_json::Map<String, serde_json::Value> =
-        s.histogram.iter().map(|(k, v)| (k.to_string(), (*v).into())).collect();
+    let hist: serde_json::Map<String, serde_json::Value> = s
+        .histogram
+        .iter()
+        .map(|(k, v)| (k.to_string(), (*v).into()))
+        .collect();
     let mut games: Vec<String> = s.best_games.iter().map(|g| digits(g)).collect();
     games.sort();
     (
@@ -46,7 +49,11 @@ fn single_process_answer() -> (serde_json::Value, Vec<String>) {
 fn assert_same_answer(result: &serde_json::Value) {
     let (want, games) = single_process_answer();
     for key in ["max_length", "maximal_count", "nodes", "histogram"] {
-        assert_eq!(result[key], want[key], "{key}: cluster {} vs single process {}", result[key], want[key]);
+        assert_eq!(
+            result[key], want[key],
+            "{key}: cluster {} vs single process {}",
+            result[key], want[key]
+        );
     }
     let file = std::fs::read_to_string(result["results_file"].as_str().unwrap()).unwrap();
     let got: Vec<String> = file.lines().map(String::from).collect();
@@ -74,7 +81,17 @@ fn start_coordinator(dir: &TempDir, port: u16, log: &str) -> Proc {
 
 fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
     Proc::spawn(
-        &["worker", "--coordinator", url, "--threads", "1", "--name", name, "--give-up-after", "60"],
+        &[
+            "worker",
+            "--coordinator",
+            url,
+            "--threads",
+            "1",
+            "--name",
+            name,
+            "--give-up-after",
+            "60",
+        ],
         &dir.path(&format!("{name}.log")),
     )
 }
@@ -107,7 +124,12 @@ fn done_units(db: &Path) -> HashMap<i64, (i64, Vec<u8>)> {
         .prepare("SELECT u.id, u.lease_count, r.summary FROM units u JOIN results r ON r.unit_id = u.id WHERE u.state = 'done'")
         .unwrap();
     let rows = stmt
-        .query_map([], |r| Ok((r.get::<_, i64>(0)?, (r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?))))
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                (r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?),
+            ))
+        })
         .unwrap();
     rows.map(Result::unwrap).collect()
 }
@@ -124,15 +146,22 @@ fn a_worker_killed_mid_job_loses_nothing() {
     let _survivor = start_worker(&dir, &url, "survivor");
     let _third = start_worker(&dir, &url, "third");
     // Let the victim get going, then kill it while it holds leases.
-    wait_status(&url, job, Duration::from_secs(60), |s| s["units_done"].as_u64().unwrap() >= 20);
+    wait_status(&url, job, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap() >= 20
+    });
     victim.sigkill();
-    let s = wait_status(&url, job, Duration::from_secs(600), |s| s["state"] == "done");
+    let s = wait_status(&url, job, Duration::from_secs(600), |s| {
+        s["state"] == "done"
+    });
     assert_eq!(s["state"], "done");
     let r = results(&url, job);
     assert_same_answer(&r);
     // The victim's units were leased again after their leases expired.
     let units = done_units(&dir.path("coord.db"));
-    assert!(units.values().any(|(leases, _)| *leases >= 2), "some unit was re-leased");
+    assert!(
+        units.values().any(|(leases, _)| *leases >= 2),
+        "some unit was re-leased"
+    );
 }
 
 #[test]
@@ -146,14 +175,18 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database() {
     let job = submit(&url);
     let _w1 = start_worker(&dir, &url, "w1");
     let _w2 = start_worker(&dir, &url, "w2");
-    wait_status(&url, job, Duration::from_secs(60), |s| s["units_done"].as_u64().unwrap() >= 30);
+    wait_status(&url, job, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap() >= 30
+    });
     coord.sigkill();
     let before = done_units(&db);
     assert!(!before.is_empty());
 
     // Same database, same address: the workers reconnect by themselves.
     let _coord2 = start_coordinator(&dir, port, "coordinator-2.log");
-    let s = wait_status(&url, job, Duration::from_secs(600), |s| s["state"] == "done");
+    let s = wait_status(&url, job, Duration::from_secs(600), |s| {
+        s["state"] == "done"
+    });
     assert_eq!(s["state"], "done");
     assert_same_answer(&results(&url, job));
 
@@ -161,7 +194,10 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database() {
     let after = done_units(&db);
     for (id, (leases, summary)) in &before {
         let (leases_after, summary_after) = &after[id];
-        assert_eq!(leases_after, leases, "unit {id} done before the kill was leased again");
+        assert_eq!(
+            leases_after, leases,
+            "unit {id} done before the kill was leased again"
+        );
         assert_eq!(summary_after, summary, "unit {id} result changed");
     }
 }
@@ -175,14 +211,22 @@ fn sigterm_makes_a_worker_hand_back_its_work_and_exit_cleanly() {
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit(&url);
     let mut w = start_worker(&dir, &url, "leaver");
-    wait_status(&url, job, Duration::from_secs(60), |s| s["units_done"].as_u64().unwrap() >= 5);
+    wait_status(&url, job, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap() >= 5
+    });
     w.sigterm();
-    let status = w.wait_for(Duration::from_secs(20)).expect("worker exits after SIGTERM");
+    let status = w
+        .wait_for(Duration::from_secs(20))
+        .expect("worker exits after SIGTERM");
     assert!(status.success(), "clean exit: {status:?}");
     // Its leases came back at once: nothing is left running.
-    let s = wait_status(&url, job, Duration::from_secs(5), |s| s["units_running"] == 0);
+    let s = wait_status(&url, job, Duration::from_secs(5), |s| {
+        s["units_running"] == 0
+    });
     assert_eq!(s["state"], "running");
     let _w2 = start_worker(&dir, &url, "finisher");
-    wait_status(&url, job, Duration::from_secs(600), |s| s["state"] == "done");
+    wait_status(&url, job, Duration::from_secs(600), |s| {
+        s["state"] == "done"
+    });
     assert_same_answer(&results(&url, job));
 }

@@ -61,7 +61,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .worker_id;
             let mut reported = 0u64;
             loop {
-                let lease = c.lease(LeaseRequest { worker_id: id, max_units: 16 }).await.expect("lease").into_inner();
+                let lease = c
+                    .lease(LeaseRequest {
+                        worker_id: id,
+                        max_units: 16,
+                    })
+                    .await
+                    .expect("lease")
+                    .into_inner();
                 if lease.leases.is_empty() {
                     if created.load(Ordering::SeqCst) >= units {
                         // Nothing left to lease; the others finish theirs.
@@ -80,7 +87,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         unit_id: l.unit_id,
                         summary: summary.clone(),
                         nodes: 0,
-                        rest: if split { vec![child.clone(), child.clone()] } else { vec![] },
+                        rest: if split {
+                            vec![child.clone(), child.clone()]
+                        } else {
+                            vec![]
+                        },
                         bound: 0,
                         error: String::new(),
                     };
@@ -92,14 +103,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Wait for the job to finish.
     loop {
-        let done = coordinator.shared.lock().status(job).map(|s| s.state != "running").unwrap_or(true);
+        let done = coordinator
+            .shared
+            .lock()
+            .status(job)
+            .map(|s| s.state != "running")
+            .unwrap_or(true);
         if done {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
     let secs = started.elapsed().as_secs_f64();
-    let total = coordinator.shared.lock().status(job).map(|s| s.units_done).unwrap_or(0);
+    let total = coordinator
+        .shared
+        .lock()
+        .status(job)
+        .map(|s| s.units_done)
+        .unwrap_or(0);
     for t in tasks {
         t.abort();
     }

@@ -48,7 +48,10 @@ pub struct CoordinatorConfig {
 impl CoordinatorConfig {
     /// Defaults, with results files beside the database.
     pub fn beside(db: &Path) -> Self {
-        let dir = db.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+        let dir = db
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
         CoordinatorConfig {
             lease_ttl: Duration::from_secs(30),
             heartbeat_interval: Duration::from_millis(500),
@@ -67,7 +70,10 @@ pub enum CoordinatorError {
     #[error("cannot resume from {path}: {reason}")]
     Resume { path: PathBuf, reason: String },
     #[error("cannot listen on {addr}: {source}")]
-    Listen { addr: String, source: std::io::Error },
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
     #[error("gRPC server failed: {0}")]
     Serve(#[from] tonic::transport::Error),
 }
@@ -82,14 +88,18 @@ pub struct Coordinator {
 impl Coordinator {
     /// Opens the database at `db` (created if absent) and resumes every
     /// unfinished job in it. Must be called inside a tokio runtime.
-    pub async fn open(db: &Path, config: CoordinatorConfig) -> Result<Coordinator, CoordinatorError> {
+    pub async fn open(
+        db: &Path,
+        config: CoordinatorConfig,
+    ) -> Result<Coordinator, CoordinatorError> {
         let (store, loaded) = store::Store::open(db)?;
-        let scheduler = scheduler::Scheduler::from_store(loaded, config.lease_ttl).map_err(|reason| {
-            CoordinatorError::Resume {
-                path: db.to_path_buf(),
-                reason,
-            }
-        })?;
+        let scheduler =
+            scheduler::Scheduler::from_store(loaded, config.lease_ttl).map_err(|reason| {
+                CoordinatorError::Resume {
+                    path: db.to_path_buf(),
+                    reason,
+                }
+            })?;
         let shared = Arc::new(Shared {
             scheduler: Mutex::new(scheduler),
             store,
@@ -106,7 +116,9 @@ impl Coordinator {
             let mut tick = tokio::time::interval(Duration::from_millis(250));
             loop {
                 tick.tick().await;
-                let Some(shared) = ticker.upgrade() else { break };
+                let Some(shared) = ticker.upgrade() else {
+                    break;
+                };
                 if shared.lock().expire_leases() > 0 {
                     shared.work_available.notify_waiters();
                 }
@@ -117,10 +129,12 @@ impl Coordinator {
 
     /// Binds `addr` (e.g. `0.0.0.0:7070`, or port 0 for any free port).
     pub async fn bind(addr: &str) -> Result<TcpListener, CoordinatorError> {
-        TcpListener::bind(addr).await.map_err(|source| CoordinatorError::Listen {
-            addr: addr.to_string(),
-            source,
-        })
+        TcpListener::bind(addr)
+            .await
+            .map_err(|source| CoordinatorError::Listen {
+                addr: addr.to_string(),
+                source,
+            })
     }
 
     /// Serves both gRPC services on `listener` until `shutdown` completes.
@@ -133,9 +147,13 @@ impl Coordinator {
         tracing::info!(?addr, "coordinator listening");
         // Small request/response messages: without TCP_NODELAY on accepted
         // sockets, Nagle's algorithm adds tens of milliseconds per call.
-        let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+        let incoming =
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
         tonic::transport::Server::builder()
-            .add_service(WorkerServiceServer::new(Workers(self.shared.clone())).max_decoding_message_size(64 << 20))
+            .add_service(
+                WorkerServiceServer::new(Workers(self.shared.clone()))
+                    .max_decoding_message_size(64 << 20),
+            )
             .add_service(JobServiceServer::new(Jobs(self.shared.clone())))
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await?;

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use orchard_shared::family::{Aggregate, FamilyReport, PreparedJob};
 use orchard_shared::families;
+use orchard_shared::family::{Aggregate, FamilyReport, PreparedJob};
 
 use crate::store::{JobId, Loaded, UnitId, Write};
 
@@ -82,7 +82,9 @@ impl RateMeter {
 
     fn rate(&self) -> f64 {
         match (self.samples.front(), self.samples.back()) {
-            (Some(a), Some(b)) if b.0 > a.0 => b.1.saturating_sub(a.1) as f64 / (b.0 - a.0).as_secs_f64(),
+            (Some(a), Some(b)) if b.0 > a.0 => {
+                b.1.saturating_sub(a.1) as f64 / (b.0 - a.0).as_secs_f64()
+            }
             _ => 0.0,
         }
     }
@@ -249,13 +251,21 @@ impl Scheduler {
             s.jobs.insert(job.id, job);
         }
         for u in loaded.units {
-            let Some(job) = s.jobs.get_mut(&u.job_id) else { continue };
-            let Some(agg) = job.aggregate.as_mut() else { continue };
+            let Some(job) = s.jobs.get_mut(&u.job_id) else {
+                continue;
+            };
+            let Some(agg) = job.aggregate.as_mut() else {
+                continue;
+            };
             job.units_total += 1;
             if u.state == "done" {
                 let summary = u.summary.unwrap_or_default();
-                agg.absorb(&summary)
-                    .map_err(|e| format!("job {}: stored result of unit {} unusable: {e}", job.id, u.id))?;
+                agg.absorb(&summary).map_err(|e| {
+                    format!(
+                        "job {}: stored result of unit {} unusable: {e}",
+                        job.id, u.id
+                    )
+                })?;
                 job.units_done += 1;
             } else {
                 job.pending.push_back(u.id);
@@ -399,12 +409,20 @@ impl Scheduler {
                 continue;
             }
             while granted.len() < max {
-                let Some(uid) = job.pending.pop_front() else { break };
-                let Some(unit) = self.units.get_mut(&uid) else { continue };
+                let Some(uid) = job.pending.pop_front() else {
+                    break;
+                };
+                let Some(unit) = self.units.get_mut(&uid) else {
+                    continue;
+                };
                 if unit.lease.is_some() || unit.reporting {
                     continue;
                 }
-                if job.aggregate.as_ref().is_some_and(|a| a.is_moot(&unit.payload)) {
+                if job
+                    .aggregate
+                    .as_ref()
+                    .is_some_and(|a| a.is_moot(&unit.payload))
+                {
                     self.units.remove(&uid);
                     cancelled.push(uid);
                     job.units_done += 1;
@@ -437,7 +455,9 @@ impl Scheduler {
             });
         }
         if !cancelled.is_empty() {
-            writes.push(Write::CancelUnits { unit_ids: cancelled });
+            writes.push(Write::CancelUnits {
+                unit_ids: cancelled,
+            });
         }
         (granted, writes)
     }
@@ -464,7 +484,9 @@ impl Scheduler {
 
     /// Whether any live job has pending units.
     pub fn has_pending(&self) -> bool {
-        self.jobs.values().any(|j| j.live() && !j.pending.is_empty())
+        self.jobs
+            .values()
+            .any(|j| j.live() && !j.pending.is_empty())
     }
 
     /// A worker's heartbeat: renews its leases, records progress and bounds.
@@ -503,7 +525,13 @@ impl Scheduler {
                 }
                 None => false,
             };
-            if !ours || !job.live() || job.aggregate.as_ref().is_some_and(|a| a.is_moot(&unit.payload)) {
+            if !ours
+                || !job.live()
+                || job
+                    .aggregate
+                    .as_ref()
+                    .is_some_and(|a| a.is_moot(&unit.payload))
+            {
                 reply.cancel.push(uid);
                 continue;
             }
@@ -558,9 +586,9 @@ impl Scheduler {
             .check_summary(&summary)
             .map_err(|e| SchedulerError::Invalid(format!("unit {unit_id}: bad summary: {e}")))?;
         for r in &rest {
-            prepared
-                .check_unit(r)
-                .map_err(|e| SchedulerError::Invalid(format!("unit {unit_id}: bad rest unit: {e}")))?;
+            prepared.check_unit(r).map_err(|e| {
+                SchedulerError::Invalid(format!("unit {unit_id}: bad rest unit: {e}"))
+            })?;
         }
         unit.reporting = true;
         let job_id = unit.job;
@@ -648,7 +676,11 @@ impl Scheduler {
             return None;
         }
         job.finishing = true;
-        let report = job.aggregate.as_ref().map(|a| a.report()).ok_or_else(|| "no aggregate".to_string());
+        let report = job
+            .aggregate
+            .as_ref()
+            .map(|a| a.report())
+            .ok_or_else(|| "no aggregate".to_string());
         Some(Finishing {
             job_id,
             family: job.family.clone(),
@@ -659,11 +691,19 @@ impl Scheduler {
     /// Jobs that ended while nobody reported (e.g. loaded complete).
     pub fn finished_on_load(&mut self) -> Vec<Finishing> {
         let ids: Vec<JobId> = self.jobs.keys().copied().collect();
-        ids.into_iter().filter_map(|id| self.check_finished(id)).collect()
+        ids.into_iter()
+            .filter_map(|id| self.check_finished(id))
+            .collect()
     }
 
     /// Records the end of a job after its final write committed.
-    pub fn job_finished(&mut self, job_id: JobId, state: JobState, result: Option<FinalResult>, error: Option<String>) {
+    pub fn job_finished(
+        &mut self,
+        job_id: JobId,
+        state: JobState,
+        result: Option<FinalResult>,
+        error: Option<String>,
+    ) {
         let stale: Vec<UnitId> = self
             .units
             .iter()
@@ -689,7 +729,10 @@ impl Scheduler {
 
     /// Starts cancelling a job. Returns false if it was not running.
     pub fn begin_cancel(&mut self, job_id: JobId) -> Result<bool, SchedulerError> {
-        let job = self.jobs.get_mut(&job_id).ok_or(SchedulerError::UnknownJob(job_id))?;
+        let job = self
+            .jobs
+            .get_mut(&job_id)
+            .ok_or(SchedulerError::UnknownJob(job_id))?;
         if !job.live() {
             return Ok(false);
         }
@@ -706,7 +749,11 @@ impl Scheduler {
             if unit.reporting || lease.expires > now {
                 continue;
             }
-            tracing::warn!(unit = id, worker = lease.worker, "lease expired; unit goes back to the queue");
+            tracing::warn!(
+                unit = id,
+                worker = lease.worker,
+                "lease expired; unit goes back to the queue"
+            );
             if let Some(w) = self.workers.get_mut(&lease.worker) {
                 w.units.remove(&id);
             }
@@ -723,7 +770,9 @@ impl Scheduler {
     /// Units given back by a worker that is leaving.
     pub fn return_leases(&mut self, worker_id: WorkerId, unit_ids: &[UnitId]) {
         for id in unit_ids {
-            let Some(unit) = self.units.get_mut(id) else { continue };
+            let Some(unit) = self.units.get_mut(id) else {
+                continue;
+            };
             if unit.reporting || unit.lease.as_ref().is_none_or(|l| l.worker != worker_id) {
                 continue;
             }
@@ -762,10 +811,16 @@ impl Scheduler {
             units_total: job.units_total,
             units_done: job.units_done,
             units_running: job.units_leased,
-            units_pending: job.units_total.saturating_sub(job.units_done + job.units_leased),
+            units_pending: job
+                .units_total
+                .saturating_sub(job.units_done + job.units_leased),
             nodes,
             bound: job.bound,
-            nodes_per_second: if job.state == JobState::Running { job.rate.rate() } else { 0.0 },
+            nodes_per_second: if job.state == JobState::Running {
+                job.rate.rate()
+            } else {
+                0.0
+            },
             created_ms: job.created_ms,
             finished_ms: job.finished_ms.unwrap_or(0),
             live_workers,

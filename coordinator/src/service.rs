@@ -48,10 +48,12 @@ impl Shared {
                 let path = dir.join(name);
                 let lines = report.results_lines;
                 let path_for_write = path.clone();
-                let written = tokio::task::spawn_blocking(move || write_results_file(&path_for_write, &lines))
-                    .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|r| r.map_err(|e| e.to_string()));
+                let written = tokio::task::spawn_blocking(move || {
+                    write_results_file(&path_for_write, &lines)
+                })
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|r| r.map_err(|e| e.to_string()));
                 match written {
                     Ok(()) => {
                         let mut json = report.json;
@@ -69,7 +71,11 @@ impl Shared {
                             None,
                         )
                     }
-                    Err(e) => (JobState::Failed, None, Some(format!("writing {}: {e}", path.display()))),
+                    Err(e) => (
+                        JobState::Failed,
+                        None,
+                        Some(format!("writing {}: {e}", path.display())),
+                    ),
                 }
             }
             Err(e) => (JobState::Failed, None, Some(e)),
@@ -121,7 +127,10 @@ const LEASE_WAIT: Duration = Duration::from_millis(1000);
 
 #[tonic::async_trait]
 impl WorkerService for Workers {
-    async fn register(&self, req: Request<RegisterRequest>) -> Result<Response<RegisterResponse>, Status> {
+    async fn register(
+        &self,
+        req: Request<RegisterRequest>,
+    ) -> Result<Response<RegisterResponse>, Status> {
         let r = req.into_inner();
         if r.protocol_version != PROTOCOL_VERSION {
             return Err(Status::failed_precondition(format!(
@@ -130,10 +139,15 @@ impl WorkerService for Workers {
             )));
         }
         if r.threads == 0 || r.threads > 4096 {
-            return Err(Status::invalid_argument("threads must be between 1 and 4096"));
+            return Err(Status::invalid_argument(
+                "threads must be between 1 and 4096",
+            ));
         }
         let cfg = &self.0.config;
-        let id = self.0.lock().register(r.hostname.clone(), r.threads, r.families);
+        let id = self
+            .0
+            .lock()
+            .register(r.hostname.clone(), r.threads, r.families);
         tracing::info!(worker = id, host = %r.hostname, threads = r.threads, "worker registered");
         Ok(Response::new(RegisterResponse {
             worker_id: id,
@@ -198,7 +212,10 @@ impl WorkerService for Workers {
         }
     }
 
-    async fn heartbeat(&self, req: Request<HeartbeatRequest>) -> Result<Response<HeartbeatResponse>, Status> {
+    async fn heartbeat(
+        &self,
+        req: Request<HeartbeatRequest>,
+    ) -> Result<Response<HeartbeatResponse>, Status> {
         let r = req.into_inner();
         let running: Vec<(u64, u64)> = r.running.iter().map(|u| (u.unit_id, u.nodes)).collect();
         let bounds: Vec<(u64, u64)> = r.bounds.iter().map(|b| (b.job_id, b.bound)).collect();
@@ -215,12 +232,19 @@ impl WorkerService for Workers {
         Ok(Response::new(HeartbeatResponse {
             cancel_units: reply.cancel,
             split_units: reply.split,
-            bounds: reply.bounds.into_iter().map(|(job_id, bound)| JobBound { job_id, bound }).collect(),
+            bounds: reply
+                .bounds
+                .into_iter()
+                .map(|(job_id, bound)| JobBound { job_id, bound })
+                .collect(),
             unknown_worker: false,
         }))
     }
 
-    async fn report(&self, req: Request<ReportRequest>) -> Result<Response<ReportResponse>, Status> {
+    async fn report(
+        &self,
+        req: Request<ReportRequest>,
+    ) -> Result<Response<ReportResponse>, Status> {
         let r = req.into_inner();
         let worker = self.0.lock().describe_worker(r.worker_id);
         if !r.error.is_empty() {
@@ -273,7 +297,10 @@ impl WorkerService for Workers {
         if let Some(f) = finishing {
             self.0.finish(f).await;
         }
-        Ok(Response::new(ReportResponse { accepted: true, bound }))
+        Ok(Response::new(ReportResponse {
+            accepted: true,
+            bound,
+        }))
     }
 
     async fn return_leases(
@@ -335,13 +362,19 @@ impl Jobs {
 
 #[tonic::async_trait]
 impl JobService for Jobs {
-    async fn submit(&self, req: Request<SubmitRequest>) -> Result<Response<SubmitResponse>, Status> {
+    async fn submit(
+        &self,
+        req: Request<SubmitRequest>,
+    ) -> Result<Response<SubmitResponse>, Status> {
         let r = req.into_inner();
         let (job_id, existing) = self.submit_job(&r.family, &r.params_json).await?;
         Ok(Response::new(SubmitResponse { job_id, existing }))
     }
 
-    async fn status(&self, req: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
+    async fn status(
+        &self,
+        req: Request<StatusRequest>,
+    ) -> Result<Response<StatusResponse>, Status> {
         let r = req.into_inner();
         let mut s = self.0.lock();
         let ids: Vec<u64> = if r.job_id == 0 {
@@ -351,11 +384,18 @@ impl JobService for Jobs {
         } else {
             return Err(Status::not_found(format!("unknown job {}", r.job_id)));
         };
-        let jobs = ids.into_iter().filter_map(|id| s.status(id)).map(|snap| job_status(&snap)).collect();
+        let jobs = ids
+            .into_iter()
+            .filter_map(|id| s.status(id))
+            .map(|snap| job_status(&snap))
+            .collect();
         Ok(Response::new(StatusResponse { jobs }))
     }
 
-    async fn results(&self, req: Request<ResultsRequest>) -> Result<Response<ResultsResponse>, Status> {
+    async fn results(
+        &self,
+        req: Request<ResultsRequest>,
+    ) -> Result<Response<ResultsResponse>, Status> {
         let r = req.into_inner();
         let snap = self
             .0
@@ -374,9 +414,16 @@ impl JobService for Jobs {
         }))
     }
 
-    async fn cancel(&self, req: Request<CancelRequest>) -> Result<Response<CancelResponse>, Status> {
+    async fn cancel(
+        &self,
+        req: Request<CancelRequest>,
+    ) -> Result<Response<CancelResponse>, Status> {
         let r = req.into_inner();
-        let cancelled = self.0.lock().begin_cancel(r.job_id).map_err(scheduler_status)?;
+        let cancelled = self
+            .0
+            .lock()
+            .begin_cancel(r.job_id)
+            .map_err(scheduler_status)?;
         if cancelled {
             let write = Write::FinishJob {
                 job_id: r.job_id,
@@ -387,7 +434,9 @@ impl JobService for Jobs {
                 error: None,
             };
             self.0.store.commit(vec![write]).await.map_err(internal)?;
-            self.0.lock().job_finished(r.job_id, JobState::Cancelled, None, None);
+            self.0
+                .lock()
+                .job_finished(r.job_id, JobState::Cancelled, None, None);
             self.0.job_finished.notify_waiters();
         }
         Ok(Response::new(CancelResponse { cancelled }))
@@ -401,7 +450,11 @@ fn split_stored_result(res: &FinalResult) -> (String, Vec<String>, String) {
     let text = parsed
         .get("text")
         .and_then(|t| t.as_array())
-        .map(|a| a.iter().filter_map(|l| l.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|l| l.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default();
     (result.to_string(), text, res.results_file.clone())
 }

@@ -96,9 +96,16 @@ pub enum Write {
         done_ms: u64,
     },
     /// Counts a lease (for auditing re-runs after failures).
-    Leased { unit_ids: Vec<UnitId> },
-    SetBound { job_id: JobId, bound: u64 },
-    CancelUnits { unit_ids: Vec<UnitId> },
+    Leased {
+        unit_ids: Vec<UnitId>,
+    },
+    SetBound {
+        job_id: JobId,
+        bound: u64,
+    },
+    CancelUnits {
+        unit_ids: Vec<UnitId>,
+    },
     FinishJob {
         job_id: JobId,
         state: &'static str,
@@ -299,15 +306,21 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         let state: String = r.get(2)?;
         let payload: Vec<u8> = r.get(3)?;
         if crc(&payload) != r.get::<_, i64>(4)? {
-            return Err(StoreError::Corrupt(format!("unit {id}: payload checksum mismatch")));
+            return Err(StoreError::Corrupt(format!(
+                "unit {id}: payload checksum mismatch"
+            )));
         }
         let summary: Option<Vec<u8>> = r.get(5)?;
         if state == "done" {
             let Some(s) = &summary else {
-                return Err(StoreError::Corrupt(format!("unit {id}: done without a result")));
+                return Err(StoreError::Corrupt(format!(
+                    "unit {id}: done without a result"
+                )));
             };
             if crc(s) != r.get::<_, i64>(6)? {
-                return Err(StoreError::Corrupt(format!("unit {id}: summary checksum mismatch")));
+                return Err(StoreError::Corrupt(format!(
+                    "unit {id}: summary checksum mismatch"
+                )));
             }
         }
         units.push(UnitRow {
@@ -341,7 +354,11 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>) {
         }
         let t0 = std::time::Instant::now();
         let outcome = apply(&mut conn, &batches).map_err(|e| e.to_string());
-        tracing::trace!(batches = batches.len(), micros = t0.elapsed().as_micros() as u64, "store commit");
+        tracing::trace!(
+            batches = batches.len(),
+            micros = t0.elapsed().as_micros() as u64,
+            "store commit"
+        );
         if let Err(e) = &outcome {
             tracing::error!("store commit failed: {e}");
         }
@@ -371,7 +388,13 @@ fn insert_units(
         "INSERT INTO units (id, job_id, parent_id, state, payload, payload_crc) VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
     )?;
     for (id, payload) in units {
-        stmt.execute(params![to_i64(*id), to_i64(job_id), parent.map(to_i64), payload, crc(payload)])?;
+        stmt.execute(params![
+            to_i64(*id),
+            to_i64(job_id),
+            parent.map(to_i64),
+            payload,
+            crc(payload)
+        ])?;
     }
     Ok(())
 }
@@ -389,7 +412,11 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                 params![to_i64(*id), family, params_json, to_i64(*created_ms)],
             )?;
         }
-        Write::InsertUnits { job_id, parent, units } => insert_units(tx, *job_id, *parent, units)?,
+        Write::InsertUnits {
+            job_id,
+            parent,
+            units,
+        } => insert_units(tx, *job_id, *parent, units)?,
         Write::CompleteUnit {
             unit_id,
             job_id,
@@ -417,7 +444,8 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
             insert_units(tx, *job_id, Some(*unit_id), rest)?;
         }
         Write::Leased { unit_ids } => {
-            let mut stmt = tx.prepare_cached("UPDATE units SET lease_count = lease_count + 1 WHERE id = ?1")?;
+            let mut stmt =
+                tx.prepare_cached("UPDATE units SET lease_count = lease_count + 1 WHERE id = ?1")?;
             for id in unit_ids {
                 stmt.execute(params![to_i64(*id)])?;
             }
@@ -427,8 +455,9 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                 .execute(params![to_i64(*job_id), to_i64(*bound)])?;
         }
         Write::CancelUnits { unit_ids } => {
-            let mut stmt =
-                tx.prepare_cached("UPDATE units SET state = 'cancelled' WHERE id = ?1 AND state = 'pending'")?;
+            let mut stmt = tx.prepare_cached(
+                "UPDATE units SET state = 'cancelled' WHERE id = ?1 AND state = 'pending'",
+            )?;
             for id in unit_ids {
                 stmt.execute(params![to_i64(*id)])?;
             }

@@ -20,7 +20,11 @@ fn main() {
         .next()
         .map(|s| s.bytes().map(|b| b - b'1').collect())
         .unwrap_or_default();
-    let p = HcParams { columns, variant, min_length };
+    let p = HcParams {
+        columns,
+        variant,
+        min_length,
+    };
     let start = Instant::now();
     let s = explore_all::<HararyColumns>(&p, vec![RgsPrefix(prefix)], u64::MAX).expect("search");
     let secs = start.elapsed().as_secs_f64();

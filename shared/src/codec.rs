@@ -70,7 +70,10 @@ mod tests {
         let v: (u64, Vec<u8>) = (7, vec![1, 2, 3]);
         let blob = encode(&v);
         assert_eq!(decode::<(u64, Vec<u8>)>(&blob).unwrap(), v);
-        assert!(matches!(decode::<(u64, Vec<u8>)>(&[]), Err(CodecError::Empty)));
+        assert!(matches!(
+            decode::<(u64, Vec<u8>)>(&[]),
+            Err(CodecError::Empty)
+        ));
         let mut wrong = blob.clone();
         wrong[0] = 99;
         assert!(matches!(

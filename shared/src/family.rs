@@ -181,7 +181,8 @@ pub trait PreparedJob: Send + Sync {
     /// Canonical JSON of the parameters (identifies the job for resume).
     fn params_json(&self) -> String;
     fn root_units(&self) -> Vec<Vec<u8>>;
-    fn explore(&self, unit: &[u8], ctx: &ExploreContext<'_>) -> Result<DynExploration, FamilyError>;
+    fn explore(&self, unit: &[u8], ctx: &ExploreContext<'_>)
+        -> Result<DynExploration, FamilyError>;
     /// A fresh, empty job-level aggregate.
     fn new_aggregate(&self) -> Box<dyn Aggregate>;
     fn unit_label(&self, unit: &[u8]) -> Result<String, FamilyError>;
@@ -272,10 +273,17 @@ impl<F: SearchFamily> PreparedJob for Job<F> {
     }
 
     fn root_units(&self) -> Vec<Vec<u8>> {
-        F::root_units(&self.params).iter().map(codec::encode).collect()
+        F::root_units(&self.params)
+            .iter()
+            .map(codec::encode)
+            .collect()
     }
 
-    fn explore(&self, unit: &[u8], ctx: &ExploreContext<'_>) -> Result<DynExploration, FamilyError> {
+    fn explore(
+        &self,
+        unit: &[u8],
+        ctx: &ExploreContext<'_>,
+    ) -> Result<DynExploration, FamilyError> {
         let unit: F::Unit = codec::decode(unit)?;
         Ok(match F::explore(&self.params, &unit, ctx)? {
             Exploration::Finished(summary) => DynExploration {

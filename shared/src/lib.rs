@@ -14,4 +14,4 @@ pub mod codec;
 pub mod families;
 pub mod family;
 
-pub use family::{DynFamily, ExploreContext, Exploration, SearchFamily};
+pub use family::{DynFamily, Exploration, ExploreContext, SearchFamily};

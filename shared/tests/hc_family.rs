@@ -1,12 +1,18 @@
 //! The `hc` family against the published figures and against the plain
 //! reference implementation.
 
-use orchard_shared::families::hc::{digits, reference, HararyColumns, HcParams, HcSummary, RgsPrefix, Variant};
+use orchard_shared::families::hc::{
+    digits, reference, HararyColumns, HcParams, HcSummary, RgsPrefix, Variant,
+};
 use orchard_shared::family::{explore_all, SearchFamily};
 use proptest::prelude::*;
 
 fn params(columns: u32, variant: Variant, min_length: Option<u32>) -> HcParams {
-    HcParams { columns, variant, min_length }
+    HcParams {
+        columns,
+        variant,
+        min_length,
+    }
 }
 
 fn search(p: &HcParams, prefix: Vec<u8>, budget: u64) -> HcSummary {
@@ -31,7 +37,11 @@ fn published_h_values_pairs() {
     let s = search(&params(3, Variant::Pairs, None), vec![], u64::MAX);
     assert_eq!(
         sorted_games(&s),
-        ["11212221331333313323212", "11212221331333331323212", "11212221331333333323212"]
+        [
+            "11212221331333313323212",
+            "11212221331333331323212",
+            "11212221331333333323212"
+        ]
     );
 }
 
@@ -63,7 +73,10 @@ fn splitting_does_not_change_the_answer() {
         let p = params(3, variant, None);
         let whole = search(&p, vec![], u64::MAX);
         let split = search(&p, vec![], 50);
-        assert_eq!((split.best, split.best_count), (whole.best, whole.best_count));
+        assert_eq!(
+            (split.best, split.best_count),
+            (whole.best, whole.best_count)
+        );
     }
 }
 
@@ -97,8 +110,10 @@ fn legal_prefix(columns: usize, variant: Variant, choices: &[u8]) -> Vec<u8> {
         let n = game.len() as u32 + 1;
         let options: Vec<u8> = (0..(used + 1).min(columns) as u8)
             .filter(|&col| {
-                let members: Vec<u32> =
-                    (0..game.len()).filter(|&i| game[i] == col).map(|i| i as u32 + 1).collect();
+                let members: Vec<u32> = (0..game.len())
+                    .filter(|&i| game[i] == col)
+                    .map(|i| i as u32 + 1)
+                    .collect();
                 reference::may_place(variant, &members, n)
             })
             .collect();

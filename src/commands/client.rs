@@ -37,7 +37,10 @@ pub async fn submit(args: SubmitArgs, family: FamilyChoice) -> CliResult {
         .map_err(|s| rpc_error("submit", s))?
         .into_inner();
     if args.client.json {
-        println!("{}", serde_json::json!({ "job_id": resp.job_id, "existing": resp.existing }));
+        println!(
+            "{}",
+            serde_json::json!({ "job_id": resp.job_id, "existing": resp.existing })
+        );
     } else if resp.existing {
         println!("job {} (an identical job already exists)", resp.job_id);
     } else {
@@ -58,7 +61,9 @@ pub async fn status(args: StatusArgs) -> CliResult {
     if args.client.json {
         let value = match (args.job, resp.jobs.first()) {
             (Some(_), Some(job)) => status_object(job),
-            _ => serde_json::json!({ "jobs": resp.jobs.iter().map(status_object).collect::<Vec<_>>() }),
+            _ => {
+                serde_json::json!({ "jobs": resp.jobs.iter().map(status_object).collect::<Vec<_>>() })
+            }
         };
         println!("{value}");
     } else if resp.jobs.is_empty() {
@@ -83,11 +88,19 @@ pub async fn results(args: ResultsArgs) -> CliResult {
         .into_inner();
     let status = resp.status.unwrap_or_default();
     if args.client.json {
-        println!("{}", result_object(&status, &resp.result_json, &resp.results_file));
+        println!(
+            "{}",
+            result_object(&status, &resp.result_json, &resp.results_file)
+        );
         return Ok(ExitCode::SUCCESS);
     }
     if status.state != "done" {
-        println!("job {} is {}: {}", status.job_id, status.state, crate::output::progress_line(&status));
+        println!(
+            "job {} is {}: {}",
+            status.job_id,
+            status.state,
+            crate::output::progress_line(&status)
+        );
         if !status.error.is_empty() {
             println!("error: {}", status.error);
         }
@@ -108,7 +121,10 @@ pub async fn cancel(args: CancelArgs) -> CliResult {
         .map_err(|s| rpc_error("cancel", s))?
         .into_inner();
     if args.client.json {
-        println!("{}", serde_json::json!({ "job_id": args.job, "cancelled": resp.cancelled }));
+        println!(
+            "{}",
+            serde_json::json!({ "job_id": args.job, "cancelled": resp.cancelled })
+        );
     } else if resp.cancelled {
         println!("job {} cancelled", args.job);
     } else {

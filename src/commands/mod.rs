@@ -16,7 +16,9 @@ pub async fn dispatch(inv: Invocation) -> CliResult {
         Command::Run(args) => run::run(args, inv.family.expect("run has a family")).await,
         Command::Coordinator(args) => serve::coordinator(args).await,
         Command::Worker(args) => serve::worker(args).await,
-        Command::Submit(args) => client::submit(args, inv.family.expect("submit has a family")).await,
+        Command::Submit(args) => {
+            client::submit(args, inv.family.expect("submit has a family")).await
+        }
         Command::Status(args) => client::status(args).await,
         Command::Results(args) => client::results(args).await,
         Command::Cancel(args) => client::cancel(args).await,

@@ -27,7 +27,9 @@ fn default_db() -> Result<PathBuf, String> {
     } else if let Some(h) = std::env::var_os("HOME") {
         PathBuf::from(h).join(".local/share/orchard")
     } else {
-        return Err("no database given and neither ORCHARD_HOME nor HOME is set; use --db PATH".into());
+        return Err(
+            "no database given and neither ORCHARD_HOME nor HOME is set; use --db PATH".into(),
+        );
     };
     std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
     Ok(home.join("orchard.db"))
@@ -42,7 +44,9 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     let workers = match args.workers {
         Some(0) => return Err("--workers must be at least 1".into()),
         Some(n) => n,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        None => std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
     };
     let mut config = CoordinatorConfig::beside(&db);
     if let Some(b) = args.unit_budget {
@@ -71,13 +75,26 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         })
     };
 
-    let snapshot = || coordinator.shared.lock().status(job_id).map(|s| job_status(&s));
+    let snapshot = || {
+        coordinator
+            .shared
+            .lock()
+            .status(job_id)
+            .map(|s| job_status(&s))
+    };
     let initial = snapshot().ok_or("job vanished")?;
     if !args.json && initial.state == "running" {
         if existing {
-            eprintln!("resuming job {job_id} from {}: {}", db.display(), progress_line(&initial));
+            eprintln!(
+                "resuming job {job_id} from {}: {}",
+                db.display(),
+                progress_line(&initial)
+            );
         } else {
-            eprintln!("job {job_id} in {} with {workers} local workers", db.display());
+            eprintln!(
+                "job {job_id} in {} with {workers} local workers",
+                db.display()
+            );
         }
     }
 
@@ -101,8 +118,14 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         }
     }
 
-    let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
-    bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"));
+    let bar = if args.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"),
+    );
     let mut interrupted = false;
     let interrupt = termination();
     tokio::pin!(interrupt);
@@ -154,7 +177,11 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
             let parsed: serde_json::Value = serde_json::from_str(&r.json).unwrap_or_default();
             let text: Vec<String> = parsed["text"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|l| l.as_str().map(String::from)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|l| l.as_str().map(String::from))
+                        .collect()
+                })
                 .unwrap_or_default();
             (parsed["result"].to_string(), text, r.results_file.clone())
         }
@@ -176,9 +203,17 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         }
         println!("results file: {results_file}");
         let latency = after_last_report
-            .map(|d| format!(", answer {:.1} ms after the last unit's report", d.as_secs_f64() * 1000.0))
+            .map(|d| {
+                format!(
+                    ", answer {:.1} ms after the last unit's report",
+                    d.as_secs_f64() * 1000.0
+                )
+            })
             .unwrap_or_default();
-        println!("job {job_id} done in {:.1} s{latency}", started.elapsed().as_secs_f64());
+        println!(
+            "job {job_id} done in {:.1} s{latency}",
+            started.elapsed().as_secs_f64()
+        );
     }
     stop_all().await;
     Ok(ExitCode::SUCCESS)

@@ -14,7 +14,9 @@ fn seconds(flag: &str, v: f64) -> Result<Duration, String> {
     if v.is_finite() && v > 0.0 && v < 1e9 {
         Ok(Duration::from_secs_f64(v))
     } else {
-        Err(format!("--{flag} must be a positive number of seconds, got {v}"))
+        Err(format!(
+            "--{flag} must be a positive number of seconds, got {v}"
+        ))
     }
 }
 
@@ -57,7 +59,9 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
     let threads = match args.threads {
         Some(0) => return Err("--threads must be at least 1".into()),
         Some(t) => t,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        None => std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
     };
     let config = WorkerConfig {
         coordinator: args.coordinator,

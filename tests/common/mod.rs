@@ -22,7 +22,8 @@ impl TempDir {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_nanos();
-        let dir = std::env::temp_dir().join(format!("orchard-test-{tag}-{}-{nanos}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("orchard-test-{tag}-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
     }
@@ -40,12 +41,20 @@ impl Drop for TempDir {
 
 /// A port that was free a moment ago.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Runs `orchard` with `args` to completion.
 pub fn run(args: &[&str]) -> Output {
-    orchard().args(args).stdin(Stdio::null()).output().expect("run orchard")
+    orchard()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run orchard")
 }
 
 /// Runs `orchard ... --json`, asserting success, and parses its JSON.
@@ -56,8 +65,12 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
         "orchard {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("orchard {args:?}: bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "orchard {args:?}: bad JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }
 
 /// A child process killed on drop.
@@ -118,7 +131,12 @@ pub fn status(url: &str, job: u64) -> Option<serde_json::Value> {
 }
 
 /// Polls until `pred` holds for the job's status, at most `limit`.
-pub fn wait_status(url: &str, job: u64, limit: Duration, pred: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+pub fn wait_status(
+    url: &str,
+    job: u64,
+    limit: Duration,
+    pred: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
     let deadline = Instant::now() + limit;
     loop {
         if let Some(s) = status(url, job) {
@@ -127,7 +145,10 @@ pub fn wait_status(url: &str, job: u64, limit: Duration, pred: impl Fn(&serde_js
             }
             assert_ne!(s["state"], "failed", "job failed: {s}");
         }
-        assert!(Instant::now() < deadline, "timed out waiting for job {job} at {url}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for job {job} at {url}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -135,8 +156,15 @@ pub fn wait_status(url: &str, job: u64, limit: Duration, pred: impl Fn(&serde_js
 /// Waits until a coordinator answers at `url`.
 pub fn wait_coordinator(url: &str, limit: Duration) {
     let deadline = Instant::now() + limit;
-    while run(&["status", "--coordinator", url, "--json"]).status.code() != Some(0) {
-        assert!(Instant::now() < deadline, "coordinator at {url} did not come up");
+    while run(&["status", "--coordinator", url, "--json"])
+        .status
+        .code()
+        != Some(0)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "coordinator at {url} did not come up"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }

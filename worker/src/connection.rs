@@ -20,7 +20,12 @@ pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 pub fn retryable(status: &Status) -> bool {
     matches!(
         status.code(),
-        Code::Unavailable | Code::Unknown | Code::DeadlineExceeded | Code::Aborted | Code::Internal | Code::Cancelled
+        Code::Unavailable
+            | Code::Unknown
+            | Code::DeadlineExceeded
+            | Code::Aborted
+            | Code::Internal
+            | Code::Cancelled
     )
 }
 
@@ -41,7 +46,12 @@ pub fn client(url: &str) -> Result<Client, WorkerError> {
 
 /// Calls `call` until it succeeds, fails with a non-retryable status, or has
 /// kept failing for `give_up_after`.
-pub async fn with_retry<T, F, Fut>(url: &str, give_up_after: Duration, what: &str, mut call: F) -> Result<T, WorkerError>
+pub async fn with_retry<T, F, Fut>(
+    url: &str,
+    give_up_after: Duration,
+    what: &str,
+    mut call: F,
+) -> Result<T, WorkerError>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, Status>>,
@@ -68,7 +78,12 @@ where
                 tokio::time::sleep(delay.min(give_up_after.saturating_sub(waited))).await;
                 delay = (delay * 2).min(Duration::from_secs(5));
             }
-            Err(status) => return Err(WorkerError::Refused(format!("{what}: {}", status.message()))),
+            Err(status) => {
+                return Err(WorkerError::Refused(format!(
+                    "{what}: {}",
+                    status.message()
+                )))
+            }
         }
     }
 }

@@ -19,8 +19,14 @@ pub use runner::{run_worker, WorkerConfig, WorkerStats};
 pub enum WorkerError {
     #[error("invalid coordinator address '{url}': {reason}")]
     BadUrl { url: String, reason: String },
-    #[error("could not reach the coordinator at {url} for {secs} s, giving up (last error: {last})")]
-    Unreachable { url: String, secs: u64, last: String },
+    #[error(
+        "could not reach the coordinator at {url} for {secs} s, giving up (last error: {last})"
+    )]
+    Unreachable {
+        url: String,
+        secs: u64,
+        last: String,
+    },
     #[error("the coordinator refused this worker: {0}")]
     Refused(String),
     #[error("cannot start the thread pool: {0}")]

@@ -95,11 +95,16 @@ impl State {
             protocol_version: PROTOCOL_VERSION,
             families: families::names().into_iter().map(String::from).collect(),
         };
-        let resp = with_retry(&self.config.coordinator, self.config.give_up_after, "register", || {
-            let mut c = self.client.clone();
-            let req = req.clone();
-            async move { c.register(req).await }
-        })
+        let resp = with_retry(
+            &self.config.coordinator,
+            self.config.give_up_after,
+            "register",
+            || {
+                let mut c = self.client.clone();
+                let req = req.clone();
+                async move { c.register(req).await }
+            },
+        )
         .await?
         .into_inner();
         self.worker_id.store(resp.worker_id, Ordering::SeqCst);
@@ -188,11 +193,15 @@ pub async fn run_worker(
         };
         let call = async {
             tokio::time::sleep(idle_delay).await;
-            with_retry(&state.config.coordinator, state.config.give_up_after, "lease", || {
-                let mut c = state.client.clone();
-                let req = req.clone();
-                async move { c.lease(req).await }
-            })
+            with_retry(
+                &state.config.coordinator,
+                state.config.give_up_after,
+                "lease",
+                || {
+                    let mut c = state.client.clone();
+                    async move { c.lease(req).await }
+                },
+            )
             .await
         };
         let resp = tokio::select! {
@@ -213,21 +222,35 @@ pub async fn run_worker(
             }
             continue;
         }
-        idle_delay = Duration::from_millis(if resp.leases.is_empty() { resp.retry_after_ms.min(5000) } else { 0 });
+        idle_delay = Duration::from_millis(if resp.leases.is_empty() {
+            resp.retry_after_ms.min(5000)
+        } else {
+            0
+        });
         for lease in resp.leases {
-            let permit = slots.clone().try_acquire_owned().expect("asked only for free slots");
+            let permit = slots
+                .clone()
+                .try_acquire_owned()
+                .expect("asked only for free slots");
             start_unit(&state, lease, permit);
         }
     }
 
     // Drain: every running unit stops and reports its rest.
-    let _all = slots.acquire_many(threads as u32).await.expect("semaphore open");
+    let _all = slots
+        .acquire_many(threads as u32)
+        .await
+        .expect("semaphore open");
     heartbeat.abort();
     if let Some(e) = state.fatal.lock().unwrap().take() {
         return Err(e);
     }
     let stats = state.stats.lock().unwrap().clone();
-    tracing::info!(units = stats.units_reported, nodes = stats.nodes, "worker stopped");
+    tracing::info!(
+        units = stats.units_reported,
+        nodes = stats.nodes,
+        "worker stopped"
+    );
     Ok(stats)
 }
 
@@ -239,7 +262,13 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
         Err(e) => {
             let state = state.clone();
             tokio::spawn(async move {
-                report(&state, unit_id, lease.bound, Err(format!("cannot load job {}: {e}", lease.job_id))).await;
+                report(
+                    &state,
+                    unit_id,
+                    lease.bound,
+                    Err(format!("cannot load job {}: {e}", lease.job_id)),
+                )
+                .await;
                 drop(permit);
             });
             return;
@@ -273,7 +302,9 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
     });
     let state = state.clone();
     tokio::spawn(async move {
-        let outcome = rx.await.unwrap_or_else(|_| Err("search thread panicked".to_string()));
+        let outcome = rx
+            .await
+            .unwrap_or_else(|_| Err("search thread panicked".to_string()));
         state.running.lock().unwrap().remove(&unit_id);
         if cancelled.load(Ordering::SeqCst) {
             tracing::debug!(unit = unit_id, "cancelled unit dropped");
@@ -321,17 +352,25 @@ async fn report(
             }
         }
     };
-    let result = with_retry(&state.config.coordinator, state.config.give_up_after, "report", || {
-        let mut c = state.client.clone();
-        let req = req.clone();
-        async move { c.report(req).await }
-    })
+    let result = with_retry(
+        &state.config.coordinator,
+        state.config.give_up_after,
+        "report",
+        || {
+            let mut c = state.client.clone();
+            let req = req.clone();
+            async move { c.report(req).await }
+        },
+    )
     .await;
     match result {
         Ok(resp) => {
             let resp = resp.into_inner();
             if !resp.accepted {
-                tracing::debug!(unit = unit_id, "report was a duplicate; ignored by the coordinator");
+                tracing::debug!(
+                    unit = unit_id,
+                    "report was a duplicate; ignored by the coordinator"
+                );
             }
         }
         Err(WorkerError::Refused(msg)) => tracing::error!(unit = unit_id, "report refused: {msg}"),
@@ -375,11 +414,16 @@ async fn heartbeat_loop(state: Arc<State>) {
             running,
             bounds,
         };
-        let resp = with_retry(&state.config.coordinator, state.config.give_up_after, "heartbeat", || {
-            let mut c = state.client.clone();
-            let req = req.clone();
-            async move { c.heartbeat(req).await }
-        })
+        let resp = with_retry(
+            &state.config.coordinator,
+            state.config.give_up_after,
+            "heartbeat",
+            || {
+                let mut c = state.client.clone();
+                let req = req.clone();
+                async move { c.heartbeat(req).await }
+            },
+        )
         .await;
         let resp = match resp {
             Ok(r) => r.into_inner(),

@@ -44,7 +44,11 @@ impl Bits for u128 {
     }
     #[inline(always)]
     fn range(lo: u32, hi: u32) -> Self {
-        let upto_hi = if hi >= 127 { u128::MAX } else { (1u128 << (hi + 1)) - 1 };
+        let upto_hi = if hi >= 127 {
+            u128::MAX
+        } else {
+            (1u128 << (hi + 1)) - 1
+        };
         upto_hi & !((1u128 << lo) - 1)
     }
     #[inline(always)]
@@ -163,7 +167,12 @@ mod tests {
     /// The wide bitset must behave exactly like u128 on the bits both hold.
     #[test]
     fn wide_agrees_with_u128() {
-        let samples: [u128; 4] = [0, 1, 0xdead_beef_0123_4567_89ab_cdef_f00d_cafe, u128::MAX >> 3];
+        let samples: [u128; 4] = [
+            0,
+            1,
+            0xdead_beef_0123_4567_89ab_cdef_f00d_cafe,
+            u128::MAX >> 3,
+        ];
         for &a in &samples {
             let w = Wide::<2>([a as u64, (a >> 64) as u64]);
             let back = |x: Wide<2>| x.0[0] as u128 | (x.0[1] as u128) << 64;

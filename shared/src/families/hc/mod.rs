@@ -26,7 +26,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::family::{Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily};
+use crate::family::{
+    Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
+};
 
 /// The rule that forbids a number in a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -190,10 +192,16 @@ impl SearchFamily for HararyColumns {
         match (found, p.min_length) {
             (true, None) => {
                 text.push(format!("{name}({}) = {}", p.columns, s.best + 1));
-                text.push(format!("longest game: {} moves, {} maximal games", s.best, s.best_count));
+                text.push(format!(
+                    "longest game: {} moves, {} maximal games",
+                    s.best, s.best_count
+                ));
             }
             (true, Some(l)) => {
-                text.push(format!("games reaching length {l}: longest {} moves, {} of that length", s.best, s.best_count));
+                text.push(format!(
+                    "games reaching length {l}: longest {} moves, {} of that length",
+                    s.best, s.best_count
+                ));
                 for (len, n) in &histogram {
                     text.push(format!("  length {len}: {n} games end here"));
                 }

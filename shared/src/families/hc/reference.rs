@@ -25,7 +25,10 @@ pub fn may_place(variant: Variant, members: &[u32], n: u32) -> bool {
             assert!(k < 30, "reference implementation only for small cases");
             for mask in 0u32..(1 << k) {
                 if mask.count_ones() >= 2 {
-                    let sum: u32 = (0..k).filter(|i| mask >> i & 1 == 1).map(|i| members[i]).sum();
+                    let sum: u32 = (0..k)
+                        .filter(|i| mask >> i & 1 == 1)
+                        .map(|i| members[i])
+                        .sum();
                     if sum == n {
                         return false;
                     }
@@ -55,7 +58,10 @@ pub fn ended_games(columns: usize, variant: Variant, prefix: &[u8]) -> Option<Ve
 
 fn legal_next(game: &[u8], col: u8, variant: Variant) -> bool {
     let n = game.len() as u32 + 1;
-    let members: Vec<u32> = (0..game.len()).filter(|&i| game[i] == col).map(|i| i as u32 + 1).collect();
+    let members: Vec<u32> = (0..game.len())
+        .filter(|&i| game[i] == col)
+        .map(|i| i as u32 + 1)
+        .collect();
     may_place(variant, &members, n)
 }
 
