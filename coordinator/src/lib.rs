@@ -107,6 +107,10 @@ impl Coordinator {
             work_available: Notify::new(),
             job_finished: Notify::new(),
         });
+        let cancelled = shared.lock().sweep_all_moot();
+        if !cancelled.is_empty() {
+            shared.store.commit(cancelled).await?;
+        }
         let finished = shared.lock().finished_on_load();
         for f in finished {
             shared.finish(f).await;

@@ -9,14 +9,14 @@
 //! leave memory; their summaries live on in the job's aggregate and in the
 //! store.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use orchard_shared::families;
 use orchard_shared::family::{Aggregate, FamilyReport, PreparedJob};
 
-use crate::store::{JobId, Loaded, UnitId, Write};
+use crate::store::{JobId, Loaded, NewUnit, UnitId, Write};
 
 pub type WorkerId = u64;
 
@@ -98,9 +98,9 @@ pub struct Job {
     pub bound: u64,
     prepared: Option<Arc<dyn PreparedJob>>,
     aggregate: Option<Box<dyn Aggregate>>,
-    /// Pending unit ids, oldest first. May hold stale ids (leased, done or
-    /// cancelled since): checked when popped.
-    pending: VecDeque<UnitId>,
+    /// Pending units by position: leased first-to-last in the sequential
+    /// search order (see [`NewUnit::position`]).
+    pending: BTreeSet<(Vec<u8>, UnitId)>,
     pub units_total: u64,
     pub units_done: u64,
     pub units_leased: u64,
@@ -113,6 +113,8 @@ pub struct Job {
     finishing: bool,
     /// When the last unit report was applied.
     pub last_report: Option<Instant>,
+    /// Whether the family can declare units moot (see `sweep_moot`).
+    has_moot_units: bool,
     rate: RateMeter,
 }
 
@@ -124,6 +126,7 @@ impl Job {
 
 struct Unit {
     job: JobId,
+    position: Vec<u8>,
     payload: Arc<Vec<u8>>,
     lease: Option<Lease>,
     /// A report for this unit is being committed.
@@ -163,7 +166,7 @@ pub struct PendingReport {
     pub job_id: JobId,
     pub summary: Vec<u8>,
     pub nodes: u64,
-    pub rest: Vec<(UnitId, Vec<u8>)>,
+    pub rest: Vec<NewUnit>,
     pub bound: u64,
 }
 
@@ -216,7 +219,7 @@ impl Scheduler {
                 bound: row.bound,
                 prepared: None,
                 aggregate: None,
-                pending: VecDeque::new(),
+                pending: BTreeSet::new(),
                 units_total: 0,
                 units_done: 0,
                 units_leased: 0,
@@ -227,6 +230,7 @@ impl Scheduler {
                 error: row.error.clone(),
                 finishing: false,
                 last_report: None,
+                has_moot_units: false,
                 rate: RateMeter::default(),
             };
             if job.state == JobState::Done {
@@ -239,6 +243,7 @@ impl Scheduler {
             if job.state == JobState::Running {
                 match families::by_name(&row.family).and_then(|f| f.prepare(&row.params_json)) {
                     Ok(p) => {
+                        job.has_moot_units = p.has_moot_units();
                         job.aggregate = Some(p.new_aggregate());
                         job.prepared = Some(p);
                     }
@@ -268,11 +273,12 @@ impl Scheduler {
                 })?;
                 job.units_done += 1;
             } else {
-                job.pending.push_back(u.id);
+                job.pending.insert((u.position.clone(), u.id));
                 s.units.insert(
                     u.id,
                     Unit {
                         job: u.job_id,
+                        position: u.position,
                         payload: Arc::new(u.payload),
                         lease: None,
                         reporting: false,
@@ -310,13 +316,18 @@ impl Scheduler {
         let id = self.next_job;
         self.next_job += 1;
         let created_ms = now_ms();
-        let roots: Vec<(UnitId, Vec<u8>)> = prepared
+        let roots: Vec<NewUnit> = prepared
             .root_units()
             .into_iter()
-            .map(|u| {
-                let uid = self.next_unit;
+            .enumerate()
+            .map(|(i, payload)| {
+                let id = self.next_unit;
                 self.next_unit += 1;
-                (uid, u)
+                NewUnit {
+                    id,
+                    position: child_position(&[], i),
+                    payload,
+                }
             })
             .collect();
         let writes = vec![
@@ -332,6 +343,7 @@ impl Scheduler {
                 units: roots.clone(),
             },
         ];
+        let has_moot_units = prepared.has_moot_units();
         let mut job = Job {
             id,
             family: prepared.family().to_string(),
@@ -340,7 +352,7 @@ impl Scheduler {
             bound: 0,
             aggregate: Some(prepared.new_aggregate()),
             prepared: Some(prepared),
-            pending: VecDeque::new(),
+            pending: BTreeSet::new(),
             units_total: roots.len() as u64,
             units_done: 0,
             units_leased: 0,
@@ -351,11 +363,12 @@ impl Scheduler {
             error: None,
             finishing: false,
             last_report: None,
+            has_moot_units,
             rate: RateMeter::default(),
         };
-        for (uid, payload) in roots {
-            job.pending.push_back(uid);
-            self.units.insert(uid, new_unit(id, payload));
+        for u in roots {
+            job.pending.insert((u.position.clone(), u.id));
+            self.units.insert(u.id, new_unit(id, u));
         }
         self.jobs.insert(id, job);
         (id, writes)
@@ -409,7 +422,7 @@ impl Scheduler {
                 continue;
             }
             while granted.len() < max {
-                let Some(uid) = job.pending.pop_front() else {
+                let Some((_, uid)) = job.pending.pop_first() else {
                     break;
                 };
                 let Some(unit) = self.units.get_mut(&uid) else {
@@ -418,11 +431,7 @@ impl Scheduler {
                 if unit.lease.is_some() || unit.reporting {
                     continue;
                 }
-                if job
-                    .aggregate
-                    .as_ref()
-                    .is_some_and(|a| a.is_moot(&unit.payload))
-                {
+                if job.has_moot_units && job.aggregate.as_ref().is_some_and(|a| a.is_moot(&unit.payload)) {
                     self.units.remove(&uid);
                     cancelled.push(uid);
                     job.units_done += 1;
@@ -525,13 +534,7 @@ impl Scheduler {
                 }
                 None => false,
             };
-            if !ours
-                || !job.live()
-                || job
-                    .aggregate
-                    .as_ref()
-                    .is_some_and(|a| a.is_moot(&unit.payload))
-            {
+            if !ours || !job.live() {
                 reply.cancel.push(uid);
                 continue;
             }
@@ -592,12 +595,18 @@ impl Scheduler {
         }
         unit.reporting = true;
         let job_id = unit.job;
+        let parent = unit.position.clone();
         let rest = rest
             .into_iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(i, payload)| {
                 let id = self.next_unit;
                 self.next_unit += 1;
-                (id, r)
+                NewUnit {
+                    id,
+                    position: child_position(&parent, i),
+                    payload,
+                }
             })
             .collect();
         Ok(Some(PendingReport {
@@ -630,17 +639,32 @@ impl Scheduler {
         }
     }
 
-    /// Applies a committed report. Returns the job if it has just finished.
-    pub fn complete_report(&mut self, r: PendingReport) -> Option<Finishing> {
-        let unit = self.units.remove(&r.unit_id)?;
+    /// Applies a committed report. Returns the job if it has just finished,
+    /// and writes to queue (units cancelled as moot).
+    pub fn complete_report(&mut self, r: PendingReport) -> (Option<Finishing>, Vec<Write>) {
+        let job_id = r.job_id;
+        self.apply_report(r);
+        let writes = self.sweep_moot(job_id);
+        (self.check_finished(job_id), writes)
+    }
+
+    fn apply_report(&mut self, r: PendingReport) {
+        let Some(unit) = self.units.remove(&r.unit_id) else {
+            return;
+        };
         if let Some(lease) = &unit.lease {
             if let Some(w) = self.workers.get_mut(&lease.worker) {
                 w.units.remove(&r.unit_id);
             }
         }
-        let job = self.jobs.get_mut(&r.job_id)?;
+        let Some(job) = self.jobs.get_mut(&r.job_id) else {
+            return;
+        };
         if unit.lease.is_some() {
             job.units_leased = job.units_leased.saturating_sub(1);
+        } else {
+            // Its lease had expired: it was waiting to be leased again.
+            job.pending.remove(&(unit.position.clone(), r.unit_id));
         }
         job.units_done += 1;
         job.last_report = Some(Instant::now());
@@ -654,11 +678,58 @@ impl Scheduler {
                 job.bound = job.bound.max(agg.bound()).max(r.bound);
             }
         }
-        for (id, payload) in r.rest {
-            job.pending.push_back(id);
-            self.units.insert(id, new_unit(r.job_id, payload));
+        for u in r.rest {
+            job.pending.insert((u.position.clone(), u.id));
+            self.units.insert(u.id, new_unit(r.job_id, u));
         }
-        self.check_finished(r.job_id)
+    }
+
+    /// Cancels every live unit of `job_id` that can no longer change the
+    /// answer (families with [`PreparedJob::has_moot_units`] only). Leased
+    /// ones are dropped too: their workers learn it at the next heartbeat.
+    pub fn sweep_moot(&mut self, job_id: JobId) -> Vec<Write> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Vec::new();
+        };
+        if !job.has_moot_units || !job.live() {
+            return Vec::new();
+        }
+        let Some(agg) = job.aggregate.as_ref() else {
+            return Vec::new();
+        };
+        let moot: Vec<UnitId> = self
+            .units
+            .iter()
+            .filter(|(_, u)| u.job == job_id && !u.reporting && agg.is_moot(&u.payload))
+            .map(|(&id, _)| id)
+            .collect();
+        for id in &moot {
+            let unit = self.units.remove(id).expect("listed above");
+            match &unit.lease {
+                Some(lease) => {
+                    job.units_leased = job.units_leased.saturating_sub(1);
+                    if let Some(w) = self.workers.get_mut(&lease.worker) {
+                        w.units.remove(id);
+                    }
+                }
+                None => {
+                    job.pending.remove(&(unit.position, *id));
+                }
+            }
+            job.units_done += 1;
+        }
+        if moot.is_empty() {
+            Vec::new()
+        } else {
+            tracing::debug!(job = job_id, units = moot.len(), "units cancelled: they cannot change the answer");
+            vec![Write::CancelUnits { unit_ids: moot }]
+        }
+    }
+
+    /// [`Scheduler::sweep_moot`] for every job (after loading).
+    pub fn sweep_all_moot(&mut self) -> Vec<Write> {
+        let ids: Vec<JobId> = self.jobs.keys().copied().collect();
+        ids.into_iter().flat_map(|id| self.sweep_moot(id)).collect()
     }
 
     /// Whether `job_id` has no live unit left; if so, starts finishing it.
@@ -760,7 +831,7 @@ impl Scheduler {
             unit.lease = None;
             if let Some(job) = self.jobs.get_mut(&unit.job) {
                 job.units_leased = job.units_leased.saturating_sub(1);
-                job.pending.push_front(id);
+                job.pending.insert((unit.position.clone(), id));
             }
             expired += 1;
         }
@@ -779,7 +850,7 @@ impl Scheduler {
             unit.lease = None;
             if let Some(job) = self.jobs.get_mut(&unit.job) {
                 job.units_leased = job.units_leased.saturating_sub(1);
-                job.pending.push_front(*id);
+                job.pending.insert((unit.position.clone(), *id));
             }
         }
         if let Some(w) = self.workers.get_mut(&worker_id) {
@@ -839,10 +910,19 @@ impl Scheduler {
     }
 }
 
-fn new_unit(job: JobId, payload: Vec<u8>) -> Unit {
+/// The position of the `index`-th child of the unit at `parent`.
+fn child_position(parent: &[u8], index: usize) -> Vec<u8> {
+    let mut p = Vec::with_capacity(parent.len() + 4);
+    p.extend_from_slice(parent);
+    p.extend_from_slice(&u32::try_from(index).unwrap_or(u32::MAX).to_be_bytes());
+    p
+}
+
+fn new_unit(job: JobId, u: NewUnit) -> Unit {
     Unit {
         job,
-        payload: Arc::new(payload),
+        position: u.position,
+        payload: Arc::new(u.payload),
         lease: None,
         reporting: false,
         progress_nodes: 0,

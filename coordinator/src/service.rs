@@ -287,7 +287,10 @@ impl WorkerService for Workers {
         let has_rest = !pending.rest.is_empty();
         let (finishing, bound) = {
             let mut s = self.0.lock();
-            let finishing = s.complete_report(pending);
+            let (finishing, writes) = s.complete_report(pending);
+            if !writes.is_empty() {
+                self.0.store.enqueue(writes);
+            }
             let bound = s.jobs.get(&job_id).map(|j| j.bound).unwrap_or(0);
             (finishing, bound)
         };

@@ -65,10 +65,22 @@ pub struct JobRow {
 pub struct UnitRow {
     pub id: UnitId,
     pub job_id: JobId,
+    pub position: Vec<u8>,
     pub state: String,
     pub payload: Vec<u8>,
     /// The committed summary, for done units.
     pub summary: Option<Vec<u8>>,
+}
+
+/// A unit to insert: its id, its place in the search order, its payload.
+#[derive(Debug, Clone)]
+pub struct NewUnit {
+    pub id: UnitId,
+    /// Where the unit sits in the sequential search order: the path of
+    /// child indices from the job's root, each a big-endian u32, so that
+    /// comparing positions as bytes compares them in search order.
+    pub position: Vec<u8>,
+    pub payload: Vec<u8>,
 }
 
 /// One change to the durable state. Applied in order within a transaction.
@@ -83,7 +95,7 @@ pub enum Write {
     InsertUnits {
         job_id: JobId,
         parent: Option<UnitId>,
-        units: Vec<(UnitId, Vec<u8>)>,
+        units: Vec<NewUnit>,
     },
     /// The unit's result: done, its summary, and the rest split off it.
     CompleteUnit {
@@ -92,7 +104,7 @@ pub enum Write {
         nodes: u64,
         summary: Vec<u8>,
         worker: String,
-        rest: Vec<(UnitId, Vec<u8>)>,
+        rest: Vec<NewUnit>,
         done_ms: u64,
     },
     /// Counts a lease (for auditing re-runs after failures).
@@ -181,6 +193,7 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
                  id INTEGER PRIMARY KEY,
                  job_id INTEGER NOT NULL REFERENCES jobs(id),
                  parent_id INTEGER,
+                 position BLOB NOT NULL,
                  state TEXT NOT NULL,
                  payload BLOB NOT NULL,
                  payload_crc INTEGER NOT NULL,
@@ -294,7 +307,7 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     }
     let mut units = Vec::new();
     let mut stmt = conn.prepare(
-        "SELECT u.id, u.job_id, u.state, u.payload, u.payload_crc, r.summary, r.summary_crc
+        "SELECT u.id, u.job_id, u.state, u.payload, u.payload_crc, r.summary, r.summary_crc, u.position
          FROM units u JOIN jobs j ON j.id = u.job_id
          LEFT JOIN results r ON r.unit_id = u.id
          WHERE j.state = 'running' AND u.state IN ('pending', 'done')
@@ -326,6 +339,7 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         units.push(UnitRow {
             id,
             job_id: to_u64(r.get(1)?),
+            position: r.get(7)?,
             state,
             payload,
             summary,
@@ -382,18 +396,20 @@ fn insert_units(
     tx: &rusqlite::Transaction<'_>,
     job_id: JobId,
     parent: Option<UnitId>,
-    units: &[(UnitId, Vec<u8>)],
+    units: &[NewUnit],
 ) -> Result<(), rusqlite::Error> {
     let mut stmt = tx.prepare_cached(
-        "INSERT INTO units (id, job_id, parent_id, state, payload, payload_crc) VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
+        "INSERT INTO units (id, job_id, parent_id, position, state, payload, payload_crc)
+         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6)",
     )?;
-    for (id, payload) in units {
+    for u in units {
         stmt.execute(params![
-            to_i64(*id),
+            to_i64(u.id),
             to_i64(job_id),
             parent.map(to_i64),
-            payload,
-            crc(payload)
+            u.position,
+            u.payload,
+            crc(&u.payload)
         ])?;
     }
     Ok(())

@@ -89,7 +89,10 @@ pub enum Exploration<S, U> {
     /// The whole subtree was explored.
     Finished(S),
     /// The budget ran out or a stop was requested: `explored` covers what was
-    /// visited, `rest` covers exactly the rest of the subtree.
+    /// visited, `rest` covers exactly the rest of the subtree, in the order
+    /// a sequential search would visit it. The coordinator leases the rest
+    /// of a unit before the unit's later siblings, so the cluster consumes
+    /// the tree in the sequential search's order.
     Split { explored: S, rest: Vec<U> },
 }
 
@@ -110,7 +113,9 @@ pub trait SearchFamily: Send + Sync + 'static {
     /// Checks the parameters; the error names the bad one.
     fn validate(params: &Self::Params) -> Result<(), ParamError>;
 
-    /// The initial units of a job. They partition the search tree.
+    /// The initial units of a job. They partition the search tree, and are
+    /// listed in the order a sequential search would visit them: the
+    /// coordinator leases units in that order (see [`Exploration::Split`]).
     fn root_units(params: &Self::Params) -> Vec<Self::Unit>;
 
     /// Explores one unit within `ctx.budget` nodes.
@@ -148,6 +153,10 @@ pub trait SearchFamily: Send + Sync + 'static {
     fn is_moot(_params: &Self::Params, _merged: &Self::Summary, _unit: &Self::Unit) -> bool {
         false
     }
+
+    /// Whether [`SearchFamily::is_moot`] can ever say yes. When it can, the
+    /// coordinator re-checks every live unit of a job after each merge.
+    const HAS_MOOT_UNITS: bool = false;
 }
 
 /// The answer of a job as a family presents it.
@@ -190,6 +199,8 @@ pub trait PreparedJob: Send + Sync {
     fn check_unit(&self, unit: &[u8]) -> Result<(), FamilyError>;
     /// Checks that a blob is a well-formed summary of this family.
     fn check_summary(&self, summary: &[u8]) -> Result<(), FamilyError>;
+    /// See [`SearchFamily::HAS_MOOT_UNITS`].
+    fn has_moot_units(&self) -> bool;
 }
 
 /// The encoded result of exploring one unit.
@@ -318,6 +329,10 @@ impl<F: SearchFamily> PreparedJob for Job<F> {
     fn check_summary(&self, summary: &[u8]) -> Result<(), FamilyError> {
         codec::decode::<F::Summary>(summary)?;
         Ok(())
+    }
+
+    fn has_moot_units(&self) -> bool {
+        F::HAS_MOOT_UNITS
     }
 }
 

@@ -843,6 +843,8 @@ impl SearchFamily for HipSolve {
             .join(",")
     }
 
+    const HAS_MOOT_UNITS: bool = true;
+
     fn is_moot(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
         let game = Game::new(p);
         let Ok(pos) = game.replay(&unit.moves) else {
