@@ -245,3 +245,30 @@ fn client_commands_report_an_unreachable_coordinator() {
         "cannot reach the coordinator",
     );
 }
+
+/// The flagship figure, h(4) = 67 with its 29931 maximal games, searched
+/// from scratch through the embedded cluster. Minutes of CPU: run by
+/// `.ci/run` and the h(4) benchmark, not by the default test command.
+#[test]
+#[ignore]
+fn h4_is_67_with_29931_maximal_games() {
+    let dir = TempDir::new("h4");
+    let r = run_hc(&dir, &["--columns", "4", "--workers", "2"]);
+    assert_eq!(r["h"], 67);
+    assert_eq!(r["max_length"], 66);
+    assert_eq!(r["maximal_count"], 29931);
+    assert_eq!(
+        r["first_maximal"],
+        "112122213313333133232124144444144422144144144444412223331331331222"
+    );
+    let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+    let lines: Vec<&str> = file.lines().collect();
+    assert_eq!(lines.len(), 29931);
+    assert!(
+        lines.windows(2).all(|w| w[0] < w[1]),
+        "sorted, no duplicates"
+    );
+    assert!(lines
+        .iter()
+        .all(|l| l.len() == 66 && l.starts_with("112122213313333")));
+}

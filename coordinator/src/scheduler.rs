@@ -431,7 +431,12 @@ impl Scheduler {
                 if unit.lease.is_some() || unit.reporting {
                     continue;
                 }
-                if job.has_moot_units && job.aggregate.as_ref().is_some_and(|a| a.is_moot(&unit.payload)) {
+                if job.has_moot_units
+                    && job
+                        .aggregate
+                        .as_ref()
+                        .is_some_and(|a| a.is_moot(&unit.payload))
+                {
                     self.units.remove(&uid);
                     cancelled.push(uid);
                     job.units_done += 1;
@@ -721,7 +726,11 @@ impl Scheduler {
         if moot.is_empty() {
             Vec::new()
         } else {
-            tracing::debug!(job = job_id, units = moot.len(), "units cancelled: they cannot change the answer");
+            tracing::debug!(
+                job = job_id,
+                units = moot.len(),
+                "units cancelled: they cannot change the answer"
+            );
             vec![Write::CancelUnits { unit_ids: moot }]
         }
     }

@@ -162,3 +162,42 @@ proptest! {
         prop_assert_eq!(sorted_games(&got), want);
     }
 }
+
+/// Games beyond the listing cap are counted but not listed, and a longer
+/// game resets the listing.
+#[test]
+fn listing_cap_keeps_counts_exact() {
+    use orchard_shared::families::hc::MAX_LISTED_GAMES;
+    let p = params(3, Variant::Pairs, None);
+    let mut a = HcSummary {
+        best: 10,
+        best_count: MAX_LISTED_GAMES as u64,
+        best_games: vec![vec![0; 10]; MAX_LISTED_GAMES],
+        ..Default::default()
+    };
+    let b = HcSummary {
+        best: 10,
+        best_count: 2,
+        best_games: vec![vec![0; 10]; 2],
+        ..Default::default()
+    };
+    HararyColumns::merge(&p, &mut a, b).unwrap();
+    assert_eq!(a.best_count, MAX_LISTED_GAMES as u64 + 2);
+    assert!(a.best_games_dropped);
+    assert_eq!(a.best_games.len(), MAX_LISTED_GAMES);
+    let report = HararyColumns::report(&p, &a);
+    assert!(
+        report.results_lines.is_empty(),
+        "an incomplete list is not written"
+    );
+    assert_eq!(report.json["maximal_listed"], false);
+    let longer = HcSummary {
+        best: 11,
+        best_count: 1,
+        best_games: vec![vec![0; 11]],
+        ..Default::default()
+    };
+    HararyColumns::merge(&p, &mut a, longer).unwrap();
+    assert!(!a.best_games_dropped);
+    assert_eq!((a.best, a.best_count, a.best_games.len()), (11, 1, 1));
+}

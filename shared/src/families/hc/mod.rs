@@ -58,6 +58,10 @@ pub struct HcParams {
 /// Largest number of columns accepted.
 pub const MAX_COLUMNS: u32 = 6;
 
+/// Most games of the best length a summary lists (about 15 MB for c = 4);
+/// beyond that only their number is kept. h(4) has 29931.
+pub const MAX_LISTED_GAMES: usize = 200_000;
+
 /// A restricted-growth-string prefix: column indices, 0-based
 /// (`[0, 0, 1]` is the game prefix "112").
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -85,8 +89,14 @@ pub struct HcSummary {
     pub best: u32,
     /// Number of games of length `best`.
     pub best_count: u64,
-    /// Every game of length `best`, 0-based columns, unordered.
+    /// Every game of length `best`, 0-based columns, unordered; at most
+    /// [`MAX_LISTED_GAMES`] of them (see `best_games_dropped`).
     pub best_games: Vec<Vec<u8>>,
+    /// More than [`MAX_LISTED_GAMES`] games of length `best`: `best_games`
+    /// is incomplete (the counts stay exact). Early in a search many games
+    /// tie at a length that a longer game later supersedes; listing them all
+    /// would cost memory and message size for nothing.
+    pub best_games_dropped: bool,
     /// `--min-length` mode: games ending at each length >= L.
     pub histogram: BTreeMap<u32, u64>,
 }
@@ -148,9 +158,16 @@ impl SearchFamily for HararyColumns {
             into.best = other.best;
             into.best_count = other.best_count;
             into.best_games = other.best_games;
+            into.best_games_dropped = other.best_games_dropped;
         } else if other.best == into.best && other.best > 0 {
             into.best_count = checked_add(into.best_count, other.best_count, "hc maximal count")?;
-            into.best_games.extend(other.best_games);
+            into.best_games_dropped |= other.best_games_dropped;
+            let room = MAX_LISTED_GAMES.saturating_sub(into.best_games.len());
+            if other.best_games.len() > room {
+                into.best_games_dropped = true;
+            }
+            into.best_games
+                .extend(other.best_games.into_iter().take(room));
         }
         Ok(())
     }
@@ -183,6 +200,7 @@ impl SearchFamily for HararyColumns {
             "nodes": s.nodes,
             "histogram": histogram.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
             "first_maximal": games.first().map(|g| digits(g)),
+            "maximal_listed": !s.best_games_dropped,
         });
         let mut text = Vec::new();
         let name = match p.variant {
@@ -209,14 +227,22 @@ impl SearchFamily for HararyColumns {
             (false, Some(l)) => text.push(format!("no game reaches length {l}")),
             (false, None) => text.push("no game found".to_string()),
         }
-        if let Some(g) = games.first() {
+        if s.best_games_dropped {
+            text.push(format!(
+                "more than {MAX_LISTED_GAMES} games of the longest length: counted, not listed"
+            ));
+        } else if let Some(g) = games.first() {
             text.push(format!("first maximal game: {}", digits(g)));
         }
         text.push(format!("nodes explored: {}", s.nodes));
         FamilyReport {
             json,
             text,
-            results_lines: games.iter().map(|g| digits(g)).collect(),
+            results_lines: if s.best_games_dropped {
+                Vec::new()
+            } else {
+                games.iter().map(|g| digits(g)).collect()
+            },
         }
     }
 

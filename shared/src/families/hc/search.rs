@@ -24,7 +24,7 @@
 use std::sync::atomic::Ordering;
 
 use super::bits::{Bits, Wide};
-use super::{HcParams, HcSummary, RgsPrefix, Variant};
+use super::{HcParams, HcSummary, RgsPrefix, Variant, MAX_LISTED_GAMES};
 use crate::family::{Exploration, ExploreContext, FamilyError};
 
 /// How many nodes between two looks at the shared atomics.
@@ -292,11 +292,16 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
             self.summary.best = n;
             self.summary.best_count = 0;
             self.summary.best_games.clear();
+            self.summary.best_games_dropped = false;
         }
         if n == self.summary.best {
             // Cannot overflow: bounded by the node budget, itself a u64.
             self.summary.best_count += 1;
-            self.summary.best_games.push(self.path.clone());
+            if self.summary.best_games.len() < MAX_LISTED_GAMES {
+                self.summary.best_games.push(self.path.clone());
+            } else {
+                self.summary.best_games_dropped = true;
+            }
         }
         if self.min_length.is_none() && n > self.horizon {
             self.horizon = n;
