@@ -70,6 +70,16 @@ pub struct CoordinatorArgs {
     /// Where results files go (default: `results/` beside the database).
     #[arg(long)]
     pub results_dir: Option<PathBuf>,
+    /// Require this bearer token (read from the file; or set ORCHARD_TOKEN)
+    /// on every request.
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+    /// Serve TLS with this PEM certificate chain (needs --tls-key).
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -86,6 +96,19 @@ pub struct WorkerArgs {
     /// Name shown by the coordinator (default: the host name).
     #[arg(long)]
     pub name: Option<String>,
+    #[command(flatten)]
+    pub access: AccessArgs,
+}
+
+/// How a worker or client proves itself to a coordinator.
+#[derive(Args, Debug)]
+pub struct AccessArgs {
+    /// File holding the coordinator's bearer token (or set ORCHARD_TOKEN).
+    #[arg(long, global = true)]
+    pub token_file: Option<PathBuf>,
+    /// CA certificate (PEM) to verify a TLS coordinator; use an https:// address.
+    #[arg(long, global = true)]
+    pub tls_ca: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -101,6 +124,8 @@ pub struct ClientArgs {
     /// Print one JSON object.
     #[arg(long, global = true)]
     pub json: bool,
+    #[command(flatten)]
+    pub access: AccessArgs,
 }
 
 #[derive(Args, Debug)]

@@ -20,10 +20,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use orchard_proto::access::TokenCheck;
 use orchard_proto::v1::job_service_server::JobServiceServer;
 use orchard_proto::v1::worker_service_server::WorkerServiceServer;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
+use tonic::service::interceptor::InterceptedService;
 
 pub use service::{Jobs, Shared, Workers};
 pub use store::StoreError;
@@ -43,6 +45,21 @@ pub struct CoordinatorConfig {
     pub min_split_age: Duration,
     /// Where results files are written.
     pub results_dir: PathBuf,
+    /// When set, every request must carry `authorization: Bearer <token>`.
+    pub token: Option<String>,
+    /// PEM certificate chain and private key: serve TLS instead of plain TCP.
+    pub tls: Option<TlsIdentity>,
+    /// Most workers registered at once (a sanity cap against runaway clients).
+    pub max_workers: usize,
+    /// Largest request accepted, in bytes.
+    pub max_message_bytes: usize,
+}
+
+/// The coordinator's TLS certificate chain and key, PEM-encoded.
+#[derive(Debug, Clone)]
+pub struct TlsIdentity {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
 }
 
 impl CoordinatorConfig {
@@ -59,6 +76,10 @@ impl CoordinatorConfig {
             max_units_per_lease: 64,
             min_split_age: Duration::from_millis(500),
             results_dir: dir.join("results"),
+            token: None,
+            tls: None,
+            max_workers: 10_000,
+            max_message_bytes: 64 << 20,
         }
     }
 }
@@ -76,6 +97,8 @@ pub enum CoordinatorError {
     },
     #[error("gRPC server failed: {0}")]
     Serve(#[from] tonic::transport::Error),
+    #[error("TLS certificate or key unusable: {0}")]
+    Tls(String),
 }
 
 /// A running coordinator: state loaded, background tasks started. Serve it
@@ -153,12 +176,25 @@ impl Coordinator {
         // sockets, Nagle's algorithm adds tens of milliseconds per call.
         let incoming =
             tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
-        tonic::transport::Server::builder()
-            .add_service(
-                WorkerServiceServer::new(Workers(self.shared.clone()))
-                    .max_decoding_message_size(64 << 20),
-            )
-            .add_service(JobServiceServer::new(Jobs(self.shared.clone())))
+        let config = &self.shared.config;
+        let check = TokenCheck::new(config.token.as_deref());
+        let limit = config.max_message_bytes;
+        let mut builder = tonic::transport::Server::builder();
+        if let Some(tls) = &config.tls {
+            let identity = tonic::transport::Identity::from_pem(&tls.cert_pem, &tls.key_pem);
+            builder = builder
+                .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
+                .map_err(|e| CoordinatorError::Tls(e.to_string()))?;
+        }
+        let workers = WorkerServiceServer::new(Workers(self.shared.clone()))
+            .max_decoding_message_size(limit)
+            .max_encoding_message_size(limit);
+        let jobs = JobServiceServer::new(Jobs(self.shared.clone()))
+            .max_decoding_message_size(limit)
+            .max_encoding_message_size(limit);
+        builder
+            .add_service(InterceptedService::new(workers, check.clone()))
+            .add_service(InterceptedService::new(jobs, check))
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await?;
         Ok(())

@@ -390,6 +390,20 @@ impl Scheduler {
         id
     }
 
+    /// Registered workers, live or not yet forgotten.
+    pub fn worker_count(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Forgets workers silent for ten lease times that hold no unit (a
+    /// worker that comes back is told to register again).
+    pub fn forget_dead_workers(&mut self) {
+        let now = Instant::now();
+        let limit = self.lease_ttl * 10;
+        self.workers
+            .retain(|_, w| !w.units.is_empty() || now.duration_since(w.last_seen) < limit);
+    }
+
     pub fn knows_worker(&self, worker: WorkerId) -> bool {
         self.workers.contains_key(&worker)
     }

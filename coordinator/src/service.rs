@@ -143,11 +143,21 @@ impl WorkerService for Workers {
                 "threads must be between 1 and 4096",
             ));
         }
+        if r.hostname.len() > 256 || r.families.len() > 256 {
+            return Err(Status::invalid_argument("hostname or family list too long"));
+        }
         let cfg = &self.0.config;
-        let id = self
-            .0
-            .lock()
-            .register(r.hostname.clone(), r.threads, r.families);
+        let id = {
+            let mut s = self.0.lock();
+            s.forget_dead_workers();
+            if s.worker_count() >= cfg.max_workers {
+                return Err(Status::resource_exhausted(format!(
+                    "{} workers are registered, the most this coordinator accepts",
+                    cfg.max_workers
+                )));
+            }
+            s.register(r.hostname.clone(), r.threads, r.families)
+        };
         tracing::info!(worker = id, host = %r.hostname, threads = r.threads, "worker registered");
         Ok(Response::new(RegisterResponse {
             worker_id: id,

@@ -3,12 +3,13 @@
 //! Generated from `orchard/v1/orchard.proto`; see that file for the meaning of
 //! every message.
 
-#![allow(clippy::all)]
+pub mod access;
 
 /// Bumped when the protocol changes incompatibly; workers send it at
 /// registration and the coordinator refuses a mismatch.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+#[allow(clippy::all)]
 pub mod v1 {
     tonic::include_proto!("orchard.v1");
 }

@@ -1,25 +1,46 @@
 //! The client commands: `submit`, `status`, `results`, `cancel`.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
+use orchard_proto::access::{endpoint, read_token, BearerToken};
 use orchard_proto::v1::job_service_client::JobServiceClient;
 use orchard_proto::v1::*;
-use tonic::transport::{Channel, Endpoint};
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
 
 use super::CliResult;
 use crate::cli::{CancelArgs, ClientArgs, FamilyChoice, ResultsArgs, StatusArgs, SubmitArgs};
 use crate::output::{result_object, status_line, status_object};
 
-async fn connect(args: &ClientArgs) -> Result<JobServiceClient<Channel>, String> {
-    let endpoint = Endpoint::from_shared(args.coordinator.clone())
-        .map_err(|e| format!("invalid coordinator address '{}': {e}", args.coordinator))?
-        .connect_timeout(Duration::from_secs(5));
-    let channel = endpoint
-        .connect()
-        .await
-        .map_err(|e| format!("cannot reach the coordinator at {}: {e}", args.coordinator))?;
-    Ok(JobServiceClient::new(channel).max_decoding_message_size(64 << 20))
+type Client = JobServiceClient<InterceptedService<Channel, BearerToken>>;
+
+async fn connect(args: &ClientArgs) -> Result<Client, Box<dyn std::error::Error>> {
+    let token = read_token(args.access.token_file.as_deref())?;
+    let endpoint = endpoint(&args.coordinator, args.access.tls_ca.as_deref())?;
+    let channel = endpoint.connect().await.map_err(|e| {
+        format!(
+            "cannot reach the coordinator at {}: {}",
+            args.coordinator,
+            error_chain(&e)
+        )
+    })?;
+    Ok(
+        JobServiceClient::with_interceptor(channel, BearerToken::new(token.as_deref()))
+            .max_decoding_message_size(64 << 20),
+    )
+}
+
+/// An error and its causes on one line (transport errors hide the useful
+/// part, e.g. a certificate problem, in their sources).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
 }
 
 fn rpc_error(what: &str, s: tonic::Status) -> String {

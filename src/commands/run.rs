@@ -108,6 +108,10 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
                 threads: 1,
                 name: format!("{}-local-{i}", hostname()),
                 give_up_after: Duration::from_secs(30),
+                // The embedded coordinator listens on loopback only and
+                // needs no token.
+                token: None,
+                tls_ca: None,
             };
             handles.push(tokio::spawn(async move {
                 run_worker(config, async move {

@@ -4,7 +4,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use orchard_coordinator::{Coordinator, CoordinatorConfig};
+use orchard_coordinator::{Coordinator, CoordinatorConfig, TlsIdentity};
+use orchard_proto::access::read_token;
 use orchard_worker::{run_worker, WorkerConfig};
 
 use super::{termination, CliResult};
@@ -44,10 +45,25 @@ pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
     if let Some(dir) = args.results_dir {
         config.results_dir = dir;
     }
+    config.token = read_token(args.token_file.as_deref())?;
+    if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+        let read =
+            |p: &Path| std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+        config.tls = Some(TlsIdentity {
+            cert_pem: read(cert)?,
+            key_pem: read(key)?,
+        });
+    }
+    let secured = match (&config.token, &config.tls) {
+        (Some(_), Some(_)) => "token and TLS",
+        (Some(_), None) => "token, no TLS",
+        (None, Some(_)) => "TLS, no token: anyone who reaches the port may submit and work",
+        (None, None) => "no token, no TLS: anyone who reaches the port may submit and work",
+    };
     let coordinator = Coordinator::open(&args.db, config).await?;
     let listener = Coordinator::bind(&args.listen).await?;
     eprintln!(
-        "orchard coordinator listening on {} with database {}",
+        "orchard coordinator listening on {} with database {} ({secured})",
         listener.local_addr()?,
         args.db.display()
     );
@@ -68,6 +84,8 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         threads,
         name: args.name.unwrap_or_else(hostname),
         give_up_after: seconds("give-up-after", args.give_up_after)?,
+        token: read_token(args.access.token_file.as_deref())?,
+        tls_ca: args.access.tls_ca,
     };
     let stats = run_worker(config, termination()).await?;
     eprintln!(

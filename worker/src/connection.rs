@@ -3,15 +3,18 @@
 //! continuously for the configured give-up time.
 
 use std::future::Future;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use orchard_proto::access::{endpoint, BearerToken};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
-use tonic::transport::{Channel, Endpoint};
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 use crate::WorkerError;
 
-pub type Client = WorkerServiceClient<Channel>;
+pub type Client = WorkerServiceClient<InterceptedService<Channel, BearerToken>>;
 
 /// Largest message a worker accepts or sends.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
@@ -29,19 +32,19 @@ pub fn retryable(status: &Status) -> bool {
     )
 }
 
-/// Builds a lazily connecting client for `url` (`http://host:port`).
-pub fn client(url: &str) -> Result<Client, WorkerError> {
-    let endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|e| WorkerError::BadUrl {
-            url: url.to_string(),
-            reason: e.to_string(),
-        })?
-        .connect_timeout(Duration::from_secs(5))
-        .tcp_nodelay(true)
-        .http2_keep_alive_interval(Duration::from_secs(20));
-    Ok(WorkerServiceClient::new(endpoint.connect_lazy())
-        .max_decoding_message_size(MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(MAX_MESSAGE_BYTES))
+/// Builds a lazily connecting client for `url` (`http://host:port`, or
+/// `https://` with the coordinator's CA certificate), sending `token`.
+pub fn client(
+    url: &str,
+    token: Option<&str>,
+    tls_ca: Option<&Path>,
+) -> Result<Client, WorkerError> {
+    let endpoint = endpoint(url, tls_ca)?;
+    Ok(
+        WorkerServiceClient::with_interceptor(endpoint.connect_lazy(), BearerToken::new(token))
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES),
+    )
 }
 
 /// Calls `call` until it succeeds, fails with a non-retryable status, or has

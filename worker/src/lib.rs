@@ -17,8 +17,8 @@ pub use runner::{run_worker, WorkerConfig, WorkerStats};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
-    #[error("invalid coordinator address '{url}': {reason}")]
-    BadUrl { url: String, reason: String },
+    #[error(transparent)]
+    Access(#[from] orchard_proto::access::AccessError),
     #[error(
         "could not reach the coordinator at {url} for {secs} s, giving up (last error: {last})"
     )]

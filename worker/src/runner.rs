@@ -32,6 +32,10 @@ pub struct WorkerConfig {
     pub name: String,
     /// Give up after failing to reach the coordinator this long.
     pub give_up_after: Duration,
+    /// Bearer token the coordinator requires, if any.
+    pub token: Option<String>,
+    /// CA certificate to verify a TLS coordinator (`https://` address).
+    pub tls_ca: Option<std::path::PathBuf>,
 }
 
 /// What a worker did, returned when it stops.
@@ -147,7 +151,11 @@ pub async fn run_worker(
         .build()
         .map_err(|e| WorkerError::Pool(e.to_string()))?;
     let state = Arc::new(State {
-        client: client(&config.coordinator)?,
+        client: client(
+            &config.coordinator,
+            config.token.as_deref(),
+            config.tls_ca.as_deref(),
+        )?,
         config: WorkerConfig { threads, ..config },
         worker_id: AtomicU64::new(0),
         running: Mutex::new(HashMap::new()),
