@@ -29,7 +29,7 @@ fail() {
 }
 
 # --- the validator, in a venv of its own (kept between runs) ------------------
-venv="${ORCHARD_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orchard-ci}/kubernetes-validate-$validator_version"
+venv="${ORCHARD_CI_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/orchard-ci}/kubernetes-validate-$validator_version"
 kv="$venv/bin/kubernetes-validate"
 if ! "$kv" --version 2>/dev/null | grep -qF "$validator_version"; then
     log "installing kubernetes-validate==$validator_version into $venv"
