@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// Print the result as one JSON object.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Serve the web dashboard and /metrics here while the search runs,
+    /// e.g. 127.0.0.1:7080.
+    #[arg(long, global = true)]
+    pub http: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -70,6 +74,10 @@ pub struct CoordinatorArgs {
     /// Where results files go (default: `results/` beside the database).
     #[arg(long)]
     pub results_dir: Option<PathBuf>,
+    /// Also serve the web dashboard and Prometheus /metrics over HTTP here,
+    /// e.g. 127.0.0.1:7080.
+    #[arg(long)]
+    pub http: Option<String>,
     /// Require this bearer token (read from the file; or set ORCHARD_TOKEN)
     /// on every request.
     #[arg(long)]

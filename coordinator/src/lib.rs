@@ -9,7 +9,9 @@
 //! * [`scheduler`] — the in-memory state machine (jobs, units, leases).
 //! * [`service`] — the gRPC handlers gluing the two.
 //! * [`results`] — the atomically written results files.
+//! * [`http`] — the dashboard, its JSON API and Prometheus `/metrics`.
 
+pub mod http;
 pub mod results;
 pub mod scheduler;
 pub mod service;
@@ -160,6 +162,23 @@ impl Coordinator {
             .await
             .map_err(|source| CoordinatorError::Listen {
                 addr: addr.to_string(),
+                source,
+            })
+    }
+
+    /// Serves the dashboard, `/api` and `/metrics` over HTTP on `listener`
+    /// until `shutdown` completes.
+    pub async fn serve_http(
+        &self,
+        listener: TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), CoordinatorError> {
+        let addr = listener.local_addr().ok();
+        tracing::info!(?addr, "dashboard and metrics listening");
+        http::serve(self.shared.clone(), listener, shutdown)
+            .await
+            .map_err(|source| CoordinatorError::Listen {
+                addr: addr.map(|a| a.to_string()).unwrap_or_default(),
                 source,
             })
     }

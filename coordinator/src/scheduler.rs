@@ -115,12 +115,23 @@ pub struct Job {
     pub last_report: Option<Instant>,
     /// Whether the family can declare units moot (see `sweep_moot`).
     has_moot_units: bool,
+    /// Units resolved per tree prefix, for the dashboard's picture.
+    done_by_prefix: BTreeMap<Vec<u8>, u64>,
     rate: RateMeter,
 }
 
 impl Job {
     fn live(&self) -> bool {
         self.state == JobState::Running && !self.finishing
+    }
+
+    /// A unit at `position` is done or cancelled.
+    fn resolved(&mut self, position: &[u8]) {
+        self.units_done += 1;
+        *self
+            .done_by_prefix
+            .entry(tree_prefix(position))
+            .or_insert(0) += 1;
     }
 }
 
@@ -148,6 +159,39 @@ struct Worker {
     families: HashSet<String>,
     last_seen: Instant,
     units: HashSet<UnitId>,
+    /// Nodes of the units this worker reported.
+    nodes_reported: u64,
+    rate: RateMeter,
+}
+
+/// Monotone counters, for metrics.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counters {
+    pub lease_expiries: u64,
+    pub reports: u64,
+    pub units_cancelled: u64,
+    pub registrations: u64,
+}
+
+/// How deep the dashboard's picture of the search tree goes.
+pub const TREE_DEPTH: usize = 2;
+
+/// The first [`TREE_DEPTH`] levels of a unit position.
+fn tree_prefix(position: &[u8]) -> Vec<u8> {
+    position[..position.len().min(4 * TREE_DEPTH)].to_vec()
+}
+
+/// A position as 1-based child indices joined by dots ("" is the root).
+pub fn position_label(position: &[u8]) -> String {
+    position
+        .chunks(4)
+        .map(|c| {
+            let mut b = [0u8; 4];
+            b[..c.len()].copy_from_slice(c);
+            (u32::from_be_bytes(b) as u64 + 1).to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// A unit handed to a worker.
@@ -188,6 +232,7 @@ pub struct Finishing {
 
 pub struct Scheduler {
     pub jobs: BTreeMap<JobId, Job>,
+    pub counters: Counters,
     units: HashMap<UnitId, Unit>,
     workers: HashMap<WorkerId, Worker>,
     next_unit: UnitId,
@@ -202,6 +247,7 @@ impl Scheduler {
     pub fn from_store(loaded: Loaded, lease_ttl: Duration) -> Result<Scheduler, String> {
         let mut s = Scheduler {
             jobs: BTreeMap::new(),
+            counters: Counters::default(),
             units: HashMap::new(),
             workers: HashMap::new(),
             next_unit: loaded.max_unit_id + 1,
@@ -231,6 +277,7 @@ impl Scheduler {
                 finishing: false,
                 last_report: None,
                 has_moot_units: false,
+                done_by_prefix: BTreeMap::new(),
                 rate: RateMeter::default(),
             };
             if job.state == JobState::Done {
@@ -271,7 +318,7 @@ impl Scheduler {
                         job.id, u.id
                     )
                 })?;
-                job.units_done += 1;
+                job.resolved(&u.position);
             } else {
                 job.pending.insert((u.position.clone(), u.id));
                 s.units.insert(
@@ -364,6 +411,7 @@ impl Scheduler {
             finishing: false,
             last_report: None,
             has_moot_units,
+            done_by_prefix: BTreeMap::new(),
             rate: RateMeter::default(),
         };
         for u in roots {
@@ -377,6 +425,7 @@ impl Scheduler {
     pub fn register(&mut self, hostname: String, threads: u32, families: Vec<String>) -> WorkerId {
         let id = self.next_worker;
         self.next_worker += 1;
+        self.counters.registrations += 1;
         self.workers.insert(
             id,
             Worker {
@@ -385,6 +434,8 @@ impl Scheduler {
                 families: families.into_iter().collect(),
                 last_seen: Instant::now(),
                 units: HashSet::new(),
+                nodes_reported: 0,
+                rate: RateMeter::default(),
             },
         );
         id
@@ -451,9 +502,11 @@ impl Scheduler {
                         .as_ref()
                         .is_some_and(|a| a.is_moot(&unit.payload))
                 {
+                    let position = unit.position.clone();
                     self.units.remove(&uid);
                     cancelled.push(uid);
-                    job.units_done += 1;
+                    job.resolved(&position);
+                    self.counters.units_cancelled += 1;
                     continue;
                 }
                 unit.lease = Some(Lease {
@@ -671,9 +724,11 @@ impl Scheduler {
         let Some(unit) = self.units.remove(&r.unit_id) else {
             return;
         };
+        self.counters.reports += 1;
         if let Some(lease) = &unit.lease {
             if let Some(w) = self.workers.get_mut(&lease.worker) {
                 w.units.remove(&r.unit_id);
+                w.nodes_reported = w.nodes_reported.saturating_add(r.nodes);
             }
         }
         let Some(job) = self.jobs.get_mut(&r.job_id) else {
@@ -685,7 +740,7 @@ impl Scheduler {
             // Its lease had expired: it was waiting to be leased again.
             job.pending.remove(&(unit.position.clone(), r.unit_id));
         }
-        job.units_done += 1;
+        job.resolved(&unit.position);
         job.last_report = Some(Instant::now());
         job.units_total += r.rest.len() as u64;
         job.nodes_done = job.nodes_done.saturating_add(r.nodes);
@@ -732,10 +787,11 @@ impl Scheduler {
                     }
                 }
                 None => {
-                    job.pending.remove(&(unit.position, *id));
+                    job.pending.remove(&(unit.position.clone(), *id));
                 }
             }
-            job.units_done += 1;
+            job.resolved(&unit.position);
+            self.counters.units_cancelled += 1;
         }
         if moot.is_empty() {
             Vec::new()
@@ -848,6 +904,7 @@ impl Scheduler {
                 worker = lease.worker,
                 "lease expired; unit goes back to the queue"
             );
+            self.counters.lease_expiries += 1;
             if let Some(w) = self.workers.get_mut(&lease.worker) {
                 w.units.remove(&id);
             }
@@ -930,6 +987,93 @@ impl Scheduler {
             .get(&id)
             .map(|w| format!("worker {id} ({}, {} threads)", w.hostname, w.threads))
             .unwrap_or_else(|| format!("worker {id}"))
+    }
+}
+
+/// A worker as the dashboard shows it.
+#[derive(Debug, Clone)]
+pub struct WorkerSnapshot {
+    pub id: WorkerId,
+    pub hostname: String,
+    pub threads: u32,
+    pub live: bool,
+    pub units: usize,
+    pub nodes: u64,
+    pub nodes_per_second: f64,
+    pub seconds_since_seen: f64,
+}
+
+/// One cell of the dashboard's picture of a job's search tree: the units
+/// under one tree prefix and their states.
+#[derive(Debug, Clone)]
+pub struct TreeCell {
+    pub prefix: String,
+    pub done: u64,
+    pub running: u64,
+    pub pending: u64,
+}
+
+impl Scheduler {
+    /// Every worker, with its node rate (sampled now).
+    pub fn workers_snapshot(&mut self) -> Vec<WorkerSnapshot> {
+        let now = Instant::now();
+        let ttl = self.lease_ttl;
+        let units = &self.units;
+        let mut out: Vec<WorkerSnapshot> = self
+            .workers
+            .iter_mut()
+            .map(|(&id, w)| {
+                let running: u64 = w
+                    .units
+                    .iter()
+                    .filter_map(|u| units.get(u))
+                    .map(|u| u.progress_nodes)
+                    .sum();
+                let nodes = w.nodes_reported.saturating_add(running);
+                w.rate.sample(now, nodes);
+                WorkerSnapshot {
+                    id,
+                    hostname: w.hostname.clone(),
+                    threads: w.threads,
+                    live: now.duration_since(w.last_seen) < ttl,
+                    units: w.units.len(),
+                    nodes,
+                    nodes_per_second: w.rate.rate(),
+                    seconds_since_seen: now.duration_since(w.last_seen).as_secs_f64(),
+                }
+            })
+            .collect();
+        out.sort_by_key(|w| w.id);
+        out
+    }
+
+    /// The job's units grouped by the first levels of their positions.
+    pub fn tree(&self, job_id: JobId) -> Vec<TreeCell> {
+        let Some(job) = self.jobs.get(&job_id) else {
+            return Vec::new();
+        };
+        let mut cells: BTreeMap<Vec<u8>, (u64, u64, u64)> = job
+            .done_by_prefix
+            .iter()
+            .map(|(p, &d)| (p.clone(), (d, 0, 0)))
+            .collect();
+        for u in self.units.values().filter(|u| u.job == job_id) {
+            let c = cells.entry(tree_prefix(&u.position)).or_default();
+            if u.lease.is_some() {
+                c.1 += 1;
+            } else {
+                c.2 += 1;
+            }
+        }
+        cells
+            .into_iter()
+            .map(|(p, (done, running, pending))| TreeCell {
+                prefix: position_label(&p),
+                done,
+                running,
+                pending,
+            })
+            .collect()
     }
 }
 

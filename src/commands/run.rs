@@ -75,6 +75,21 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         })
     };
 
+    if let Some(addr) = &args.http {
+        let http = Coordinator::bind(addr).await?;
+        eprintln!("dashboard and metrics on http://{}/", http.local_addr()?);
+        let c = coordinator.clone();
+        let mut rx = server_stopped.clone();
+        tokio::spawn(async move {
+            let stop = async move {
+                let _ = rx.wait_for(|&s| s).await;
+            };
+            if let Err(e) = c.serve_http(http, stop).await {
+                tracing::error!("dashboard: {e}");
+            }
+        });
+    }
+
     let snapshot = || {
         coordinator
             .shared

@@ -67,6 +67,16 @@ pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
         listener.local_addr()?,
         args.db.display()
     );
+    if let Some(addr) = &args.http {
+        let http = Coordinator::bind(addr).await?;
+        eprintln!("dashboard and metrics on http://{}/", http.local_addr()?);
+        let c = coordinator.clone();
+        tokio::spawn(async move {
+            if let Err(e) = c.serve_http(http, std::future::pending()).await {
+                tracing::error!("dashboard: {e}");
+            }
+        });
+    }
     coordinator.serve(listener, termination()).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,322 @@
+//! The coordinator's HTTP side: a live dashboard (`/`), its JSON API
+//! (`/api/...`) and Prometheus metrics (`/metrics`). Read-only: nothing here
+//! changes a job. When the coordinator has a token, these endpoints want it
+//! too (`Authorization: Bearer <token>`, or `?token=` for a browser).
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use crate::scheduler::JobSnapshot;
+use crate::service::Shared;
+
+const DASHBOARD: &str = include_str!("dashboard.html");
+
+/// The router of the HTTP side.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(dashboard))
+        .route("/metrics", get(metrics))
+        .route("/api/jobs", get(jobs))
+        .route("/api/jobs/{id}/tree", get(tree))
+        .with_state(shared)
+}
+
+/// Serves the HTTP side on `listener` until `shutdown` completes.
+pub async fn serve(
+    shared: Arc<Shared>,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(shared))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+#[derive(serde::Deserialize, Default)]
+struct TokenQuery {
+    token: Option<String>,
+}
+
+/// `Err` with 401 when a token is configured and not presented.
+#[allow(clippy::result_large_err)]
+fn authorize(shared: &Shared, headers: &HeaderMap, query: &TokenQuery) -> Result<(), Response> {
+    let Some(expected) = &shared.config.token else {
+        return Ok(());
+    };
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let given = bearer.or(query.token.as_deref());
+    if given.is_some_and(|g| orchard_proto::access::same_token(g.as_bytes(), expected.as_bytes())) {
+        Ok(())
+    } else {
+        tracing::warn!("refused an HTTP request: no or wrong token");
+        Err((
+            StatusCode::UNAUTHORIZED,
+            "this coordinator requires a bearer token\n",
+        )
+            .into_response())
+    }
+}
+
+async fn dashboard(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Query(q): Query<TokenQuery>,
+) -> Response {
+    if let Err(r) = authorize(&shared, &headers, &q) {
+        return r;
+    }
+    Html(DASHBOARD).into_response()
+}
+
+fn snapshot_json(s: &JobSnapshot) -> Value {
+    let result = s.result.as_ref().map(|r| {
+        let stored: Value = serde_json::from_str(&r.json).unwrap_or_default();
+        json!({ "result": stored["result"], "text": stored["text"], "results_file": r.results_file })
+    });
+    let params: Value = serde_json::from_str(&s.params_json).unwrap_or(Value::Null);
+    json!({
+        "job_id": s.job_id,
+        "family": s.family,
+        "params": params,
+        "state": s.state,
+        "units_total": s.units_total,
+        "units_done": s.units_done,
+        "units_running": s.units_running,
+        "units_pending": s.units_pending,
+        "nodes": s.nodes,
+        "nodes_per_second": s.nodes_per_second,
+        "bound": s.bound,
+        "created_unix_ms": s.created_ms,
+        "finished_unix_ms": s.finished_ms,
+        "error": s.error,
+        "result": result,
+    })
+}
+
+async fn jobs(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Query(q): Query<TokenQuery>,
+) -> Response {
+    if let Err(r) = authorize(&shared, &headers, &q) {
+        return r;
+    }
+    let mut s = shared.lock();
+    let ids: Vec<u64> = s.jobs.keys().copied().collect();
+    let jobs: Vec<Value> = ids
+        .into_iter()
+        .filter_map(|id| s.status(id))
+        .map(|j| snapshot_json(&j))
+        .collect();
+    let workers: Vec<Value> = s
+        .workers_snapshot()
+        .into_iter()
+        .map(|w| {
+            json!({
+                "worker_id": w.id,
+                "hostname": w.hostname,
+                "threads": w.threads,
+                "live": w.live,
+                "units": w.units,
+                "nodes": w.nodes,
+                "nodes_per_second": w.nodes_per_second,
+                "seconds_since_seen": w.seconds_since_seen,
+            })
+        })
+        .collect();
+    Json(json!({ "jobs": jobs, "workers": workers })).into_response()
+}
+
+async fn tree(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+    Query(q): Query<TokenQuery>,
+) -> Response {
+    if let Err(r) = authorize(&shared, &headers, &q) {
+        return r;
+    }
+    let s = shared.lock();
+    if !s.jobs.contains_key(&id) {
+        return (StatusCode::NOT_FOUND, format!("unknown job {id}\n")).into_response();
+    }
+    let cells: Vec<Value> = s
+        .tree(id)
+        .into_iter()
+        .map(|c| json!({ "prefix": c.prefix, "done": c.done, "running": c.running, "pending": c.pending }))
+        .collect();
+    Json(json!({ "job_id": id, "depth": crate::scheduler::TREE_DEPTH, "cells": cells }))
+        .into_response()
+}
+
+/// Prometheus label values: backslash, quote and newline escaped.
+fn label(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// One metric in the Prometheus text format.
+struct Metric {
+    name: &'static str,
+    kind: &'static str,
+    help: &'static str,
+    /// (labels without braces, value)
+    samples: Vec<(String, f64)>,
+}
+
+impl Metric {
+    fn new(name: &'static str, kind: &'static str, help: &'static str) -> Self {
+        Metric {
+            name,
+            kind,
+            help,
+            samples: Vec::new(),
+        }
+    }
+
+    fn render(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "# HELP {} {}\n# TYPE {} {}",
+            self.name, self.help, self.name, self.kind
+        );
+        for (labels, v) in &self.samples {
+            if labels.is_empty() {
+                let _ = writeln!(out, "{} {v}", self.name);
+            } else {
+                let _ = writeln!(out, "{}{{{labels}}} {v}", self.name);
+            }
+        }
+    }
+}
+
+async fn metrics(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Query(q): Query<TokenQuery>,
+) -> Response {
+    if let Err(r) = authorize(&shared, &headers, &q) {
+        return r;
+    }
+    let mut s = shared.lock();
+    let ids: Vec<u64> = s.jobs.keys().copied().collect();
+    let snaps: Vec<JobSnapshot> = ids.into_iter().filter_map(|id| s.status(id)).collect();
+    let workers = s.workers_snapshot();
+    let c = s.counters;
+    drop(s);
+
+    let mut units = Metric::new("orchard_units", "gauge", "Units of each job by state.");
+    let mut nodes = Metric::new(
+        "orchard_job_nodes",
+        "counter",
+        "Search-tree nodes explored per job (done units plus running progress).",
+    );
+    let mut rate = Metric::new(
+        "orchard_job_nodes_per_second",
+        "gauge",
+        "Node rate of each job over the last 20 s.",
+    );
+    let mut ratio = Metric::new(
+        "orchard_job_units_done_ratio",
+        "gauge",
+        "Units resolved over units known, per job.",
+    );
+    let mut running = Metric::new(
+        "orchard_job_running",
+        "gauge",
+        "1 while the job runs, 0 after.",
+    );
+    for j in &snaps {
+        let l = format!("job=\"{}\",family=\"{}\"", j.job_id, label(&j.family));
+        for (state, v) in [
+            ("pending", j.units_pending),
+            ("running", j.units_running),
+            ("done", j.units_done),
+        ] {
+            units
+                .samples
+                .push((format!("{l},state=\"{state}\""), v as f64));
+        }
+        nodes.samples.push((l.clone(), j.nodes as f64));
+        rate.samples.push((l.clone(), j.nodes_per_second));
+        let r = if j.units_total == 0 {
+            0.0
+        } else {
+            j.units_done as f64 / j.units_total as f64
+        };
+        ratio.samples.push((l.clone(), r));
+        running
+            .samples
+            .push((l, f64::from(u8::from(j.state == "running"))));
+    }
+    let mut live = Metric::new(
+        "orchard_workers_live",
+        "gauge",
+        "Workers heard from within one lease time.",
+    );
+    live.samples.push((
+        String::new(),
+        workers.iter().filter(|w| w.live).count() as f64,
+    ));
+    let mut wrate = Metric::new(
+        "orchard_worker_nodes_per_second",
+        "gauge",
+        "Node rate of each worker over the last 20 s.",
+    );
+    for w in &workers {
+        wrate.samples.push((
+            format!("worker=\"{}\",host=\"{}\"", w.id, label(&w.hostname)),
+            w.nodes_per_second,
+        ));
+    }
+    let counter = |name, help, v: u64| {
+        let mut m = Metric::new(name, "counter", help);
+        m.samples.push((String::new(), v as f64));
+        m
+    };
+    let all = [
+        units,
+        nodes,
+        rate,
+        ratio,
+        running,
+        live,
+        wrate,
+        counter(
+            "orchard_lease_expiries_total",
+            "Leases that expired (their worker went silent).",
+            c.lease_expiries,
+        ),
+        counter(
+            "orchard_reports_total",
+            "Unit reports committed.",
+            c.reports,
+        ),
+        counter(
+            "orchard_units_cancelled_total",
+            "Units cancelled because they could no longer change an answer.",
+            c.units_cancelled,
+        ),
+        counter(
+            "orchard_worker_registrations_total",
+            "Worker registrations.",
+            c.registrations,
+        ),
+    ];
+    let mut body = String::new();
+    for m in &all {
+        m.render(&mut body);
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
+}

@@ -1,0 +1,282 @@
+//! The coordinator's HTTP side: Prometheus `/metrics`, the JSON API, and the
+//! dashboard page rendered by a real headless Chromium, checked against the
+//! API, with a screenshot kept as a test artifact.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use common::{free_port, run_json, wait_coordinator, wait_status, Proc, TempDir};
+
+/// A coordinator with `--http`, one worker, and a finished h(3) job.
+struct Cluster {
+    _coord: Proc,
+    _worker: Proc,
+    grpc: String,
+    http: String,
+    _dir: TempDir,
+}
+
+fn cluster(tag: &str) -> Cluster {
+    let dir = TempDir::new(tag);
+    let (port, http_port) = (free_port(), free_port());
+    let grpc = format!("http://127.0.0.1:{port}");
+    let db = dir.path("coord.db");
+    let coord = Proc::spawn(
+        &[
+            "coordinator",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--db",
+            db.to_str().unwrap(),
+            "--http",
+            &format!("127.0.0.1:{http_port}"),
+            "--unit-budget",
+            "2000000",
+        ],
+        &dir.path("coordinator.log"),
+    );
+    wait_coordinator(&grpc, Duration::from_secs(20));
+    let worker = Proc::spawn(
+        &[
+            "worker",
+            "--coordinator",
+            &grpc,
+            "--threads",
+            "1",
+            "--name",
+            "dash-worker",
+        ],
+        &dir.path("worker.log"),
+    );
+    let job = run_json(&[
+        "submit",
+        "hc",
+        "--columns",
+        "3",
+        "--coordinator",
+        &grpc,
+        "--json",
+    ]);
+    let job = job["job_id"].as_u64().unwrap();
+    wait_status(&grpc, job, Duration::from_secs(60), |s| {
+        s["state"] == "done"
+    });
+    Cluster {
+        _coord: coord,
+        _worker: worker,
+        grpc,
+        http: format!("http://127.0.0.1:{http_port}"),
+        _dir: dir,
+    }
+}
+
+/// GET over plain HTTP/1.1 with std only (no client dependency needed).
+fn get(url: &str) -> String {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest
+        .split_once('/')
+        .map(|(h, p)| (h, format!("/{p}")))
+        .unwrap_or((rest, "/".into()));
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let (head, body) = out.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{url}: {head}");
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        // De-chunk.
+        let mut body = body;
+        let mut plain = String::new();
+        loop {
+            let (size, rest) = body.split_once("\r\n").unwrap();
+            let n = usize::from_str_radix(size.trim(), 16).unwrap();
+            if n == 0 {
+                break;
+            }
+            plain.push_str(&rest[..n]);
+            body = &rest[n + 2..];
+        }
+        plain
+    } else {
+        body.to_string()
+    }
+}
+
+fn metric(body: &str, line_prefix: &str) -> f64 {
+    body.lines()
+        .find(|l| l.starts_with(line_prefix))
+        .unwrap_or_else(|| panic!("no '{line_prefix}' in:\n{body}"))
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn metrics_match_the_api() {
+    let c = cluster("metrics");
+    let api: serde_json::Value =
+        serde_json::from_str(&get(&format!("{}/api/jobs", c.http))).unwrap();
+    let job = &api["jobs"][0];
+    assert_eq!(job["state"], "done");
+    assert_eq!(job["result"]["result"]["h"], 24);
+    let m = get(&format!("{}/metrics", c.http));
+    assert!(m.contains("# TYPE orchard_units gauge"));
+    assert_eq!(
+        metric(&m, r#"orchard_units{job="1",family="hc",state="done"}"#),
+        job["units_done"].as_f64().unwrap()
+    );
+    assert_eq!(
+        metric(&m, r#"orchard_job_nodes{job="1",family="hc"}"#),
+        job["nodes"].as_f64().unwrap()
+    );
+    assert_eq!(
+        metric(&m, r#"orchard_job_running{job="1",family="hc"}"#),
+        0.0
+    );
+    assert_eq!(metric(&m, "orchard_workers_live"), 1.0);
+    assert!(metric(&m, "orchard_reports_total") >= 1.0);
+    let tree: serde_json::Value =
+        serde_json::from_str(&get(&format!("{}/api/jobs/1/tree", c.http))).unwrap();
+    let done: u64 = tree["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["done"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        done,
+        job["units_done"].as_u64().unwrap(),
+        "every resolved unit is in the tree picture"
+    );
+}
+
+fn chromium() -> Option<PathBuf> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+fn headless(
+    browser: &PathBuf,
+    profile: &TempDir,
+    extra: &[&str],
+    url: &str,
+) -> std::process::Output {
+    Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            &format!("--user-data-dir={}", profile.0.display()),
+            "--virtual-time-budget=5000",
+        ])
+        .args(extra)
+        .arg(url)
+        .output()
+        .expect("run chromium")
+}
+
+#[test]
+fn dashboard_in_headless_chromium_shows_what_the_api_says() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var_os("ORCHARD_REQUIRE_BROWSER").is_none(),
+            "ORCHARD_REQUIRE_BROWSER is set but Chromium is not installed"
+        );
+        eprintln!("skipped: Chromium not installed (apt-get install chromium)");
+        return;
+    };
+    let c = cluster("dashboard");
+    let profile = TempDir::new("chromium-profile");
+    let url = format!("{}/", c.http);
+    let out = headless(&browser, &profile, &["--dump-dom"], &url);
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains(r#"data-loaded="yes""#),
+        "the page loaded its data: {dom}"
+    );
+    let api: serde_json::Value =
+        serde_json::from_str(&get(&format!("{}/api/jobs", c.http))).unwrap();
+    let job = &api["jobs"][0];
+    let row = format!(
+        r#"data-job="1" data-state="done" data-nodes="{}""#,
+        job["nodes"]
+    );
+    assert!(
+        dom.contains(&row),
+        "job row as the API has it ({row}) in:\n{dom}"
+    );
+    assert!(dom.contains("h(3) = 24"), "the result is shown");
+    assert!(dom.contains(r#"data-worker="1""#), "the worker is listed");
+    let cells = api["jobs"][0]["units_total"].as_u64().unwrap();
+    assert!(
+        cells > 0 && dom.contains("data-prefix="),
+        "the tree picture is drawn"
+    );
+
+    // A second, longer job, cut into many small units, for a picture of a
+    // search tree being consumed.
+    let job = run_json(&[
+        "submit",
+        "hc",
+        "--columns",
+        "4",
+        "--variant",
+        "subsets",
+        "--min-length",
+        "1",
+        "--coordinator",
+        &c.grpc,
+        "--json",
+    ]);
+    let job = job["job_id"].as_u64().unwrap();
+    wait_status(&c.grpc, job, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap() >= 40
+    });
+
+    let artifacts = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let shot = artifacts.join("dashboard.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = headless(
+        &browser,
+        &profile,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,800",
+        ],
+        &url,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "a real picture"
+    );
+    eprintln!("dashboard screenshot: {}", shot.display());
+}
