@@ -104,6 +104,9 @@ pub struct WorkerArgs {
     /// Name shown by the coordinator (default: the host name).
     #[arg(long)]
     pub name: Option<String>,
+    /// Serve Prometheus /metrics for this worker here, e.g. 0.0.0.0:9170.
+    #[arg(long)]
+    pub metrics: Option<String>,
     #[command(flatten)]
     pub access: AccessArgs,
 }

@@ -16,6 +16,7 @@ struct Cluster {
     _worker: Proc,
     grpc: String,
     http: String,
+    worker_metrics: String,
     _dir: TempDir,
 }
 
@@ -39,6 +40,7 @@ fn cluster(tag: &str) -> Cluster {
         &dir.path("coordinator.log"),
     );
     wait_coordinator(&grpc, Duration::from_secs(20));
+    let metrics_port = free_port();
     let worker = Proc::spawn(
         &[
             "worker",
@@ -48,6 +50,8 @@ fn cluster(tag: &str) -> Cluster {
             "1",
             "--name",
             "dash-worker",
+            "--metrics",
+            &format!("127.0.0.1:{metrics_port}"),
         ],
         &dir.path("worker.log"),
     );
@@ -69,6 +73,7 @@ fn cluster(tag: &str) -> Cluster {
         _worker: worker,
         grpc,
         http: format!("http://127.0.0.1:{http_port}"),
+        worker_metrics: format!("http://127.0.0.1:{metrics_port}/metrics"),
         _dir: dir,
     }
 }
@@ -161,6 +166,14 @@ fn metrics_match_the_api() {
         job["units_done"].as_u64().unwrap(),
         "every resolved unit is in the tree picture"
     );
+    // The worker's own metrics: it explored the whole (single-unit) job.
+    let w = get(&c.worker_metrics);
+    assert_eq!(metric(&w, "orchard_worker_units_reported_total"), 1.0);
+    assert_eq!(
+        metric(&w, "orchard_worker_nodes_total"),
+        job["nodes"].as_f64().unwrap()
+    );
+    assert_eq!(metric(&w, "orchard_worker_threads"), 1.0);
 }
 
 fn chromium() -> Option<PathBuf> {

@@ -127,6 +127,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
                 // needs no token.
                 token: None,
                 tls_ca: None,
+                metrics: Default::default(),
             };
             handles.push(tokio::spawn(async move {
                 run_worker(config, async move {

@@ -2,11 +2,12 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use orchard_coordinator::{Coordinator, CoordinatorConfig, TlsIdentity};
 use orchard_proto::access::read_token;
-use orchard_worker::{run_worker, WorkerConfig};
+use orchard_worker::{run_worker, WorkerConfig, WorkerMetrics};
 
 use super::{termination, CliResult};
 use crate::cli::{CoordinatorArgs, WorkerArgs};
@@ -96,7 +97,38 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         give_up_after: seconds("give-up-after", args.give_up_after)?,
         token: read_token(args.access.token_file.as_deref())?,
         tls_ca: args.access.tls_ca,
+        metrics: Arc::new(WorkerMetrics::default()),
     };
+    if let Some(addr) = &args.metrics {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        eprintln!(
+            "worker metrics on http://{}/metrics",
+            listener.local_addr()?
+        );
+        let metrics = config.metrics.clone();
+        let app = axum::Router::new().route(
+            "/metrics",
+            axum::routing::get(move || {
+                let body = metrics.render();
+                async move {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "text/plain; version=0.0.4",
+                        )],
+                        body,
+                    )
+                }
+            }),
+        );
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                tracing::error!("worker metrics: {e}");
+            }
+        });
+    }
     let stats = run_worker(config, termination()).await?;
     eprintln!(
         "worker stopped: {} units reported ({} split), {} nodes",

@@ -9,10 +9,13 @@
 //!
 //! * [`connection`] — reaching the coordinator, with retry and backoff.
 //! * [`runner`] — the lease / explore / report loop.
+//! * [`metrics`] — the worker's counters for Prometheus.
 
 pub mod connection;
+pub mod metrics;
 pub mod runner;
 
+pub use metrics::WorkerMetrics;
 pub use runner::{run_worker, WorkerConfig, WorkerStats};
 
 #[derive(Debug, thiserror::Error)]

@@ -19,7 +19,7 @@ use orchard_shared::family::{ExploreContext, PreparedJob};
 use tokio::sync::{oneshot, Semaphore};
 
 use crate::connection::{client, with_retry, Client};
-use crate::WorkerError;
+use crate::{WorkerError, WorkerMetrics};
 
 /// How a worker runs.
 #[derive(Debug, Clone)]
@@ -36,6 +36,8 @@ pub struct WorkerConfig {
     pub token: Option<String>,
     /// CA certificate to verify a TLS coordinator (`https://` address).
     pub tls_ca: Option<std::path::PathBuf>,
+    /// Counters to keep up to date (for `/metrics`).
+    pub metrics: Arc<WorkerMetrics>,
 }
 
 /// What a worker did, returned when it stops.
@@ -145,6 +147,10 @@ pub async fn run_worker(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<WorkerStats, WorkerError> {
     let threads = config.threads.max(1);
+    config
+        .metrics
+        .threads
+        .store(threads as u64, Ordering::Relaxed);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("orchard-search-{i}"))
@@ -285,6 +291,11 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
     let stop = Arc::new(AtomicBool::new(state.stopping.load(Ordering::SeqCst)));
     let progress = Arc::new(AtomicU64::new(0));
     let cancelled = Arc::new(AtomicBool::new(false));
+    state
+        .config
+        .metrics
+        .units_running
+        .fetch_add(1, Ordering::Relaxed);
     state.running.lock().unwrap().insert(
         unit_id,
         Running {
@@ -314,7 +325,17 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
             .await
             .unwrap_or_else(|_| Err("search thread panicked".to_string()));
         state.running.lock().unwrap().remove(&unit_id);
+        state
+            .config
+            .metrics
+            .units_running
+            .fetch_sub(1, Ordering::Relaxed);
         if cancelled.load(Ordering::SeqCst) {
+            state
+                .config
+                .metrics
+                .units_cancelled
+                .fetch_add(1, Ordering::Relaxed);
             tracing::debug!(unit = unit_id, "cancelled unit dropped");
         } else {
             let bound = job.bound.load(Ordering::Relaxed);
@@ -336,8 +357,12 @@ async fn report(
             let mut stats = state.stats.lock().unwrap();
             stats.units_reported += 1;
             stats.nodes += x.nodes;
+            let m = &state.config.metrics;
+            m.units_reported.fetch_add(1, Ordering::Relaxed);
+            m.nodes_reported.fetch_add(x.nodes, Ordering::Relaxed);
             if !x.rest.is_empty() {
                 stats.units_split += 1;
+                m.units_split.fetch_add(1, Ordering::Relaxed);
             }
             ReportRequest {
                 worker_id: state.id(),
@@ -403,6 +428,12 @@ async fn heartbeat_loop(state: Arc<State>) {
                     nodes: r.progress.load(Ordering::Relaxed),
                 })
                 .collect();
+            let in_flight = progress.iter().map(|p| p.nodes).sum();
+            state
+                .config
+                .metrics
+                .nodes_in_flight
+                .store(in_flight, Ordering::Relaxed);
             let mut job_ids: Vec<u64> = running.values().map(|r| r.job_id).collect();
             job_ids.sort_unstable();
             job_ids.dedup();

@@ -1,0 +1,70 @@
+//! A worker's own figures, for Prometheus (`orchard worker --metrics ADDR`).
+//! Updated lock-free by the runner; rendered on demand.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Live counters of one worker.
+#[derive(Debug, Default)]
+pub struct WorkerMetrics {
+    pub threads: AtomicU64,
+    pub units_running: AtomicU64,
+    pub units_reported: AtomicU64,
+    pub units_split: AtomicU64,
+    pub units_cancelled: AtomicU64,
+    /// Nodes of reported units.
+    pub nodes_reported: AtomicU64,
+    /// Nodes explored so far by running units (refreshed every heartbeat).
+    pub nodes_in_flight: AtomicU64,
+}
+
+impl WorkerMetrics {
+    /// The Prometheus text format.
+    pub fn render(&self) -> String {
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let mut out = String::new();
+        let mut one = |name: &str, kind: &str, help: &str, v: u64| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}"
+            );
+        };
+        one(
+            "orchard_worker_threads",
+            "gauge",
+            "Search threads.",
+            get(&self.threads),
+        );
+        one(
+            "orchard_worker_units_running",
+            "gauge",
+            "Units being explored.",
+            get(&self.units_running),
+        );
+        one(
+            "orchard_worker_units_reported_total",
+            "counter",
+            "Units reported.",
+            get(&self.units_reported),
+        );
+        one(
+            "orchard_worker_units_split_total",
+            "counter",
+            "Reported units that handed back an unexplored rest.",
+            get(&self.units_split),
+        );
+        one(
+            "orchard_worker_units_cancelled_total",
+            "counter",
+            "Units dropped because the coordinator cancelled them.",
+            get(&self.units_cancelled),
+        );
+        one(
+            "orchard_worker_nodes_total",
+            "counter",
+            "Search-tree nodes explored (reported units plus running progress); rate() gives nodes per second.",
+            get(&self.nodes_reported).saturating_add(get(&self.nodes_in_flight)),
+        );
+        out
+    }
+}
