@@ -272,3 +272,24 @@ fn h4_is_67_with_29931_maximal_games() {
         .iter()
         .all(|l| l.len() == 66 && l.starts_with("112122213313333")));
 }
+
+#[test]
+fn one_coordinator_per_database() {
+    let dir = TempDir::new("inuse");
+    let db = dir.path("shared.db");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coord = common::Proc::spawn(
+        &[
+            "coordinator",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--db",
+            db.to_str().unwrap(),
+        ],
+        &dir.path("coordinator.log"),
+    );
+    common::wait_coordinator(&url, Duration::from_secs(20));
+    let out = run(&["run", "hc", "--columns", "2", "--db", db.to_str().unwrap()]);
+    assert_one_line_error(&out, "in use by another orchard coordinator");
+}

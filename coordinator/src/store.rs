@@ -40,6 +40,13 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("the store's writer thread has stopped")]
     WriterGone,
+    #[error("{0}: in use by another orchard coordinator (one coordinator per database)")]
+    InUse(PathBuf),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 pub type JobId = u64;
@@ -239,11 +246,34 @@ impl Store {
     /// writer thread.
     pub fn open(path: &Path) -> Result<(Store, Loaded), StoreError> {
         let conn = open_connection(path)?;
+        // Two coordinators on one database would hand out the same units
+        // under different ids: hold an exclusive advisory lock (flock, which
+        // does not interfere with SQLite's own fcntl locks) for as long as
+        // the writer runs.
+        let lock = std::fs::File::open(path).map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(StoreError::InUse(path.to_path_buf()))
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(StoreError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        }
         let loaded = load(&conn)?;
         let (tx, rx) = mpsc::channel::<Batch>();
         thread::Builder::new()
             .name("orchard-store".into())
-            .spawn(move || writer(conn, rx))
+            .spawn(move || {
+                let _lock = lock;
+                writer(conn, rx)
+            })
             .expect("spawn store writer thread");
         Ok((
             Store {
