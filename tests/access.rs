@@ -421,6 +421,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
             progress: &progress,
         };
         let x = prepared.explore(&unit.unit, &ctx).unwrap();
+        let x_nodes = x.nodes;
         let ok = ReportRequest {
             worker_id: id,
             unit_id: unit.unit_id,
@@ -429,7 +430,10 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
             rest: x.rest,
             ..Default::default()
         };
-        assert!(w.report(ok).await.unwrap().into_inner().accepted);
+        assert!(w.report(ok.clone()).await.unwrap().into_inner().accepted);
+        // The same report again (a retry after a lost acknowledgement) is
+        // acknowledged and ignored: nothing is counted twice.
+        assert!(!w.report(ok).await.unwrap().into_inner().accepted);
         let s = jobs
             .results(ResultsRequest { job_id: job })
             .await
@@ -438,6 +442,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
         assert_eq!(s.status.unwrap().state, "done");
         let r: serde_json::Value = serde_json::from_str(&s.result_json).unwrap();
         assert_eq!(r["h"], 9);
+        assert_eq!(r["nodes"], x_nodes, "counted once");
     });
     // The coordinator is still serving.
     let s = wait_status(&url, 1, Duration::from_secs(5), |s| s["state"] == "done");
