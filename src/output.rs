@@ -24,23 +24,7 @@ pub fn result_object(status: &JobStatus, result_json: &str, results_file: &str) 
 
 /// The JSON object of a job's status.
 pub fn status_object(s: &JobStatus) -> Value {
-    json!({
-        "job_id": s.job_id,
-        "family": s.family,
-        "params": serde_json::from_str::<Value>(&s.params_json).unwrap_or(Value::Null),
-        "state": s.state,
-        "units_total": s.units_total,
-        "units_done": s.units_done,
-        "units_running": s.units_running,
-        "units_pending": s.units_pending,
-        "nodes": s.nodes,
-        "nodes_per_second": s.nodes_per_second,
-        "bound": s.bound,
-        "live_workers": s.live_workers,
-        "created_unix_ms": s.created_unix_ms,
-        "finished_unix_ms": s.finished_unix_ms,
-        "error": s.error,
-    })
+    orchard_coordinator::service::status_json(s)
 }
 
 /// Large counts in engineering notation.

@@ -145,9 +145,10 @@ fn a_worker_killed_mid_job_loses_nothing() {
     let mut victim = start_worker(&dir, &url, "victim");
     let _survivor = start_worker(&dir, &url, "survivor");
     let _third = start_worker(&dir, &url, "third");
-    // Let the victim get going, then kill it while it holds leases.
-    wait_status(&url, job, Duration::from_secs(60), |s| {
-        s["units_done"].as_u64().unwrap() >= 20
+    // Let the victim get going, then kill it while every worker holds a
+    // lease (so the victim's unit must expire and be leased again).
+    wait_status(&url, job, Duration::from_secs(120), |s| {
+        s["units_done"].as_u64().unwrap() >= 20 && s["units_running"] == 3
     });
     victim.sigkill();
     let s = wait_status(&url, job, Duration::from_secs(600), |s| {
@@ -175,7 +176,7 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database() {
     let job = submit(&url);
     let _w1 = start_worker(&dir, &url, "w1");
     let _w2 = start_worker(&dir, &url, "w2");
-    wait_status(&url, job, Duration::from_secs(60), |s| {
+    wait_status(&url, job, Duration::from_secs(120), |s| {
         s["units_done"].as_u64().unwrap() >= 30
     });
     coord.sigkill();
@@ -211,7 +212,7 @@ fn sigterm_makes_a_worker_hand_back_its_work_and_exit_cleanly() {
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit(&url);
     let mut w = start_worker(&dir, &url, "leaver");
-    wait_status(&url, job, Duration::from_secs(60), |s| {
+    wait_status(&url, job, Duration::from_secs(120), |s| {
         s["units_done"].as_u64().unwrap() >= 5
     });
     w.sigterm();

@@ -14,7 +14,7 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use crate::scheduler::JobSnapshot;
-use crate::service::Shared;
+use crate::service::{job_status, status_json, Shared};
 
 const DASHBOARD: &str = include_str!("dashboard.html");
 
@@ -78,29 +78,17 @@ async fn dashboard(
     Html(DASHBOARD).into_response()
 }
 
+/// A job's status (as `orchard status --json` has it) and its result.
 fn snapshot_json(s: &JobSnapshot) -> Value {
-    let result = s.result.as_ref().map(|r| {
-        let stored: Value = serde_json::from_str(&r.json).unwrap_or_default();
-        json!({ "result": stored["result"], "text": stored["text"], "results_file": r.results_file })
-    });
-    let params: Value = serde_json::from_str(&s.params_json).unwrap_or(Value::Null);
-    json!({
-        "job_id": s.job_id,
-        "family": s.family,
-        "params": params,
-        "state": s.state,
-        "units_total": s.units_total,
-        "units_done": s.units_done,
-        "units_running": s.units_running,
-        "units_pending": s.units_pending,
-        "nodes": s.nodes,
-        "nodes_per_second": s.nodes_per_second,
-        "bound": s.bound,
-        "created_unix_ms": s.created_ms,
-        "finished_unix_ms": s.finished_ms,
-        "error": s.error,
-        "result": result,
-    })
+    let mut v = status_json(&job_status(s));
+    v["result"] = match &s.result {
+        Some(r) => {
+            let stored: Value = serde_json::from_str(&r.json).unwrap_or_default();
+            json!({ "result": stored["result"], "text": stored["text"], "results_file": r.results_file })
+        }
+        None => Value::Null,
+    };
+    v
 }
 
 async fn jobs(
@@ -112,12 +100,7 @@ async fn jobs(
         return r;
     }
     let mut s = shared.lock();
-    let ids: Vec<u64> = s.jobs.keys().copied().collect();
-    let jobs: Vec<Value> = ids
-        .into_iter()
-        .filter_map(|id| s.status(id))
-        .map(|j| snapshot_json(&j))
-        .collect();
+    let jobs: Vec<Value> = s.statuses().iter().map(snapshot_json).collect();
     let workers: Vec<Value> = s
         .workers_snapshot()
         .into_iter()
@@ -210,8 +193,7 @@ async fn metrics(
         return r;
     }
     let mut s = shared.lock();
-    let ids: Vec<u64> = s.jobs.keys().copied().collect();
-    let snaps: Vec<JobSnapshot> = ids.into_iter().filter_map(|id| s.status(id)).collect();
+    let snaps = s.statuses();
     let workers = s.workers_snapshot();
     let c = s.counters;
     drop(s);

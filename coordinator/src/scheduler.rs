@@ -321,19 +321,12 @@ impl Scheduler {
                 job.resolved(&u.position);
             } else {
                 job.pending.insert((u.position.clone(), u.id));
-                s.units.insert(
-                    u.id,
-                    Unit {
-                        job: u.job_id,
-                        position: u.position,
-                        payload: Arc::new(u.payload),
-                        lease: None,
-                        reporting: false,
-                        progress_nodes: 0,
-                        split_requested: false,
-                        split_sent: false,
-                    },
-                );
+                let unit = NewUnit {
+                    id: u.id,
+                    position: u.position,
+                    payload: u.payload,
+                };
+                s.units.insert(u.id, new_unit(u.job_id, unit));
             }
         }
         for job in s.jobs.values_mut() {
@@ -979,6 +972,12 @@ impl Scheduler {
             result: job.result.clone(),
             last_report: job.last_report,
         })
+    }
+
+    /// Snapshots of every job, oldest first.
+    pub fn statuses(&mut self) -> Vec<JobSnapshot> {
+        let ids: Vec<JobId> = self.jobs.keys().copied().collect();
+        ids.into_iter().filter_map(|id| self.status(id)).collect()
     }
 
     /// Worker descriptions, for logs and status.

@@ -327,6 +327,28 @@ impl WorkerService for Workers {
     }
 }
 
+/// A job's status as one JSON object: what `orchard status --json` prints
+/// and what the dashboard's API serves.
+pub fn status_json(s: &JobStatus) -> serde_json::Value {
+    serde_json::json!({
+        "job_id": s.job_id,
+        "family": s.family,
+        "params": serde_json::from_str::<serde_json::Value>(&s.params_json).unwrap_or(serde_json::Value::Null),
+        "state": s.state,
+        "units_total": s.units_total,
+        "units_done": s.units_done,
+        "units_running": s.units_running,
+        "units_pending": s.units_pending,
+        "nodes": s.nodes,
+        "nodes_per_second": s.nodes_per_second,
+        "bound": s.bound,
+        "live_workers": s.live_workers,
+        "created_unix_ms": s.created_unix_ms,
+        "finished_unix_ms": s.finished_unix_ms,
+        "error": s.error,
+    })
+}
+
 /// Converts a scheduler snapshot to its wire form.
 pub fn job_status(s: &JobSnapshot) -> JobStatus {
     JobStatus {

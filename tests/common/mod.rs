@@ -35,6 +35,22 @@ impl TempDir {
 
 impl Drop for TempDir {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // Keep the logs and the database of a failed test.
+            eprintln!("test files kept in {}", self.0.display());
+            for entry in std::fs::read_dir(&self.0).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.extension().is_some_and(|e| e == "log") {
+                    let log = std::fs::read_to_string(&path).unwrap_or_default();
+                    let tail: Vec<&str> = log.lines().rev().take(15).collect();
+                    eprintln!("--- last lines of {}:", path.display());
+                    for line in tail.iter().rev() {
+                        eprintln!("{line}");
+                    }
+                }
+            }
+            return;
+        }
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
@@ -138,16 +154,18 @@ pub fn wait_status(
     pred: impl Fn(&serde_json::Value) -> bool,
 ) -> serde_json::Value {
     let deadline = Instant::now() + limit;
+    let mut last = None;
     loop {
         if let Some(s) = status(url, job) {
             if pred(&s) {
                 return s;
             }
             assert_ne!(s["state"], "failed", "job failed: {s}");
+            last = Some(s);
         }
         assert!(
             Instant::now() < deadline,
-            "timed out waiting for job {job} at {url}"
+            "timed out after {limit:?} waiting for job {job} at {url}; last status: {last:?}"
         );
         std::thread::sleep(Duration::from_millis(100));
     }

@@ -265,7 +265,7 @@ impl HipDraws {
         for &f in fixed.iter().skip(1) {
             total = total.checked_add(f)?;
         }
-        (total % g as u128 == 0).then_some(total / g as u128)
+        total.is_multiple_of(g as u128).then_some(total / g as u128)
     }
 }
 

@@ -149,12 +149,12 @@ fn has_square(squares: &[[usize; 4]], cells: &[u8], who: u8) -> bool {
 /// Who places the stone after `stones` stones: 1 or 2.
 pub fn mover(stones: usize, double: bool) -> u8 {
     if !double {
-        return if stones % 2 == 0 { 1 } else { 2 };
+        return if stones.is_multiple_of(2) { 1 } else { 2 };
     }
     if stones == 0 {
         return 1;
     }
-    if ((stones - 1) / 2) % 2 == 0 {
+    if ((stones - 1) / 2).is_multiple_of(2) {
         2
     } else {
         1

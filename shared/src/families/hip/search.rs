@@ -48,7 +48,7 @@ pub fn p1_moves(stones: u32, double: bool) -> bool {
     if double {
         stones == 0 || ((stones - 1) / 2) % 2 == 1
     } else {
-        stones % 2 == 0
+        stones.is_multiple_of(2)
     }
 }
 
