@@ -38,7 +38,7 @@
 //! decides it (for the player to move, a sibling is at least as good as the
 //! best this child could be).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -393,6 +393,163 @@ impl Eval<'_> {
         self.memo.insert(key, v);
         v
     }
+}
+
+/// A child as [`Relevance`] sees it: P1's interval, and the position (none
+/// when the move ends the game).
+type Kid = (i8, i8, Option<(Key, Pos)>);
+
+/// Which positions the root's value may still depend on, for
+/// [`HipSolve::is_moot`]; computed once per merged summary (the coordinator
+/// asks about every live unit after each merge) by one pass down the
+/// recorded tree, level by level (a child has one stone more, so every
+/// parent of a level is done before it).
+///
+/// The root is relevant. A child of a relevant position whose interval is
+/// still open is relevant unless its siblings already bound the position at
+/// least as well as the child ever could: for the first player to move,
+/// `hi(child) <= max lo(sibling)`; for the second, `lo(child) >= min
+/// hi(sibling)`. Intervals only narrow as units merge, so such a child can
+/// never again change its parent's interval; a position every path to which
+/// passes through such an edge, or through a settled position, can never
+/// change the root's interval, whatever its unit finds.
+struct Relevance {
+    /// Every position of the recorded tree (expanding settled ones too).
+    reached: HashSet<Key>,
+    relevant: HashSet<Key>,
+}
+
+impl Relevance {
+    /// A unit is moot if the recorded tree reaches it and the root no longer
+    /// depends on it (a unit the tree does not reach is never moot).
+    fn moot(&self, key: &Key) -> bool {
+        self.reached.contains(key) && !self.relevant.contains(key)
+    }
+
+    fn compute(game: &Game, summary: &SolveSummary, root_depth: u32) -> Relevance {
+        let mut e = Eval {
+            game,
+            summary,
+            root_depth,
+            target: None,
+            reached: false,
+            memo: HashMap::new(),
+        };
+        let root = Pos::EMPTY;
+        let root_key = game.key(&root).0;
+        let mut reached = HashSet::from([root_key]);
+        let mut relevant = HashSet::from([root_key]);
+        let mut level = vec![root];
+        let mut kids: Vec<Kid> = Vec::new();
+        while !level.is_empty() {
+            let mut next = Vec::new();
+            for pos in level {
+                if game.full(&pos) {
+                    continue;
+                }
+                let key = game.key(&pos).0;
+                if !e.expands(&pos, summary.known.get(&key)) {
+                    continue;
+                }
+                let (lo, hi, _) = e.eval(&pos);
+                let open = lo < hi && relevant.contains(&key);
+                let p1 = game.p1_to_move(&pos);
+                kids.clear();
+                for (_, child) in game.children(&pos) {
+                    kids.push(match child {
+                        Child::Loses => {
+                            let v = if p1 { -1 } else { 1 };
+                            (v, v, None)
+                        }
+                        Child::Pos(cp) => {
+                            let (a, b, _) = e.eval(&cp);
+                            let ck = (!game.full(&cp)).then(|| (game.key(&cp).0, cp));
+                            (a, b, ck)
+                        }
+                    });
+                }
+                // The best two bounds the children guarantee to the mover
+                // (P1's lo for a maximiser, P1's hi for a minimiser), so that
+                // each child can be compared with the best of the others.
+                let guarantee = |k: &Kid| if p1 { k.0 } else { -k.1 };
+                let (mut best, mut best_at, mut second) = (-2i8, usize::MAX, -2i8);
+                for (i, k) in kids.iter().enumerate() {
+                    let g = guarantee(k);
+                    if g > best {
+                        second = best;
+                        best = g;
+                        best_at = i;
+                    } else if g > second {
+                        second = g;
+                    }
+                }
+                for (i, k) in kids.iter().enumerate() {
+                    let Some((ck, cp)) = k.2 else { continue };
+                    if reached.insert(ck) {
+                        next.push(cp);
+                    }
+                    let others = if i == best_at { second } else { best };
+                    let could = if p1 { k.1 } else { -k.0 };
+                    if open && could > others {
+                        relevant.insert(ck);
+                    }
+                }
+            }
+            level = next;
+        }
+        Relevance { reached, relevant }
+    }
+}
+
+/// The last [`Relevance`] computed on this thread, with what it was computed
+/// from (compared in full, so a changed summary is never served stale data).
+struct RelevanceCache {
+    params: SolveParams,
+    nodes: u64,
+    snapshot: Vec<(Key, i8, i8, bool)>,
+    game: Game,
+    relevance: Relevance,
+}
+
+thread_local! {
+    static RELEVANCE: std::cell::RefCell<Option<RelevanceCache>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn with_relevance<T>(
+    p: &SolveParams,
+    s: &SolveSummary,
+    f: impl FnOnce(&Game, &Relevance) -> T,
+) -> T {
+    RELEVANCE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let hit = slot.as_ref().is_some_and(|c| {
+            c.params == *p
+                && c.nodes == s.nodes
+                && c.snapshot.len() == s.known.len()
+                && c.snapshot
+                    .iter()
+                    .zip(&s.known)
+                    .all(|(a, (k, v))| a.0 == *k && a.1 == v.lo && a.2 == v.hi && a.3 == v.expanded)
+        });
+        if !hit {
+            let game = Game::new(p);
+            let relevance = Relevance::compute(&game, s, p.root_depth());
+            *slot = Some(RelevanceCache {
+                params: p.clone(),
+                nodes: s.nodes,
+                snapshot: s
+                    .known
+                    .iter()
+                    .map(|(k, v)| (*k, v.lo, v.hi, v.expanded))
+                    .collect(),
+                game,
+                relevance,
+            });
+        }
+        let c = slot.as_ref().expect("filled above");
+        f(&c.game, &c.relevance)
+    })
 }
 
 /// The first player's value interval of the position reached by `moves`,
@@ -846,20 +1003,11 @@ impl SearchFamily for HipSolve {
     const HAS_MOOT_UNITS: bool = true;
 
     fn is_moot(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
-        let game = Game::new(p);
-        let Ok(pos) = game.replay(&unit.moves) else {
-            return false;
-        };
-        let (key, _) = game.key(&pos);
-        let mut e = Eval {
-            game: &game,
-            summary: merged,
-            root_depth: p.root_depth(),
-            target: Some(key),
-            reached: false,
-            memo: HashMap::new(),
-        };
-        let (_, _, sensitive) = e.eval(&Pos::EMPTY);
-        e.reached && !sensitive
+        with_relevance(p, merged, |game, r| {
+            let Ok(pos) = game.replay(&unit.moves) else {
+                return false;
+            };
+            r.moot(&game.key(&pos).0)
+        })
     }
 }

@@ -1,0 +1,509 @@
+//! Hip through the cluster: `hip-solve` jobs on a real coordinator and real
+//! workers over 127.0.0.1, with a worker and then the coordinator killed with
+//! SIGKILL mid-job; and the `orchard run hip-*` JSON checked against the
+//! source's tables and against the plain reference implementations.
+//!
+//! A game search's node count depends on how the tree was split (a unit cut
+//! by a sibling's result is cancelled, not searched), so the cluster's answer
+//! is compared with a single-process solve by value: the winner, every
+//! opening's value interval (consistent with the reference's), and a
+//! principal variation that is a legal game ending as the winner says.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use common::{run, run_json, wait_coordinator, wait_status, Proc, TempDir};
+use orchard_shared::families::hip::solve::explore_pruned;
+use orchard_shared::families::hip::{reference, HipSolve, SolveParams};
+use orchard_shared::family::SearchFamily;
+
+/// Standard Hip on 4x5 (a draw, Franke's table B): about 1.7e6 nodes in one
+/// process, 4-5e6 through the cluster with this unit budget, in some 2000
+/// units (most of them cancelled as moot), a few seconds on two cores.
+const ROWS: u32 = 4;
+const COLS: u32 = 5;
+const UNIT_BUDGET: &str = "20000";
+
+fn params() -> SolveParams {
+    SolveParams::new(ROWS, COLS, false)
+}
+
+/// The report of the same job solved in this process (computed once for the
+/// tests of this file).
+fn single_process_answer() -> &'static serde_json::Value {
+    static ANSWER: OnceLock<serde_json::Value> = OnceLock::new();
+    ANSWER.get_or_init(|| {
+        let p = params();
+        let (s, _) = explore_pruned(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
+        HipSolve::report(&p, &s).json
+    })
+}
+
+fn interval(v: &serde_json::Value) -> (i64, i64) {
+    (v[0].as_i64().unwrap(), v[1].as_i64().unwrap())
+}
+
+fn root_value(winner: u64) -> i64 {
+    match winner {
+        0 => 0,
+        1 => 1,
+        2 => -1,
+        w => panic!("winner {w}"),
+    }
+}
+
+/// Checks a `hip-solve` report against the rules: the winner is given, the
+/// openings are the first moves up to symmetry (lowest cell of each class, in
+/// cell order), none beats the root's value and one achieves it, and the
+/// principal variation is a legal game that ends as the winner says.
+fn check_report(json: &serde_json::Value, rows: usize, cols: usize, double: bool) {
+    assert_eq!(json["family"], "hip-solve");
+    assert!(json["nodes"].as_u64().unwrap() > 0, "{json}");
+    let w = json["winner"].as_u64().expect("solved: winner 0, 1 or 2");
+    let root = root_value(w);
+    assert_eq!(interval(&json["value"]), (root, root));
+    let names: Vec<String> = (0..rows * cols)
+        .map(|i| format!("{}{}", char::from(b'a' + (i % cols) as u8), i / cols + 1))
+        .collect();
+    // The classes of first moves, from the reference's symmetries.
+    let syms = reference::symmetries(rows, cols);
+    let classes: Vec<&str> = (0..rows * cols)
+        .filter(|&c| syms.iter().all(|g| g[c] >= c))
+        .map(|c| names[c].as_str())
+        .collect();
+    let openings = json["openings"].as_array().unwrap();
+    let cells: Vec<&str> = openings
+        .iter()
+        .map(|o| o["cell"].as_str().unwrap())
+        .collect();
+    assert_eq!(cells, classes, "one opening per class of first moves");
+    let iv: Vec<(i64, i64)> = openings.iter().map(|o| interval(&o["value"])).collect();
+    for (o, &(lo, hi)) in openings.iter().zip(&iv) {
+        assert!(-1 <= lo && lo <= hi && hi <= 1, "{o}");
+        assert!(lo <= root, "opening {o} beats the root's value {root}");
+        if lo == hi {
+            assert_eq!(o["winner"], root_value_to_winner(lo), "{o}");
+        } else {
+            assert!(o["winner"].is_null(), "{o}");
+        }
+    }
+    assert!(
+        iv.contains(&(root, root)),
+        "no opening achieves {root}: {iv:?}"
+    );
+    // Replay the principal variation.
+    let squares = reference::squares_by_subsets(rows, cols);
+    let mut board = vec![0u8; rows * cols];
+    let pv = json["pv"].as_array().unwrap();
+    assert!(!pv.is_empty());
+    let mut ended = false;
+    for (s, name) in pv.iter().enumerate() {
+        assert!(!ended, "the pv goes on after a lost move: {pv:?}");
+        let i = names
+            .iter()
+            .position(|n| n == name.as_str().unwrap())
+            .unwrap_or_else(|| panic!("pv cell {name}"));
+        assert_eq!(board[i], 0, "the pv plays on a stone: {pv:?}");
+        let who = reference::mover(s, double);
+        board[i] = who;
+        if squares.iter().any(|q| q.iter().all(|&x| board[x] == who)) {
+            assert_eq!(w, if who == 1 { 2 } else { 1 }, "the pv's loser loses");
+            ended = true;
+        }
+    }
+    if !ended && board.iter().all(|&x| x != 0) {
+        assert_eq!(w, 0, "a full board is a draw");
+    }
+}
+
+fn root_value_to_winner(v: i64) -> serde_json::Value {
+    serde_json::json!(match v {
+        1 => 1,
+        0 => 0,
+        _ => 2,
+    })
+}
+
+/// The cluster's answer is the single process's.
+fn assert_same_answer(result: &serde_json::Value) {
+    let want = single_process_answer();
+    check_report(result, ROWS as usize, COLS as usize, false);
+    check_report(want, ROWS as usize, COLS as usize, false);
+    assert_eq!(result["winner"], want["winner"], "winner");
+    // Franke's table B: standard 4x5 is a draw.
+    assert_eq!(result["winner"], 0);
+    let (got, exp) = (
+        result["openings"].as_array().unwrap(),
+        want["openings"].as_array().unwrap(),
+    );
+    assert_eq!(got.len(), exp.len());
+    for (g, e) in got.iter().zip(exp) {
+        assert_eq!(g["cell"], e["cell"]);
+        // Both intervals contain the opening's true value.
+        let ((a, b), (c, d)) = (interval(&g["value"]), interval(&e["value"]));
+        assert!(a.max(c) <= b.min(d), "opening {g} vs single process {e}");
+    }
+}
+
+fn start_coordinator(dir: &TempDir, port: u16, log: &str) -> Proc {
+    let db = dir.path("coord.db");
+    let listen = format!("127.0.0.1:{port}");
+    Proc::spawn(
+        &[
+            "coordinator",
+            "--listen",
+            &listen,
+            "--db",
+            db.to_str().unwrap(),
+            "--lease-ttl",
+            "2",
+            "--unit-budget",
+            UNIT_BUDGET,
+        ],
+        &dir.path(log),
+    )
+}
+
+fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
+    Proc::spawn(
+        &[
+            "worker",
+            "--coordinator",
+            url,
+            "--threads",
+            "1",
+            "--name",
+            name,
+            "--give-up-after",
+            "60",
+        ],
+        &dir.path(&format!("{name}.log")),
+    )
+}
+
+fn submit(url: &str) -> u64 {
+    let r = run_json(&[
+        "submit",
+        "hip-solve",
+        "--rows",
+        &ROWS.to_string(),
+        "--cols",
+        &COLS.to_string(),
+        "--coordinator",
+        url,
+        "--json",
+    ]);
+    r["job_id"].as_u64().unwrap()
+}
+
+fn results(url: &str, job: u64) -> serde_json::Value {
+    run_json(&["results", &job.to_string(), "--coordinator", url, "--json"])
+}
+
+/// (state, lease_count, summary) of every unit, from the database.
+fn units(db: &Path) -> HashMap<i64, (String, i64, Option<Vec<u8>>)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT u.id, u.state, u.lease_count, r.summary FROM units u \
+             LEFT JOIN results r ON r.unit_id = u.id",
+        )
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                (
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, Option<Vec<u8>>>(3)?,
+                ),
+            ))
+        })
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+fn job_state(db: &Path, job: u64) -> String {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row("SELECT state FROM jobs WHERE id = ?1", [job as i64], |r| {
+        r.get(0)
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_hip_solve_worker_killed_mid_job_loses_nothing() {
+    let dir = TempDir::new("hipkillworker");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coord = start_coordinator(&dir, port, "coordinator.log");
+    wait_coordinator(&url, Duration::from_secs(20));
+    let job = submit(&url);
+    // A victim works alone and is killed; units are short and a worker
+    // holds none between a report and its next lease, so the kill may miss:
+    // then another victim is tried, until one dies holding a lease (its
+    // lease is still counted as running: leases only end by expiry).
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        assert!(attempts <= 20, "no victim died holding a lease");
+        let done = common::status(&url, job).unwrap()["units_done"]
+            .as_u64()
+            .unwrap();
+        let mut victim = start_worker(&dir, &url, &format!("victim-{attempts}"));
+        wait_status(&url, job, Duration::from_secs(60), |s| {
+            s["units_done"].as_u64().unwrap() >= done + 10
+        });
+        victim.sigkill();
+        let s = common::status(&url, job).unwrap();
+        assert_eq!(s["state"], "running", "the kill came mid-job: {s}");
+        if s["units_running"] == 1 {
+            break;
+        }
+    }
+    // Nothing is merged until the lease expires (2 s), so the unit is not
+    // cancelled as moot in the meantime (a sibling's result could cut it):
+    // it is then the first pending unit in search order, leased again first.
+    std::thread::sleep(Duration::from_secs(3));
+    let _survivor = start_worker(&dir, &url, "survivor");
+    let _other = start_worker(&dir, &url, "other");
+    let s = wait_status(&url, job, Duration::from_secs(300), |s| {
+        s["state"] == "done"
+    });
+    assert_eq!(s["units_pending"], 0);
+    assert_same_answer(&results(&url, job));
+    // The victim's unit was leased again after its lease expired.
+    let units = units(&dir.path("coord.db"));
+    assert!(
+        units.values().any(|(_, leases, _)| *leases >= 2),
+        "some unit was re-leased"
+    );
+}
+
+#[test]
+fn a_hip_solve_coordinator_killed_mid_job_resumes_from_its_database() {
+    let dir = TempDir::new("hipkillcoord");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let db = dir.path("coord.db");
+    let mut coord = start_coordinator(&dir, port, "coordinator-1.log");
+    wait_coordinator(&url, Duration::from_secs(20));
+    let job = submit(&url);
+    let _w1 = start_worker(&dir, &url, "w1");
+    let _w2 = start_worker(&dir, &url, "w2");
+    wait_status(&url, job, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap() >= 60
+    });
+    coord.sigkill();
+    assert_eq!(job_state(&db, job), "running", "the kill came mid-job");
+    let before = units(&db);
+    let done_before: Vec<i64> = before
+        .iter()
+        .filter(|(_, u)| u.0 == "done")
+        .map(|(&id, _)| id)
+        .collect();
+    assert!(!done_before.is_empty());
+
+    // Same database, same address: the workers reconnect by themselves.
+    let _coord2 = start_coordinator(&dir, port, "coordinator-2.log");
+    wait_status(&url, job, Duration::from_secs(300), |s| {
+        s["state"] == "done"
+    });
+    assert_same_answer(&results(&url, job));
+
+    // Nothing completed before the kill was run again.
+    let after = units(&db);
+    for id in &done_before {
+        let (state, leases, summary) = &before[id];
+        let (state_after, leases_after, summary_after) = &after[id];
+        assert_eq!(state_after, state);
+        assert_eq!(
+            leases_after, leases,
+            "unit {id} done before the kill was leased again"
+        );
+        assert_eq!(summary_after, summary, "unit {id} result changed");
+    }
+    // And the restarted coordinator did run units (the job was not done).
+    assert!(after.values().filter(|u| u.0 == "done").count() > done_before.len());
+}
+
+fn run_args<'a>(db: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["run"];
+    v.extend_from_slice(args);
+    v.extend_from_slice(&["--db", db, "--workers", "2", "--json"]);
+    v
+}
+
+#[test]
+fn hip_draws_json_matches_table_a_and_the_reference() {
+    let dir = TempDir::new("hipdrawsjson");
+    // Table A of the source (draws, playable draws), and the brute-force
+    // reference for every field on the boards it can enumerate.
+    for (r, c, k, table) in [
+        (2u32, 3u32, 2u32, Some((50u64, 20u64))),
+        (3, 3, 2, Some((248, 92))),
+        (3, 4, 2, Some((1236, 482))),
+        (4, 4, 2, Some((5006, 2094))),
+        (2, 3, 3, None),
+        (3, 3, 3, None),
+    ] {
+        let db = dir.path(&format!("d{r}{c}{k}.db"));
+        let (rs, cs, ks) = (r.to_string(), c.to_string(), k.to_string());
+        let json = run_json(&run_args(
+            db.to_str().unwrap(),
+            &["hip-draws", "--rows", &rs, "--cols", &cs, "--colors", &ks],
+        ));
+        assert_eq!(json["family"], "hip-draws");
+        if let Some((draws, playable)) = table {
+            assert_eq!(json["draws"], draws, "{r}x{c}: {json}");
+            assert_eq!(json["playable"], playable, "{r}x{c}: {json}");
+        }
+        if r * c <= 12 {
+            let want = reference::draws(r as usize, c as usize, k as usize);
+            assert_eq!(json["draws"], want.draws, "{r}x{c} k={k}");
+            assert_eq!(json["playable"], want.playable, "{r}x{c} k={k}");
+            assert_eq!(json["distinct"], want.distinct, "{r}x{c} k={k}");
+        } else {
+            assert!(json["distinct"].as_u64().unwrap() > 0);
+        }
+    }
+    // 7x7 has no draw: every 7x7 draw would contain 6x6 draws, which the
+    // job extends (the source's trick), and none extends.
+    let db = dir.path("d77.db");
+    let json = run_json(&run_args(
+        db.to_str().unwrap(),
+        &["hip-draws", "--rows", "7", "--cols", "7"],
+    ));
+    assert_eq!(json["method"], "seeds", "{json}");
+    assert_eq!(json["draws"], 0);
+    assert_eq!(json["playable"], 0);
+    assert_eq!(json["distinct"], 0);
+}
+
+#[test]
+fn hip_solve_json_matches_table_b_and_plain_minimax() {
+    let dir = TempDir::new("hipsolvejson");
+    // Franke's table B (winner 0 draw, 1 first player, 2 second player).
+    for (r, c, double, winner) in [
+        (2u32, 4u32, false, 0u64),
+        (3, 3, false, 0),
+        (3, 3, true, 2),
+        (3, 4, false, 0),
+        (3, 4, true, 0),
+        (3, 5, true, 1),
+        (4, 4, false, 0),
+        (4, 5, true, 1),
+        // Given as 5 x 3: solved as its transpose.
+        (5, 3, false, 0),
+    ] {
+        let db = dir.path(&format!("s{r}{c}{double}.db"));
+        let (rs, cs) = (r.to_string(), c.to_string());
+        let mut args = vec!["hip-solve", "--rows", &rs, "--cols", &cs];
+        if double {
+            args.push("--double");
+        }
+        let json = run_json(&run_args(db.to_str().unwrap(), &args));
+        let (rows, cols) = (r.min(c) as usize, r.max(c) as usize);
+        assert_eq!(json["rows"], rows);
+        assert_eq!(json["cols"], cols);
+        assert_eq!(json["double"], double);
+        assert_eq!(json["winner"], winner, "{r}x{c} double={double}: {json}");
+        check_report(&json, rows, cols, double);
+        // On boards small enough for plain minimax, every opening that the
+        // job settled has the value minimax gives it.
+        if rows * cols <= 9 {
+            let mut board = vec![0u8; rows * cols];
+            assert_eq!(
+                i64::from(reference::minimax(rows, cols, double, &mut board)),
+                root_value(winner)
+            );
+            for o in json["openings"].as_array().unwrap() {
+                let name = o["cell"].as_str().unwrap().as_bytes();
+                let cell = (name[1] - b'1') as usize * cols + (name[0] - b'a') as usize;
+                board[cell] = 1;
+                let v = i64::from(reference::minimax(rows, cols, double, &mut board));
+                board[cell] = 0;
+                let (lo, hi) = interval(&o["value"]);
+                assert!(lo <= v && v <= hi, "{r}x{c} {o}: minimax says {v}");
+            }
+        }
+    }
+}
+
+fn assert_one_line_error(out: &std::process::Output, needle: &str) {
+    assert!(!out.status.success(), "expected failure");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line of error, got: {err}"
+    );
+    assert!(err.starts_with("error:"), "{err}");
+    assert!(err.contains(needle), "'{needle}' not in: {err}");
+}
+
+#[test]
+fn bad_hip_parameters_give_one_line_errors() {
+    let dir = TempDir::new("hipbad");
+    let db = dir.path("x.db");
+    let db = db.to_str().unwrap();
+    for family in ["hip-solve", "hip-draws"] {
+        assert_one_line_error(
+            &run(&["run", family, "--rows", "9", "--cols", "9", "--db", db]),
+            "81 cells",
+        );
+        assert_one_line_error(
+            &run(&["run", family, "--rows", "1", "--cols", "5", "--db", db]),
+            "--rows",
+        );
+    }
+    assert_one_line_error(
+        &run(&[
+            "run",
+            "hip-draws",
+            "--rows",
+            "3",
+            "--cols",
+            "3",
+            "--colors",
+            "1",
+            "--db",
+            db,
+        ]),
+        "--colors",
+    );
+    assert_one_line_error(
+        &run(&[
+            "run",
+            "hip-solve",
+            "--rows",
+            "3",
+            "--cols",
+            "3",
+            "--depth",
+            "9",
+            "--db",
+            db,
+        ]),
+        "--depth",
+    );
+    // None of them created a job: the first good one is job 1.
+    let json = run_json(&[
+        "run",
+        "hip-solve",
+        "--rows",
+        "2",
+        "--cols",
+        "2",
+        "--db",
+        db,
+        "--json",
+    ]);
+    assert_eq!(json["job_id"], 1, "{json}");
+    assert_eq!(json["winner"], 0, "{json}");
+}
