@@ -21,6 +21,7 @@ use std::sync::Arc;
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::codec::{self, CodecError};
+use crate::estimate::Probe;
 
 /// A parameter the user gave is invalid. The message names the parameter.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
@@ -157,6 +158,22 @@ pub trait SearchFamily: Send + Sync + 'static {
     /// Whether [`SearchFamily::is_moot`] can ever say yes. When it can, the
     /// coordinator re-checks every live unit of a job after each merge.
     const HAS_MOOT_UNITS: bool = false;
+
+    /// One random root-to-leaf walk down `unit`'s search tree, for Knuth's
+    /// estimate of its size (see [`crate::estimate`]): from the unit's root,
+    /// the number of children the real search would visit at each node on
+    /// the walk, a child being chosen with `pick(n)` (uniform in `0..n`).
+    /// `bound` is the job-wide bound to assume throughout (see
+    /// [`ExploreContext::bound`]; families without one ignore it). The
+    /// default, `Ok(None)`: this family cannot estimate.
+    fn probe(
+        _params: &Self::Params,
+        _unit: &Self::Unit,
+        _bound: u64,
+        _pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Option<Probe>, FamilyError> {
+        Ok(None)
+    }
 }
 
 /// The answer of a job as a family presents it.
@@ -201,6 +218,13 @@ pub trait PreparedJob: Send + Sync {
     fn check_summary(&self, summary: &[u8]) -> Result<(), FamilyError>;
     /// See [`SearchFamily::HAS_MOOT_UNITS`].
     fn has_moot_units(&self) -> bool;
+    /// See [`SearchFamily::probe`]; `Ok(None)`: the family cannot estimate.
+    fn probe(
+        &self,
+        unit: &[u8],
+        bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Option<Probe>, FamilyError>;
 }
 
 /// The encoded result of exploring one unit.
@@ -333,6 +357,15 @@ impl<F: SearchFamily> PreparedJob for Job<F> {
 
     fn has_moot_units(&self) -> bool {
         F::HAS_MOOT_UNITS
+    }
+
+    fn probe(
+        &self,
+        unit: &[u8],
+        bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Option<Probe>, FamilyError> {
+        F::probe(&self.params, &codec::decode::<F::Unit>(unit)?, bound, pick)
     }
 }
 

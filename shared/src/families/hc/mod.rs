@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::estimate::Probe;
 use crate::family::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
 };
@@ -244,6 +245,19 @@ impl SearchFamily for HararyColumns {
                 games.iter().map(|g| digits(g)).collect()
             },
         }
+    }
+
+    /// Walks the real search's tree (see [`search::probe`]). In
+    /// `--min-length` mode the tree is fixed and the estimate unbiased; in the
+    /// default mode it is the tree of a search whose horizon is `bound` from
+    /// the start.
+    fn probe(
+        p: &HcParams,
+        unit: &RgsPrefix,
+        bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Option<Probe>, FamilyError> {
+        search::probe(p, unit, bound, pick).map(Some)
     }
 
     fn unit_label(u: &RgsPrefix) -> String {

@@ -21,10 +21,11 @@
 //! number has been placed for real and the virtual state is the real one, so
 //! games are recognised as ended by the real rules.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::bits::{Bits, Wide};
 use super::{HcParams, HcSummary, RgsPrefix, Variant, MAX_LISTED_GAMES};
+use crate::estimate::Probe;
 use crate::family::{Exploration, ExploreContext, FamilyError};
 
 /// How many nodes between two looks at the shared atomics.
@@ -55,10 +56,55 @@ pub fn explore(
                 4 => Search::<u128, $rule, 4>::run(p, unit, ctx),
                 5 => Search::<Wide<4>, $rule, 5>::run(p, unit, ctx),
                 6 => Search::<Wide<16>, $rule, 6>::run(p, unit, ctx),
-                c => Err(FamilyError::Param(crate::family::ParamError::new(
-                    "columns",
-                    format!("must be between 1 and {}, got {c}", super::MAX_COLUMNS),
-                ))),
+                c => Err(bad_columns(c)),
+            }
+        };
+    }
+    match p.variant {
+        Variant::Pairs => by_columns!(PairSums),
+        Variant::Subsets => by_columns!(SubsetSums),
+    }
+}
+
+fn bad_columns(c: u32) -> FamilyError {
+    FamilyError::Param(crate::family::ParamError::new(
+        "columns",
+        format!("must be between 1 and {}, got {c}", super::MAX_COLUMNS),
+    ))
+}
+
+/// One random walk from `unit` down to a leaf of the tree that [`explore`]
+/// would visit with the horizon fixed: at `L` in `--min-length L` mode, at
+/// `bound` otherwise (the default mode's horizon only grows as games are
+/// found; this walks the tree of a search that knew `bound` from the start).
+/// Same replay, look-ahead, forcing and move order as the search, so the
+/// walk's nodes are exactly the search's nodes; `pick(n)` chooses a child
+/// (uniform in `0..n`).
+pub fn probe(
+    p: &HcParams,
+    unit: &RgsPrefix,
+    bound: u64,
+    pick: &mut dyn FnMut(u64) -> u64,
+) -> Result<Probe, FamilyError> {
+    let stop = AtomicBool::new(false);
+    let shared = AtomicU64::new(bound);
+    let progress = AtomicU64::new(0);
+    let ctx = ExploreContext {
+        budget: u64::MAX,
+        stop: &stop,
+        bound: &shared,
+        progress: &progress,
+    };
+    macro_rules! by_columns {
+        ($rule:ty) => {
+            match p.columns {
+                1 => Search::<u128, $rule, 1>::probe(p, unit, &ctx, pick),
+                2 => Search::<u128, $rule, 2>::probe(p, unit, &ctx, pick),
+                3 => Search::<u128, $rule, 3>::probe(p, unit, &ctx, pick),
+                4 => Search::<u128, $rule, 4>::probe(p, unit, &ctx, pick),
+                5 => Search::<Wide<4>, $rule, 5>::probe(p, unit, &ctx, pick),
+                6 => Search::<Wide<16>, $rule, 6>::probe(p, unit, &ctx, pick),
+                c => Err(bad_columns(c)),
             }
         };
     }
@@ -128,11 +174,12 @@ struct Search<'c, 'a, B: Bits, R: Rule, const C: usize> {
 }
 
 impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
-    fn run(
+    /// The search state at `unit`'s root: the prefix replayed by the real rules.
+    fn start(
         p: &HcParams,
         unit: &RgsPrefix,
         ctx: &'c ExploreContext<'a>,
-    ) -> Result<Exploration<HcSummary, RgsPrefix>, FamilyError> {
+    ) -> Result<Self, FamilyError> {
         let columns = C;
         let mut s = Search::<B, R, C> {
             forbidden: [B::ZERO; C],
@@ -179,14 +226,27 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
             s.place(col, n);
             s.path.push(col as u8);
         }
+        Ok(s)
+    }
+
+    fn capacity_error() -> FamilyError {
+        FamilyError::Capacity(format!(
+            "a game of {} columns outgrew {} numbers",
+            C,
+            B::CAPACITY - 1
+        ))
+    }
+
+    fn run(
+        p: &HcParams,
+        unit: &RgsPrefix,
+        ctx: &'c ExploreContext<'a>,
+    ) -> Result<Exploration<HcSummary, RgsPrefix>, FamilyError> {
+        let mut s = Self::start(p, unit, ctx)?;
         s.poll();
         s.visit();
         if s.overflow {
-            return Err(FamilyError::Capacity(format!(
-                "a game of {} columns outgrew {} numbers",
-                columns,
-                B::CAPACITY - 1
-            )));
+            return Err(Self::capacity_error());
         }
         s.summary.nodes = s.nodes;
         ctx.progress.store(s.nodes, Ordering::Relaxed);
@@ -233,6 +293,51 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
                 self.horizon = shared;
             }
         }
+    }
+
+    /// Walks one random path from the unit's root to a leaf, choosing among
+    /// the children [`Search::visit`] would visit, with the horizon read
+    /// once from `ctx.bound` (or fixed by `--min-length`). Must mirror
+    /// `visit` step for step; the tests check that the probes' expected
+    /// estimate equals the search's node count exactly.
+    fn probe(
+        p: &HcParams,
+        unit: &RgsPrefix,
+        ctx: &'c ExploreContext<'a>,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Probe, FamilyError> {
+        let mut s = Self::start(p, unit, ctx)?;
+        s.poll();
+        let mut branching = Vec::new();
+        loop {
+            let n = s.path.len() as u32;
+            let next = n + 1;
+            if next + 1 >= B::CAPACITY {
+                return Err(Self::capacity_error());
+            }
+            if s.horizon > n && !s.propagate(n) {
+                break;
+            }
+            let open = (s.used + 1).min(C);
+            let mut children = [0usize; C];
+            let mut k = 0;
+            for col in 0..open {
+                if !s.forbidden[col].test(next) {
+                    children[k] = col;
+                    k += 1;
+                }
+            }
+            if k == 0 {
+                break;
+            }
+            branching.push(k as u32);
+            let i = pick(k as u64) as usize;
+            assert!(i < k, "pick({k}) returned {i}");
+            let col = children[i];
+            s.place(col, next);
+            s.path.push(col as u8);
+        }
+        Ok(Probe { branching })
     }
 
     /// Visits the node for the current `path` (its numbers already placed).
