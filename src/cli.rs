@@ -34,6 +34,9 @@ pub enum Command {
     Results(ResultsArgs),
     /// Cancel a running job.
     Cancel(CancelArgs),
+    /// Estimate a search's size and running time from random probes,
+    /// without running it.
+    Estimate(crate::commands::EstimateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -177,7 +180,7 @@ pub struct FamilyChoice {
 /// The parsed command line.
 pub struct Invocation {
     pub command: Command,
-    /// For `run` and `submit`.
+    /// For `run`, `submit` and `estimate`.
     pub family: Option<FamilyChoice>,
 }
 
@@ -197,11 +200,12 @@ fn with_families(cmd: clap::Command) -> clap::Command {
 pub fn parse() -> Result<Invocation, clap::Error> {
     let mut cmd = Cli::command()
         .mut_subcommand("run", with_families)
-        .mut_subcommand("submit", with_families);
+        .mut_subcommand("submit", with_families)
+        .mut_subcommand("estimate", with_families);
     let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
     let cli = Cli::from_arg_matches(&matches)?;
     let family = match matches.subcommand() {
-        Some(("run" | "submit", sub)) => Some(family_choice(&mut cmd, sub)?),
+        Some(("run" | "submit" | "estimate", sub)) => Some(family_choice(&mut cmd, sub)?),
         _ => None,
     };
     Ok(Invocation {

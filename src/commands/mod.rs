@@ -1,8 +1,11 @@
 //! One module per group of subcommands.
 
 mod client;
+mod estimate;
 mod run;
 mod serve;
+
+pub use estimate::EstimateArgs;
 
 use std::process::ExitCode;
 
@@ -22,6 +25,9 @@ pub async fn dispatch(inv: Invocation) -> CliResult {
         Command::Status(args) => client::status(args).await,
         Command::Results(args) => client::results(args).await,
         Command::Cancel(args) => client::cancel(args).await,
+        Command::Estimate(args) => {
+            estimate::estimate(args, inv.family.expect("estimate has a family"))
+        }
     }
 }
 
