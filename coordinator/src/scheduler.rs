@@ -461,13 +461,14 @@ impl Scheduler {
             .count()
     }
 
-    /// Leases up to `max` pending units to `worker`. Moot units met on the
-    /// way are cancelled. Returns the grants and the writes to queue.
+    /// Leases up to `max` pending units to `worker`, in position order.
+    /// Returns the grants and the writes to queue. (Moot units never wait
+    /// here: [`Scheduler::sweep_moot`] removes them as soon as a merge makes
+    /// them moot, and checks whether that finished the job.)
     pub fn lease(&mut self, worker_id: WorkerId, max: usize) -> (Vec<Granted>, Vec<Write>) {
         let now = Instant::now();
         let ttl = self.lease_ttl;
         let mut granted = Vec::new();
-        let mut cancelled = Vec::new();
         let Some(worker) = self.workers.get_mut(&worker_id) else {
             return (granted, Vec::new());
         };
@@ -487,19 +488,6 @@ impl Scheduler {
                     continue;
                 };
                 if unit.lease.is_some() || unit.reporting {
-                    continue;
-                }
-                if job.has_moot_units
-                    && job
-                        .aggregate
-                        .as_ref()
-                        .is_some_and(|a| a.is_moot(&unit.payload))
-                {
-                    let position = unit.position.clone();
-                    self.units.remove(&uid);
-                    cancelled.push(uid);
-                    job.resolved(&position);
-                    self.counters.units_cancelled += 1;
                     continue;
                 }
                 unit.lease = Some(Lease {
@@ -526,11 +514,6 @@ impl Scheduler {
         if !granted.is_empty() {
             writes.push(Write::Leased {
                 unit_ids: granted.iter().map(|g| g.unit_id).collect(),
-            });
-        }
-        if !cancelled.is_empty() {
-            writes.push(Write::CancelUnits {
-                unit_ids: cancelled,
             });
         }
         (granted, writes)
@@ -701,6 +684,13 @@ impl Scheduler {
     pub fn abort_report(&mut self, unit_id: UnitId) {
         if let Some(u) = self.units.get_mut(&unit_id) {
             u.reporting = false;
+            if u.lease.is_none() {
+                // Its lease had expired before the failed report: it must
+                // be waiting in the queue, or nobody would ever lease it.
+                if let Some(job) = self.jobs.get_mut(&u.job) {
+                    job.pending.insert((u.position.clone(), unit_id));
+                }
+            }
         }
     }
 
