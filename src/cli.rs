@@ -83,7 +83,7 @@ pub struct CoordinatorArgs {
     pub http: Option<String>,
     /// Require this bearer token (read from the file; or set ORCHARD_TOKEN)
     /// on every request.
-    #[arg(long)]
+    #[arg(long, env = "ORCHARD_TOKEN_FILE")]
     pub token_file: Option<PathBuf>,
     /// Serve TLS with this PEM certificate chain (needs --tls-key).
     #[arg(long, requires = "tls_key")]
@@ -118,7 +118,7 @@ pub struct WorkerArgs {
 #[derive(Args, Debug)]
 pub struct AccessArgs {
     /// File holding the coordinator's bearer token (or set ORCHARD_TOKEN).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, env = "ORCHARD_TOKEN_FILE")]
     pub token_file: Option<PathBuf>,
     /// CA certificate (PEM) to verify a TLS coordinator; use an https:// address.
     #[arg(long, global = true)]

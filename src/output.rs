@@ -38,10 +38,40 @@ pub fn si(x: f64) -> String {
     format!("{x:.0}")
 }
 
+/// A duration as "2h05m", "3m12s" or "45s".
+pub fn duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// Fraction of the estimated nodes explored, when there is an estimate.
+fn fraction(s: &JobStatus) -> Option<f64> {
+    (s.estimated_nodes > 0.0).then(|| (s.nodes as f64 / s.estimated_nodes).clamp(0.0, 1.0))
+}
+
+/// A text progress bar of `width` cells.
+pub fn bar(fraction: f64, width: usize) -> String {
+    let full = ((fraction * width as f64).round() as usize).min(width);
+    format!("[{}{}]", "#".repeat(full), "-".repeat(width - full))
+}
+
 /// One line of progress.
 pub fn progress_line(s: &JobStatus) -> String {
+    let estimate = match fraction(s) {
+        Some(f) => format!(" of ~{} ({:.1}%)", si(s.estimated_nodes), 100.0 * f),
+        None => String::new(),
+    };
+    let eta = if s.eta_seconds > 0.0 {
+        format!(" | ETA {}", duration(s.eta_seconds))
+    } else {
+        String::new()
+    };
     format!(
-        "units {}/{} ({} running) | {} nodes | {}/s | bound {}",
+        "units {}/{} ({} running) | {} nodes{estimate} | {}/s{eta} | bound {}",
         s.units_done,
         s.units_total,
         s.units_running,
@@ -51,15 +81,24 @@ pub fn progress_line(s: &JobStatus) -> String {
     )
 }
 
-/// One line per job for `orchard status`.
+/// One line per job for `orchard status`, with a progress bar (nodes
+/// against the estimate while running; full when done).
 pub fn status_line(s: &JobStatus) -> String {
     let params = s
         .params_json
         .trim_start_matches('{')
         .trim_end_matches('}')
         .replace('"', "");
+    let done = if s.state == "done" {
+        Some(1.0)
+    } else {
+        fraction(s)
+    };
+    let progress = done
+        .map(|f| bar(f, 20))
+        .unwrap_or_else(|| format!("[{:^18}]", "?"));
     format!(
-        "job {:>4}  {:<9}  {} {}  | {}",
+        "job {:>4}  {:<9}  {} {}  {progress} {}",
         s.job_id,
         s.state,
         s.family,

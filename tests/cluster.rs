@@ -230,4 +230,17 @@ fn sigterm_makes_a_worker_hand_back_its_work_and_exit_cleanly() {
         s["state"] == "done"
     });
     assert_same_answer(&results(&url, job));
+    // The coordinator's own estimate of the job's size (Knuth's probes,
+    // unbiased here: the horizon is fixed) is within its error bar.
+    let s = common::status(&url, job).unwrap();
+    let (est, err) = (
+        s["estimated_nodes"].as_f64().unwrap(),
+        s["estimated_nodes_error"].as_f64().unwrap(),
+    );
+    let truth = single_process_answer().0["nodes"].as_f64().unwrap();
+    assert!(est > 0.0 && err > 0.0, "an estimate was made: {s}");
+    assert!(
+        (est - truth).abs() <= 5.0 * err,
+        "estimate {est} +- {err} vs true {truth}"
+    );
 }

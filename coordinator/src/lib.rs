@@ -32,6 +32,10 @@ use tonic::service::interceptor::InterceptedService;
 pub use service::{Jobs, Shared, Workers};
 pub use store::StoreError;
 
+/// Probes per estimate of a job's size (Knuth's estimator; a few
+/// hundredths of a second for `hc`), redone whenever the job's bound rises.
+const ESTIMATE_PROBES: u64 = 20_000;
+
 /// Tunables of a coordinator.
 #[derive(Debug, Clone)]
 pub struct CoordinatorConfig {
@@ -140,6 +144,46 @@ impl Coordinator {
         for f in finished {
             shared.finish(f).await;
         }
+        let estimator = Arc::downgrade(&shared);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(2));
+            loop {
+                tick.tick().await;
+                let Some(shared) = estimator.upgrade() else {
+                    break;
+                };
+                let due = shared.lock().estimates_due();
+                drop(shared);
+                for (job, prepared, bound) in due {
+                    let est = tokio::task::spawn_blocking(move || {
+                        orchard_shared::estimate::estimate(
+                            prepared.as_ref(),
+                            ESTIMATE_PROBES,
+                            job,
+                            bound,
+                        )
+                    })
+                    .await;
+                    let Some(shared) = estimator.upgrade() else {
+                        break;
+                    };
+                    let mut s = shared.lock();
+                    let Some(j) = s.jobs.get_mut(&job) else {
+                        continue;
+                    };
+                    j.estimate = match est {
+                        Ok(Ok(e)) => Some((e.nodes, e.std_error, bound)),
+                        // The family cannot estimate: never ask again.
+                        Ok(Err(orchard_shared::estimate::EstimateError::Unsupported(_))) => {
+                            Some((0.0, 0.0, u64::MAX))
+                        }
+                        // E.g. a tree too large for f64 before any bound
+                        // prunes it: try again when the bound rises.
+                        _ => Some((0.0, 0.0, bound)),
+                    };
+                }
+            }
+        });
         let ticker = Arc::downgrade(&shared);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis(250));

@@ -117,6 +117,9 @@ pub struct Job {
     has_moot_units: bool,
     /// Units resolved per tree prefix, for the dashboard's picture.
     done_by_prefix: BTreeMap<Vec<u8>, u64>,
+    /// Knuth's estimate of the total nodes: (nodes, standard error, the
+    /// bound the probes assumed). Refreshed when the bound rises.
+    pub estimate: Option<(f64, f64, u64)>,
     rate: RateMeter,
 }
 
@@ -278,6 +281,7 @@ impl Scheduler {
                 last_report: None,
                 has_moot_units: false,
                 done_by_prefix: BTreeMap::new(),
+                estimate: None,
                 rate: RateMeter::default(),
             };
             if job.state == JobState::Done {
@@ -405,6 +409,7 @@ impl Scheduler {
             last_report: None,
             has_moot_units,
             done_by_prefix: BTreeMap::new(),
+            estimate: None,
             rate: RateMeter::default(),
         };
         for u in roots {
@@ -961,7 +966,26 @@ impl Scheduler {
             error: job.error.clone().unwrap_or_default(),
             result: job.result.clone(),
             last_report: job.last_report,
+            estimated_nodes: job.estimate.map_or(0.0, |e| e.0),
+            estimated_nodes_error: job.estimate.map_or(0.0, |e| e.1),
+            eta_seconds: match (job.state, job.estimate) {
+                (JobState::Running, Some((total, _, _))) if job.rate.rate() > 0.0 => {
+                    (total - nodes as f64).max(0.0) / job.rate.rate()
+                }
+                _ => 0.0,
+            },
         })
+    }
+
+    /// Running jobs whose estimate is missing or assumed a lower bound than
+    /// the job now has: (job, prepared family, current bound).
+    pub fn estimates_due(&self) -> Vec<(JobId, Arc<dyn PreparedJob>, u64)> {
+        self.jobs
+            .values()
+            .filter(|j| j.live())
+            .filter(|j| j.estimate.is_none_or(|(_, _, b)| b < j.bound))
+            .filter_map(|j| j.prepared.clone().map(|p| (j.id, p, j.bound)))
+            .collect()
     }
 
     /// Snapshots of every job, oldest first.
@@ -1114,4 +1138,7 @@ pub struct JobSnapshot {
     pub error: String,
     pub result: Option<FinalResult>,
     pub last_report: Option<Instant>,
+    pub estimated_nodes: f64,
+    pub estimated_nodes_error: f64,
+    pub eta_seconds: f64,
 }

@@ -346,6 +346,9 @@ pub fn status_json(s: &JobStatus) -> serde_json::Value {
         "created_unix_ms": s.created_unix_ms,
         "finished_unix_ms": s.finished_unix_ms,
         "error": s.error,
+        "estimated_nodes": s.estimated_nodes,
+        "estimated_nodes_error": s.estimated_nodes_error,
+        "eta_seconds": s.eta_seconds,
     })
 }
 
@@ -367,6 +370,9 @@ pub fn job_status(s: &JobSnapshot) -> JobStatus {
         finished_unix_ms: s.finished_ms,
         live_workers: s.live_workers,
         error: s.error.clone(),
+        estimated_nodes: s.estimated_nodes,
+        estimated_nodes_error: s.estimated_nodes_error,
+        eta_seconds: s.eta_seconds,
     }
 }
 
