@@ -84,40 +84,28 @@ fn the_same_command_resumes_and_answers_the_same() {
     }
 }
 
-fn assert_one_line_error(out: &std::process::Output, needle: &str) {
-    assert!(!out.status.success(), "expected failure");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line of error, got: {err}"
-    );
-    assert!(err.starts_with("error:"), "{err}");
-    assert!(err.contains(needle), "'{needle}' not in: {err}");
-}
-
 #[test]
 fn bad_parameters_give_one_line_errors() {
     let dir = TempDir::new("badparams");
     let db = dir.path("x.db");
     let db = db.to_str().unwrap();
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["run", "hc", "--columns", "0", "--db", db]),
         "--columns",
     );
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["run", "hc", "--columns", "7", "--db", db]),
         "--columns",
     );
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["run", "hc", "--columns", "x", "--db", db]),
         "--columns",
     );
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["run", "nosuchgame", "--columns", "3", "--db", db]),
         "nosuchgame",
     );
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&[
             "run",
             "hc",
@@ -153,7 +141,7 @@ fn corrupt_or_foreign_database_is_refused_and_left_alone() {
         "--db",
         garbage.to_str().unwrap(),
     ]);
-    assert_one_line_error(&out, "not an orchard database");
+    common::assert_one_line_error(&out, "not an orchard database");
     assert_eq!(
         std::fs::read(&garbage).unwrap(),
         bytes,
@@ -176,7 +164,7 @@ fn corrupt_or_foreign_database_is_refused_and_left_alone() {
         "--db",
         foreign.to_str().unwrap(),
     ]);
-    assert_one_line_error(&out, "not an orchard database");
+    common::assert_one_line_error(&out, "not an orchard database");
     assert_eq!(
         std::fs::read(&foreign).unwrap(),
         before,
@@ -212,7 +200,7 @@ fn corrupt_or_foreign_database_is_refused_and_left_alone() {
         "--db",
         good.to_str().unwrap(),
     ]);
-    assert_one_line_error(&out, "checksum");
+    common::assert_one_line_error(&out, "checksum");
 }
 
 #[test]
@@ -240,7 +228,7 @@ fn worker_gives_up_on_a_dead_coordinator() {
 #[test]
 fn client_commands_report_an_unreachable_coordinator() {
     let url = format!("http://127.0.0.1:{}", common::free_port());
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["status", "--coordinator", &url]),
         "cannot reach the coordinator",
     );
@@ -291,5 +279,5 @@ fn one_coordinator_per_database() {
     );
     common::wait_coordinator(&url, Duration::from_secs(20));
     let out = run(&["run", "hc", "--columns", "2", "--db", db.to_str().unwrap()]);
-    assert_one_line_error(&out, "in use by another orchard coordinator");
+    common::assert_one_line_error(&out, "in use by another orchard coordinator");
 }

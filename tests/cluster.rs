@@ -79,23 +79,6 @@ fn start_coordinator(dir: &TempDir, port: u16, log: &str) -> Proc {
     )
 }
 
-fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
-    Proc::spawn(
-        &[
-            "worker",
-            "--coordinator",
-            url,
-            "--threads",
-            "1",
-            "--name",
-            name,
-            "--give-up-after",
-            "60",
-        ],
-        &dir.path(&format!("{name}.log")),
-    )
-}
-
 fn submit(url: &str) -> u64 {
     let r = run_json(&[
         "submit",
@@ -142,9 +125,9 @@ fn a_worker_killed_mid_job_loses_nothing() {
     let _coord = start_coordinator(&dir, port, "coordinator.log");
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit(&url);
-    let mut victim = start_worker(&dir, &url, "victim");
-    let _survivor = start_worker(&dir, &url, "survivor");
-    let _third = start_worker(&dir, &url, "third");
+    let mut victim = common::start_worker(&dir, &url, "victim");
+    let _survivor = common::start_worker(&dir, &url, "survivor");
+    let _third = common::start_worker(&dir, &url, "third");
     // Let the victim get going, then kill it while every worker holds a
     // lease (so the victim's unit must expire and be leased again).
     wait_status(&url, job, Duration::from_secs(120), |s| {
@@ -174,8 +157,8 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database() {
     let mut coord = start_coordinator(&dir, port, "coordinator-1.log");
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit(&url);
-    let _w1 = start_worker(&dir, &url, "w1");
-    let _w2 = start_worker(&dir, &url, "w2");
+    let _w1 = common::start_worker(&dir, &url, "w1");
+    let _w2 = common::start_worker(&dir, &url, "w2");
     wait_status(&url, job, Duration::from_secs(120), |s| {
         s["units_done"].as_u64().unwrap() >= 30
     });
@@ -211,7 +194,7 @@ fn sigterm_makes_a_worker_hand_back_its_work_and_exit_cleanly() {
     let _coord = start_coordinator(&dir, port, "coordinator.log");
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit(&url);
-    let mut w = start_worker(&dir, &url, "leaver");
+    let mut w = common::start_worker(&dir, &url, "leaver");
     wait_status(&url, job, Duration::from_secs(120), |s| {
         s["units_done"].as_u64().unwrap() >= 5
     });
@@ -225,7 +208,7 @@ fn sigterm_makes_a_worker_hand_back_its_work_and_exit_cleanly() {
         s["units_running"] == 0
     });
     assert_eq!(s["state"], "running");
-    let _w2 = start_worker(&dir, &url, "finisher");
+    let _w2 = common::start_worker(&dir, &url, "finisher");
     wait_status(&url, job, Duration::from_secs(600), |s| {
         s["state"] == "done"
     });

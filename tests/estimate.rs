@@ -96,40 +96,28 @@ fn text_output_has_the_estimate_and_the_projection() {
     assert!(text.contains("projected time: "), "{text}");
 }
 
-fn assert_one_line_error(out: &std::process::Output, needle: &str) {
-    assert!(!out.status.success(), "expected failure");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line of error, got: {err}"
-    );
-    assert!(err.starts_with("error:"), "{err}");
-    assert!(err.contains(needle), "'{needle}' not in: {err}");
-}
-
 #[test]
 fn bad_input_gives_one_line_errors() {
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["estimate", "hip-solve", "--rows", "3", "--cols", "3"]),
         "search family 'hip-solve' does not support estimates",
     );
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["estimate", "hc", "--columns", "3", "--probes", "0"]),
         "--probes",
     );
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["estimate", "hc", "--columns", "3", "--cores", "0"]),
         "--cores",
     );
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&["estimate", "hc", "--columns", "3", "--measure-seconds", "0"]),
         "--measure-seconds",
     );
-    assert_one_line_error(&run(&["estimate", "hc", "--columns", "7"]), "--columns");
-    assert_one_line_error(
+    common::assert_one_line_error(&run(&["estimate", "hc", "--columns", "7"]), "--columns");
+    common::assert_one_line_error(
         &run(&["estimate", "hc", "--columns", "3", "--min-length", "0"]),
         "--min-length",
     );
-    assert_one_line_error(&run(&["estimate", "nosuchgame"]), "nosuchgame");
+    common::assert_one_line_error(&run(&["estimate", "nosuchgame"]), "nosuchgame");
 }

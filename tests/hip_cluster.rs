@@ -168,23 +168,6 @@ fn start_coordinator(dir: &TempDir, port: u16, log: &str) -> Proc {
     )
 }
 
-fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
-    Proc::spawn(
-        &[
-            "worker",
-            "--coordinator",
-            url,
-            "--threads",
-            "1",
-            "--name",
-            name,
-            "--give-up-after",
-            "60",
-        ],
-        &dir.path(&format!("{name}.log")),
-    )
-}
-
 fn submit(url: &str) -> u64 {
     let r = run_json(&[
         "submit",
@@ -255,7 +238,7 @@ fn a_hip_solve_worker_killed_mid_job_loses_nothing() {
         let done = common::status(&url, job).unwrap()["units_done"]
             .as_u64()
             .unwrap();
-        let mut victim = start_worker(&dir, &url, &format!("victim-{attempts}"));
+        let mut victim = common::start_worker(&dir, &url, &format!("victim-{attempts}"));
         wait_status(&url, job, Duration::from_secs(60), |s| {
             s["units_done"].as_u64().unwrap() >= done + 10
         });
@@ -270,8 +253,8 @@ fn a_hip_solve_worker_killed_mid_job_loses_nothing() {
     // cancelled as moot in the meantime (a sibling's result could cut it):
     // it is then the first pending unit in search order, leased again first.
     std::thread::sleep(Duration::from_secs(3));
-    let _survivor = start_worker(&dir, &url, "survivor");
-    let _other = start_worker(&dir, &url, "other");
+    let _survivor = common::start_worker(&dir, &url, "survivor");
+    let _other = common::start_worker(&dir, &url, "other");
     let s = wait_status(&url, job, Duration::from_secs(300), |s| {
         s["state"] == "done"
     });
@@ -294,8 +277,8 @@ fn a_hip_solve_coordinator_killed_mid_job_resumes_from_its_database() {
     let mut coord = start_coordinator(&dir, port, "coordinator-1.log");
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit(&url);
-    let _w1 = start_worker(&dir, &url, "w1");
-    let _w2 = start_worker(&dir, &url, "w2");
+    let _w1 = common::start_worker(&dir, &url, "w1");
+    let _w2 = common::start_worker(&dir, &url, "w2");
     wait_status(&url, job, Duration::from_secs(60), |s| {
         s["units_done"].as_u64().unwrap() >= 60
     });
@@ -435,34 +418,22 @@ fn hip_solve_json_matches_table_b_and_plain_minimax() {
     }
 }
 
-fn assert_one_line_error(out: &std::process::Output, needle: &str) {
-    assert!(!out.status.success(), "expected failure");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line of error, got: {err}"
-    );
-    assert!(err.starts_with("error:"), "{err}");
-    assert!(err.contains(needle), "'{needle}' not in: {err}");
-}
-
 #[test]
 fn bad_hip_parameters_give_one_line_errors() {
     let dir = TempDir::new("hipbad");
     let db = dir.path("x.db");
     let db = db.to_str().unwrap();
     for family in ["hip-solve", "hip-draws"] {
-        assert_one_line_error(
+        common::assert_one_line_error(
             &run(&["run", family, "--rows", "9", "--cols", "9", "--db", db]),
             "81 cells",
         );
-        assert_one_line_error(
+        common::assert_one_line_error(
             &run(&["run", family, "--rows", "1", "--cols", "5", "--db", db]),
             "--rows",
         );
     }
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&[
             "run",
             "hip-draws",
@@ -477,7 +448,7 @@ fn bad_hip_parameters_give_one_line_errors() {
         ]),
         "--colors",
     );
-    assert_one_line_error(
+    common::assert_one_line_error(
         &run(&[
             "run",
             "hip-solve",

@@ -186,3 +186,34 @@ pub fn wait_coordinator(url: &str, limit: Duration) {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// Asserts a failed command that said one line, `error: ...`, containing `needle`.
+pub fn assert_one_line_error(out: &Output, needle: &str) {
+    assert!(!out.status.success(), "expected failure");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line of error, got: {err}"
+    );
+    assert!(err.starts_with("error:"), "{err}");
+    assert!(err.contains(needle), "'{needle}' not in: {err}");
+}
+
+/// A worker process with one thread, named `name`, logging to `NAME.log`.
+pub fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
+    Proc::spawn(
+        &[
+            "worker",
+            "--coordinator",
+            url,
+            "--threads",
+            "1",
+            "--name",
+            name,
+            "--give-up-after",
+            "60",
+        ],
+        &dir.path(&format!("{name}.log")),
+    )
+}
