@@ -70,7 +70,17 @@ fn a_coordinator_with_a_token_refuses_everyone_else() {
     std::fs::write(&wrong_file, "not-the-token").unwrap();
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
-    let _coord = start_coordinator(&dir, port, &["--token-file", token_file.to_str().unwrap()]);
+    let http_port = free_port();
+    let _coord = start_coordinator(
+        &dir,
+        port,
+        &[
+            "--token-file",
+            token_file.to_str().unwrap(),
+            "--http",
+            &format!("127.0.0.1:{http_port}"),
+        ],
+    );
     wait_up(&url, &[], &[("ORCHARD_TOKEN", "s3cret-token")]);
 
     // No token, a wrong token: refused with Unauthenticated, one line each.
@@ -160,6 +170,18 @@ fn a_coordinator_with_a_token_refuses_everyone_else() {
     assert!(done, "job finished with an authenticated worker");
     worker.sigterm();
     assert!(worker.wait_for(Duration::from_secs(10)).unwrap().success());
+    // The dashboard, its API and /metrics want the token too.
+    for path in ["/", "/metrics", "/api/jobs", "/metrics?token=nope"] {
+        assert_eq!(http_status(http_port, path, None), 401, "{path}");
+    }
+    assert_eq!(
+        http_status(http_port, "/metrics", Some("s3cret-token")),
+        200
+    );
+    assert_eq!(
+        http_status(http_port, "/api/jobs?token=s3cret-token", None),
+        200
+    );
     let log = std::fs::read_to_string(dir.path("coordinator.log")).unwrap();
     assert!(log.contains("refused a request"), "refusals are logged");
 }
@@ -447,4 +469,21 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
     // The coordinator is still serving.
     let s = wait_status(&url, 1, Duration::from_secs(5), |s| s["state"] == "done");
     assert_eq!(s["state"], "done");
+}
+
+/// The HTTP status of `GET path` on 127.0.0.1:`port`, with a bearer token if given.
+fn http_status(port: u16, path: &str, token: Option<&str>) -> u16 {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out.split_whitespace().nth(1).unwrap().parse().unwrap()
 }

@@ -6,8 +6,9 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -25,6 +26,10 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics))
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}/tree", get(tree))
+        .route_layer(middleware::from_fn_with_state(
+            shared.clone(),
+            require_token,
+        ))
         .with_state(shared)
 }
 
@@ -44,37 +49,34 @@ struct TokenQuery {
     token: Option<String>,
 }
 
-/// `Err` with 401 when a token is configured and not presented.
-#[allow(clippy::result_large_err)]
-fn authorize(shared: &Shared, headers: &HeaderMap, query: &TokenQuery) -> Result<(), Response> {
-    let Some(expected) = &shared.config.token else {
-        return Ok(());
-    };
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    let given = bearer.or(query.token.as_deref());
-    if given.is_some_and(|g| orchard_proto::access::same_token(g.as_bytes(), expected.as_bytes())) {
-        Ok(())
-    } else {
-        tracing::warn!("refused an HTTP request: no or wrong token");
-        Err((
-            StatusCode::UNAUTHORIZED,
-            "this coordinator requires a bearer token\n",
-        )
-            .into_response())
+/// Every route: 401 when a token is configured and the request presents
+/// neither `Authorization: Bearer <token>` nor `?token=<token>`.
+async fn require_token(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    if let Some(expected) = &shared.config.token {
+        let bearer = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let query = Query::<TokenQuery>::try_from_uri(req.uri())
+            .map(|q| q.0)
+            .unwrap_or_default();
+        let given = bearer.or(query.token.as_deref());
+        if !given
+            .is_some_and(|g| orchard_proto::access::same_token(g.as_bytes(), expected.as_bytes()))
+        {
+            tracing::warn!("refused an HTTP request: no or wrong token");
+            return (
+                StatusCode::UNAUTHORIZED,
+                "this coordinator requires a bearer token\n",
+            )
+                .into_response();
+        }
     }
+    next.run(req).await
 }
 
-async fn dashboard(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    Query(q): Query<TokenQuery>,
-) -> Response {
-    if let Err(r) = authorize(&shared, &headers, &q) {
-        return r;
-    }
+async fn dashboard() -> Response {
     Html(DASHBOARD).into_response()
 }
 
@@ -91,14 +93,7 @@ fn snapshot_json(s: &JobSnapshot) -> Value {
     v
 }
 
-async fn jobs(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    Query(q): Query<TokenQuery>,
-) -> Response {
-    if let Err(r) = authorize(&shared, &headers, &q) {
-        return r;
-    }
+async fn jobs(State(shared): State<Arc<Shared>>) -> Response {
     let mut s = shared.lock();
     let jobs: Vec<Value> = s.statuses().iter().map(snapshot_json).collect();
     let workers: Vec<Value> = s
@@ -120,15 +115,7 @@ async fn jobs(
     Json(json!({ "jobs": jobs, "workers": workers })).into_response()
 }
 
-async fn tree(
-    State(shared): State<Arc<Shared>>,
-    Path(id): Path<u64>,
-    headers: HeaderMap,
-    Query(q): Query<TokenQuery>,
-) -> Response {
-    if let Err(r) = authorize(&shared, &headers, &q) {
-        return r;
-    }
+async fn tree(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Response {
     let s = shared.lock();
     if !s.jobs.contains_key(&id) {
         return (StatusCode::NOT_FOUND, format!("unknown job {id}\n")).into_response();
@@ -184,14 +171,7 @@ impl Metric {
     }
 }
 
-async fn metrics(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    Query(q): Query<TokenQuery>,
-) -> Response {
-    if let Err(r) = authorize(&shared, &headers, &q) {
-        return r;
-    }
+async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let mut s = shared.lock();
     let snaps = s.statuses();
     let workers = s.workers_snapshot();

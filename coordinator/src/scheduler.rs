@@ -360,20 +360,7 @@ impl Scheduler {
         let id = self.next_job;
         self.next_job += 1;
         let created_ms = now_ms();
-        let roots: Vec<NewUnit> = prepared
-            .root_units()
-            .into_iter()
-            .enumerate()
-            .map(|(i, payload)| {
-                let id = self.next_unit;
-                self.next_unit += 1;
-                NewUnit {
-                    id,
-                    position: child_position(&[], i),
-                    payload,
-                }
-            })
-            .collect();
+        let roots = self.number_children(&[], prepared.root_units());
         let writes = vec![
             Write::InsertJob {
                 id,
@@ -649,19 +636,7 @@ impl Scheduler {
         unit.reporting = true;
         let job_id = unit.job;
         let parent = unit.position.clone();
-        let rest = rest
-            .into_iter()
-            .enumerate()
-            .map(|(i, payload)| {
-                let id = self.next_unit;
-                self.next_unit += 1;
-                NewUnit {
-                    id,
-                    position: child_position(&parent, i),
-                    payload,
-                }
-            })
-            .collect();
+        let rest = self.number_children(&parent, rest);
         Ok(Some(PendingReport {
             unit_id,
             job_id,
@@ -992,6 +967,23 @@ impl Scheduler {
     pub fn statuses(&mut self) -> Vec<JobSnapshot> {
         let ids: Vec<JobId> = self.jobs.keys().copied().collect();
         ids.into_iter().filter_map(|id| self.status(id)).collect()
+    }
+
+    /// Gives new units ids and their positions below `parent`, in order.
+    fn number_children(&mut self, parent: &[u8], payloads: Vec<Vec<u8>>) -> Vec<NewUnit> {
+        payloads
+            .into_iter()
+            .enumerate()
+            .map(|(i, payload)| {
+                let id = self.next_unit;
+                self.next_unit += 1;
+                NewUnit {
+                    id,
+                    position: child_position(parent, i),
+                    payload,
+                }
+            })
+            .collect()
     }
 
     /// Worker descriptions, for logs and status.
