@@ -31,6 +31,9 @@ pub struct Board {
     pub full: u64,
     /// Every square as a 4-cell mask.
     pub squares: Vec<u64>,
+    /// The four cells of `squares[i]`, in increasing order (move ordering
+    /// scores a square's cells without walking its mask).
+    pub square_cells: Vec<[u8; 4]>,
     /// `others[start[c]..start[c + 1]]`: for each square through cell `c`, the
     /// mask of its other three cells. This is what the search loops read.
     start: Vec<usize>,
@@ -45,7 +48,14 @@ pub struct Board {
     /// transformed with one lookup per 8 cells instead of one step per cell.
     lut: Vec<Vec<[u64; 256]>>,
     chunks: usize,
+    /// `cell_images[cell][g]`: the one-cell set `{cell}` under symmetry `g`
+    /// (zero for `g` past the group), so a search can keep every image of a
+    /// position up to date with one OR per symmetry per move.
+    pub cell_images: Vec<[u64; MAX_SYMMETRIES]>,
 }
+
+/// Largest symmetry group: the eight symmetries of a square board.
+pub const MAX_SYMMETRIES: usize = 8;
 
 /// The square corners for one start cell and edge vector, if all on the board.
 fn corners(rows: i32, cols: i32, x: i32, y: i32, a: i32, b: i32) -> Option<[(i32, i32); 4]> {
@@ -96,6 +106,18 @@ impl Board {
         }
         squares.sort_unstable();
         debug_assert_eq!(squares.len(), square_count(rows, cols));
+        let square_cells = squares
+            .iter()
+            .map(|&s| {
+                let mut cells = [0u8; 4];
+                let mut m = s;
+                for c in &mut cells {
+                    *c = m.trailing_zeros() as u8;
+                    m &= m - 1;
+                }
+                cells
+            })
+            .collect();
         let mut start = Vec::with_capacity(n + 1);
         let mut others = Vec::new();
         for cell in 0..n {
@@ -157,18 +179,29 @@ impl Board {
                     .collect()
             })
             .collect();
+        let cell_images = (0..n)
+            .map(|cell| {
+                let mut img = [0u64; MAX_SYMMETRIES];
+                for (g, p) in perms.iter().enumerate() {
+                    img[g] = 1u64 << p[cell];
+                }
+                img
+            })
+            .collect();
         Board {
             rows,
             cols,
             n,
             full,
             squares,
+            square_cells,
             start,
             others,
             perms,
             inverse,
             lut,
             chunks,
+            cell_images,
         }
     }
 

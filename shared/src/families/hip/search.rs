@@ -21,7 +21,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
-use super::board::Board;
+use super::board::{Board, MAX_SYMMETRIES};
 use crate::family::ExploreContext;
 
 /// How many nodes between two looks at the shared atomics.
@@ -37,8 +37,35 @@ const TT_MIN_EMPTY: u32 = 4;
 /// starting a new one.
 const WEIGHTS: [i32; 6] = [6, 2, 3, 3, 0, 2];
 
-/// Table size: 2^20 buckets of two entries, 48 MiB.
-const TT_BITS: u32 = 20;
+/// `PENALTY[dead][mine][opp]`: what each empty cell of a square with `mine`
+/// of my stones and `opp` of the opponent's costs (see [`Solver::moves`]).
+/// `dead`: one of its empty cells is dead for me. Of a square of mine with
+/// two empty cells, playing one makes the other dead for me, unless it is
+/// dead already; and when one of the two is dead, the other is the only one
+/// that could be scored and gets nothing (the dead one is never a candidate),
+/// so the penalty is all or nothing on `dead`.
+const PENALTY: [[[i32; 4]; 4]; 2] = {
+    let mut t = [[[0; 4]; 4]; 2];
+    let mut dead = 0;
+    while dead < 2 {
+        t[dead][0][0] = WEIGHTS[5];
+        t[dead][1][0] = WEIGHTS[4];
+        t[dead][0][1] = WEIGHTS[1];
+        t[dead][0][2] = WEIGHTS[2];
+        dead += 1;
+    }
+    t[0][2][0] = WEIGHTS[0];
+    t
+};
+
+/// The table has `2^table_bits(cells)` buckets of two entries, 64 bytes a
+/// bucket: grown with the board (a table much larger than the search costs
+/// more in allocation and cache misses than it saves; on 5x6 a 64 MiB table
+/// searches 2.3 times the nodes of a 512 MiB one), capped at 2^23 buckets,
+/// 512 MiB per worker thread.
+fn table_bits(cells: usize) -> u32 {
+    (cells as u32).saturating_sub(3).clamp(10, 23)
+}
 
 /// Whether the first player places the next stone after `stones` stones.
 /// Standard Hip alternates; in Double Hip the first player places one stone,
@@ -52,7 +79,8 @@ pub fn p1_moves(stones: u32, double: bool) -> bool {
     }
 }
 
-/// A position with its dead-cell masks.
+/// A position with its dead-cell masks and its images under the board's
+/// symmetries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pos {
     pub p1: u64,
@@ -60,6 +88,11 @@ pub struct Pos {
     /// Cells where a P1 (P2) stone would complete a P1 (P2) square.
     pub d1: u64,
     pub d2: u64,
+    /// `img1[g]`, `img2[g]`: the P1 and P2 stones under symmetry `g`, kept up
+    /// to date move by move so that the canonical key is eight comparisons
+    /// rather than sixteen bitboard transforms.
+    img1: [u64; MAX_SYMMETRIES],
+    img2: [u64; MAX_SYMMETRIES],
 }
 
 impl Pos {
@@ -68,10 +101,26 @@ impl Pos {
         p2: 0,
         d1: 0,
         d2: 0,
+        img1: [0; MAX_SYMMETRIES],
+        img2: [0; MAX_SYMMETRIES],
     };
 
     pub fn stones(&self) -> u32 {
         (self.p1 | self.p2).count_ones()
+    }
+
+    /// The canonical key (the smallest `(g(p1), g(p2))` over the board's
+    /// symmetries, as [`Board::canonical2`]) and the `g` that gives it.
+    #[inline(always)]
+    pub fn key(&self, board: &Board) -> (u64, u64, usize) {
+        let mut best = (self.img1[0], self.img2[0], 0);
+        for g in 1..board.symmetries() {
+            let (a, b) = (self.img1[g], self.img2[g]);
+            if a < best.0 || (a == best.0 && b < best.1) {
+                best = (a, b, g);
+            }
+        }
+        best
     }
 
     /// The position after the player to move plays `cell` (which must be
@@ -95,21 +144,22 @@ impl Pos {
                 }
             }
         }
+        let mut next = *self;
+        let images = &board.cell_images[cell];
         if p1 {
-            Pos {
-                p1: mine | bit,
-                p2: opp,
-                d1: dead,
-                d2: self.d2,
+            next.p1 = mine | bit;
+            next.d1 = dead;
+            for (i, m) in next.img1.iter_mut().zip(images) {
+                *i |= m;
             }
         } else {
-            Pos {
-                p1: opp,
-                p2: mine | bit,
-                d1: self.d1,
-                d2: dead,
+            next.p2 = mine | bit;
+            next.d2 = dead;
+            for (i, m) in next.img2.iter_mut().zip(images) {
+                *i |= m;
             }
         }
+        next
     }
 
     /// Whether the player to move loses by playing `cell` (it completes a
@@ -148,9 +198,14 @@ const VACANT: Entry = Entry {
 /// reused until a job with another board or variant comes.
 pub struct Table {
     tag: (usize, usize, bool),
-    entries: Vec<Entry>,
+    buckets: Vec<Bucket>,
     mask: usize,
 }
+
+/// Two entries in one cache line: a probe costs one miss, not two.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Bucket([Entry; 2]);
 
 thread_local! {
     static TABLE: RefCell<Option<Table>> = const { RefCell::new(None) };
@@ -162,20 +217,29 @@ pub fn with_table<T>(board: &Board, double: bool, f: impl FnOnce(&mut Table) -> 
     TABLE.with(|cell| {
         let mut slot = cell.borrow_mut();
         let tag = (board.rows, board.cols, double);
-        let bits = TT_BITS.min(board.n as u32 + 4);
+        let bits = table_bits(board.n);
         let fresh = match slot.as_ref() {
             Some(t) => t.tag != tag,
             None => true,
         };
         if fresh {
+            *slot = None; // free the old table before allocating the new one
+            let buckets = vec![Bucket([VACANT; 2]); 1usize << bits];
             *slot = Some(Table {
                 tag,
-                entries: vec![VACANT; 2usize << bits],
+                buckets,
                 mask: (1usize << bits) - 1,
             });
         }
         f(slot.as_mut().expect("table allocated"))
     })
+}
+
+/// Drops this thread's table, so that the next search starts cold (tests
+/// and measurements: a unit leased to another thread or machine does not see
+/// this thread's table).
+pub fn forget_table() {
+    TABLE.with(|cell| *cell.borrow_mut() = None);
 }
 
 #[inline(always)]
@@ -188,8 +252,8 @@ impl Table {
     /// P1's interval and best canonical move for a canonical key.
     #[inline(always)]
     pub fn probe(&self, k1: u64, k2: u64) -> Option<(i8, i8, u8)> {
-        let b = (hash(k1, k2) as usize & self.mask) * 2;
-        for e in &self.entries[b..b + 2] {
+        let bucket = &self.buckets[hash(k1, k2) as usize & self.mask].0;
+        for e in bucket {
             if e.k1 == k1 && e.k2 == k2 && e.lo <= e.hi {
                 return Some((e.lo, e.hi, e.mv));
             }
@@ -201,8 +265,7 @@ impl Table {
     /// table knew).
     #[inline(always)]
     pub fn store(&mut self, k1: u64, k2: u64, lo: i8, hi: i8, mv: u8, empty: u8) {
-        let b = (hash(k1, k2) as usize & self.mask) * 2;
-        let bucket = &mut self.entries[b..b + 2];
+        let bucket = &mut self.buckets[hash(k1, k2) as usize & self.mask].0;
         for e in bucket.iter_mut() {
             if e.k1 == k1 && e.k2 == k2 && e.lo <= e.hi {
                 let (nlo, nhi) = (e.lo.max(lo), e.hi.min(hi));
@@ -249,6 +312,10 @@ pub struct Solver<'a, 'c> {
     /// The budget ran out or a stop was requested: every search returns
     /// `None` from now on.
     pub aborted: bool,
+    /// After an abort: the moves from the searched position down to the node
+    /// where the search stopped, deepest first. Everything searched off this
+    /// path is in the table; the nodes on it are the partly searched ones.
+    pub abort_path: Vec<u8>,
     ctx: Option<&'a ExploreContext<'c>>,
 }
 
@@ -273,6 +340,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             budget: ctx.map_or(u64::MAX, |c| c.budget.max(1)),
             next_poll: POLL_INTERVAL,
             aborted: false,
+            abort_path: Vec::new(),
             ctx,
         }
     }
@@ -280,7 +348,7 @@ impl<'a, 'c> Solver<'a, 'c> {
     /// The canonical key of a position and the symmetry that gives it.
     #[inline(always)]
     pub fn key(&self, pos: &Pos) -> (u64, u64, usize) {
-        self.board.canonical2(pos.p1, pos.p2)
+        pos.key(self.board)
     }
 
     /// The safe moves of the player to move (`p1`) except `exclude`, best
@@ -379,10 +447,15 @@ impl<'a, 'c> Solver<'a, 'c> {
             };
             i += 1;
             let child = pos.play(board, c, p1);
-            let v = if p1_moves(stones + 1, self.double) == p1 {
-                self.search(&child, alpha, beta)?
+            let r = if p1_moves(stones + 1, self.double) == p1 {
+                self.search(&child, alpha, beta)
             } else {
-                -self.search(&child, -beta, -alpha)?
+                self.search(&child, -beta, -alpha).map(|v| -v)
+            };
+            let Some(v) = r else {
+                // Unwinding an abort: note the path, deepest move first.
+                self.abort_path.push(c as u8);
+                return None;
             };
             if v > best {
                 best = v;
@@ -432,49 +505,21 @@ pub fn ordered_moves(board: &Board, pos: &Pos, p1: bool, exclude: u64) -> Moves 
     if safe == 0 {
         return out;
     }
-    let w = &WEIGHTS;
-    let mut score = [0i32; 64];
-    for &sq in &board.squares {
-        let e = sq & empty;
-        if e == 0 {
-            continue;
-        }
-        let (mo, op) = (sq & mine, sq & opp);
-        if mo != 0 && op != 0 {
-            continue; // Can never be one colour.
-        }
-        let (a, b) = (small_count(mo), small_count(op));
-        if b == 0 {
-            match a {
-                0 => add(&mut score, e, -w[5]),
-                1 => add(&mut score, e, -w[4]),
-                2 => {
-                    // Playing one empty cell makes the other dead for me.
-                    let x = e.trailing_zeros() as usize;
-                    let y = (e & (e - 1)).trailing_zeros() as usize;
-                    if dmine >> y & 1 == 0 {
-                        score[x] -= w[0];
-                    }
-                    if dmine >> x & 1 == 0 {
-                        score[y] -= w[0];
-                    }
-                }
-                _ => {}
-            }
-        } else if a == 0 {
-            match b {
-                1 => add(&mut score, e, -w[1]),
-                2 => add(&mut score, e, -w[2]),
-                _ => {}
-            }
-        }
-    }
-    let mut m = safe;
+    // Each candidate sums, over the squares through it (the masks of their
+    // other three cells), a penalty indexed by the square's category: how
+    // many of my stones, how many of the opponent's, whether its other empty
+    // cell is dead for me. Branch-free, and the sum stays in a register.
     let mut keys = [0i32; 64];
+    let mut m = safe;
     while m != 0 {
         let c = m.trailing_zeros() as usize;
         m &= m - 1;
-        let sc = score[c] - if dopp >> c & 1 == 1 { w[3] } else { 0 };
+        let mut sc = if dopp >> c & 1 == 1 { -WEIGHTS[3] } else { 0 };
+        for &o in board.others(c) {
+            let dead = usize::from(o & empty & dmine != 0);
+            let (a, b) = (small_count(o & mine), small_count(o & opp));
+            sc -= PENALTY[dead][a as usize][b as usize];
+        }
         // Insertion sort, stable in cell order.
         let mut i = out.len;
         while i > 0 && keys[i - 1] < sc {
@@ -499,11 +544,95 @@ fn small_count(m: u64) -> u32 {
     u32::from(m != 0) + u32::from(m2 != 0) + u32::from(m3 != 0) + u32::from(m4 != 0)
 }
 
-/// Adds `v` to the score of every cell of `cells`.
-#[inline(always)]
-fn add(score: &mut [i32; 64], mut cells: u64, v: i32) {
-    while cells != 0 {
-        score[cells.trailing_zeros() as usize] += v;
-        cells &= cells - 1;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The move order as first written: one pass over the squares, each
+    /// square's penalty spread over its empty cells, branch by branch.
+    fn plain_order(board: &Board, pos: &Pos, p1: bool) -> Vec<u8> {
+        let (mine, opp, dmine, dopp) = if p1 {
+            (pos.p1, pos.p2, pos.d1, pos.d2)
+        } else {
+            (pos.p2, pos.p1, pos.d2, pos.d1)
+        };
+        let empty = board.full & !(mine | opp);
+        let w = &WEIGHTS;
+        let mut score = [0i32; 64];
+        let spread = |score: &mut [i32; 64], cells: u64, v: i32| {
+            (0..64)
+                .filter(|c| cells >> c & 1 == 1)
+                .for_each(|c| score[c] += v)
+        };
+        for &sq in &board.squares {
+            let e = sq & empty;
+            let (a, b) = ((sq & mine).count_ones(), (sq & opp).count_ones());
+            match (a, b) {
+                (0, 0) => spread(&mut score, e, -w[5]),
+                (1, 0) => spread(&mut score, e, -w[4]),
+                (2, 0) => {
+                    let x = e.trailing_zeros() as usize;
+                    let y = 63 - e.leading_zeros() as usize;
+                    if dmine >> y & 1 == 0 {
+                        score[x] -= w[0];
+                    }
+                    if dmine >> x & 1 == 0 {
+                        score[y] -= w[0];
+                    }
+                }
+                (0, 1) => spread(&mut score, e, -w[1]),
+                (0, 2) => spread(&mut score, e, -w[2]),
+                _ => {}
+            }
+        }
+        let mut cells: Vec<(i32, u8)> = (0..board.n)
+            .filter(|&c| (empty & !dmine) >> c & 1 == 1)
+            .map(|c| {
+                (
+                    score[c] - if dopp >> c & 1 == 1 { w[3] } else { 0 },
+                    c as u8,
+                )
+            })
+            .collect();
+        cells.sort_by_key(|&(s, c)| (-s, c));
+        cells.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// Random games on every board shape up to 6x6: the incrementally kept
+    /// symmetry images give the same canonical key as transforming the
+    /// stones, and the move order is the plain one.
+    #[test]
+    fn keys_and_move_order_match_plain_versions() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for rows in 2..=6 {
+            for cols in rows..=6 {
+                let board = Board::new(rows, cols);
+                for game in 0..40 {
+                    let double = game % 2 == 1;
+                    let mut pos = Pos::EMPTY;
+                    loop {
+                        let p1 = p1_moves(pos.stones(), double);
+                        assert_eq!(
+                            pos.key(&board),
+                            board.canonical2(pos.p1, pos.p2),
+                            "{rows}x{cols}"
+                        );
+                        let list = ordered_moves(&board, &pos, p1, 0);
+                        let order = list.cells[..list.len].to_vec();
+                        assert_eq!(order, plain_order(&board, &pos, p1), "{rows}x{cols}");
+                        if order.is_empty() {
+                            break;
+                        }
+                        pos = pos.play(&board, order[rand(order.len())] as usize, p1);
+                    }
+                }
+            }
+        }
     }
 }

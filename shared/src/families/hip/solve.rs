@@ -43,6 +43,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::board::Board;
+pub use super::search::forget_table;
 use super::search::{ordered_moves, p1_moves, with_table, Pos, Solver};
 use crate::family::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
@@ -692,16 +693,102 @@ impl HipSolve {
     }
 }
 
+/// How many partly searched positions below a unit an aborted search
+/// expands (see [`Harvest`]); deeper ones are handed back whole.
+const HARVEST_LEVELS: usize = 12;
+
+/// What an aborted search leaves behind. The search stopped somewhere on a
+/// path of partly searched positions; everything it finished off that path
+/// is in the table. Each position on the path (up to a depth) is recorded as
+/// expanded, its children's table intervals are recorded, and the children
+/// the table does not settle become units, in search order. So a split loses
+/// only the work below the last expanded position, instead of the whole
+/// partly searched child of the unit.
+///
+/// The record stays sound: an expanded position's value is the minimax of
+/// its children (`Eval`), and each child is then covered by the rules (a
+/// losing or filling move), by an exact interval from the table, or by a
+/// unit, or is the next position on the path.
+struct Harvest<'s, 'a, 'b, 'c> {
+    solver: &'s Solver<'a, 'c>,
+    game: &'s Game,
+    summary: &'b mut SolveSummary,
+    units: &'b mut Vec<SolveUnit>,
+}
+
+impl Harvest<'_, '_, '_, '_> {
+    /// `pos`, reached by `moves`, partly searched along `path` (its moves,
+    /// first move first; empty where the search stopped).
+    fn node(
+        &mut self,
+        pos: Pos,
+        moves: &mut Vec<u8>,
+        path: &[u8],
+        levels: usize,
+    ) -> Result<(), FamilyError> {
+        let game = self.game;
+        if path.is_empty() || levels == 0 {
+            self.units.push(SolveUnit {
+                moves: moves.clone(),
+            });
+            return Ok(());
+        }
+        let p1 = game.p1_to_move(&pos);
+        let (key, _) = game.key(&pos);
+        self.summary.record(key, -1, 1, true, Vec::new())?;
+        let next = path[0] as usize;
+        let next_key = game.key(&pos.play(&game.board, next, p1)).0;
+        let list = self.solver.moves(&pos, p1, 0);
+        let mut seen: Vec<Key> = Vec::new();
+        for &c in &list.cells[..list.len] {
+            let child = pos.play(&game.board, c as usize, p1);
+            if game.full(&child) {
+                continue; // a draw, by the rules
+            }
+            let ck = game.key(&child).0;
+            if seen.contains(&ck) {
+                continue;
+            }
+            seen.push(ck);
+            if ck == next_key {
+                // Follow the path in the frame the search used.
+                let on_path = pos.play(&game.board, next, p1);
+                moves.push(next as u8);
+                self.node(on_path, moves, &path[1..], levels - 1)?;
+                moves.pop();
+                continue;
+            }
+            let (lo, hi) = table_interval(self.solver, &child);
+            if (lo, hi) != (-1, 1) {
+                self.summary.record(ck, lo, hi, false, Vec::new())?;
+            }
+            if lo < hi {
+                moves.push(c);
+                self.units.push(SolveUnit {
+                    moves: moves.clone(),
+                });
+                moves.pop();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// P1's interval for a (not full) position from the table.
+fn table_interval(solver: &Solver<'_, '_>, pos: &Pos) -> (i8, i8) {
+    let (k1, k2, _) = solver.key(pos);
+    solver
+        .table
+        .probe(k1, k2)
+        .map_or((-1, 1), |(lo, hi, _)| (lo, hi))
+}
+
 /// The mover-of-the-parent's interval for `child` from the table.
 fn child_bounds(solver: &Solver<'_, '_>, game: &Game, child: &Pos, parent_p1: bool) -> (i8, i8) {
     if game.full(child) {
         return (0, 0);
     }
-    let (k1, k2, _) = solver.key(child);
-    let (lo, hi) = solver
-        .table
-        .probe(k1, k2)
-        .map_or((-1, 1), |(lo, hi, _)| (lo, hi));
+    let (lo, hi) = table_interval(solver, child);
     // P1's interval to the parent mover's view.
     if parent_p1 {
         (lo, hi)
@@ -757,7 +844,7 @@ impl SearchFamily for HipSolve {
             let mut best = -1i8;
             let mut rest = Vec::new();
             let mut seen: Vec<Key> = Vec::new();
-            let mut pending: Vec<(Key, SolveUnit)> = Vec::new();
+            let mut pending: Vec<SolveUnit> = Vec::new();
             for &c in &moves.cells[..moves.len] {
                 let child = pos.play(&game.board, c as usize, p1);
                 let v = if game.full(&child) {
@@ -769,6 +856,7 @@ impl SearchFamily for HipSolve {
                     }
                     seen.push(ck);
                     let same = game.p1_to_move(&child) == p1;
+                    let searching = !solver.aborted;
                     let r = if solver.aborted {
                         // Only the table may still settle it, for free: it is
                         // known, a win, or cannot beat what we have.
@@ -800,7 +888,21 @@ impl SearchFamily for HipSolve {
                         None => {
                             let mut moves = unit.moves.clone();
                             moves.push(c);
-                            pending.push((ck, SolveUnit { moves }));
+                            if searching {
+                                // This child's search ran out: keep what it
+                                // settled, hand back only what it did not.
+                                let path: Vec<u8> =
+                                    solver.abort_path.iter().rev().copied().collect();
+                                let mut h = Harvest {
+                                    solver: &solver,
+                                    game: &game,
+                                    summary: &mut summary,
+                                    units: &mut pending,
+                                };
+                                h.node(child, &mut moves, &path, HARVEST_LEVELS)?;
+                            } else {
+                                pending.push(SolveUnit { moves });
+                            }
                             continue;
                         }
                     }
@@ -828,7 +930,7 @@ impl SearchFamily for HipSolve {
                 return Ok(Exploration::Finished(summary));
             }
             summary.record(key, -1, 1, true, Vec::new())?;
-            rest.extend(pending.into_iter().map(|(_, u)| u));
+            rest.extend(pending);
             Ok(Exploration::Split {
                 explored: summary,
                 rest,
