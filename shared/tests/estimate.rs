@@ -472,3 +472,80 @@ fn hc_probe_rejects_bad_units() {
     let err = job.probe(&bad, 0, &mut |n| rng.below(n)).unwrap_err();
     assert!(matches!(err, FamilyError::BadUnit(_)), "{err}");
 }
+
+// ---------------------------------------------------------------------------
+// hip-draws: the walk behind the seeds method.
+
+use orchard_shared::families::hip::{DrawsParams, DrawsUnit, HipDraws};
+
+/// The nodes a `hip-draws` job counts over all its units (each node of the
+/// walk once: a seed handed back is counted by its own unit).
+fn draws_tree_nodes(p: &DrawsParams) -> u64 {
+    explore_all::<HipDraws>(p, HipDraws::root_units(p), u64::MAX)
+        .unwrap()
+        .nodes
+}
+
+/// The exact expectation of the probe over every walk, as for `hc`.
+fn draws_expected_estimate(p: &DrawsParams, unit: &DrawsUnit) -> f64 {
+    let mut total = 0.0;
+    let mut scripts: Vec<Vec<u64>> = vec![Vec::new()];
+    while let Some(script) = scripts.pop() {
+        let mut step = 0;
+        let probe = HipDraws::probe(p, unit, 0, &mut |n| {
+            let i = script.get(step).copied().unwrap_or(0);
+            assert!(i < n);
+            step += 1;
+            i
+        })
+        .unwrap()
+        .unwrap();
+        let d = &probe.branching;
+        if script.len() < d.len() {
+            for j in 0..u64::from(d[script.len()]) {
+                let mut s = script.clone();
+                s.push(j);
+                scripts.push(s);
+            }
+        } else {
+            let prob: f64 = d.iter().map(|&k| 1.0 / f64::from(k)).product();
+            total += prob * probe.estimate();
+        }
+    }
+    total
+}
+
+#[test]
+fn hip_draws_probe_expectation_is_the_walk_node_count() {
+    for (r, c) in [(2, 3), (3, 3), (3, 4), (4, 4)] {
+        let p = DrawsParams::new(r, c, 2);
+        let units = HipDraws::root_units(&p);
+        assert_eq!(units.len(), 1, "{r}x{c}: one root unit");
+        let expected = draws_expected_estimate(&p, &units[0]);
+        assert_close(
+            &format!("hip-draws {r}x{c}"),
+            expected,
+            draws_tree_nodes(&p),
+        );
+    }
+}
+
+/// Hip 4x4 (issue 4's check): the estimate of the whole job against the
+/// nodes its units count, within the error bar. A profile job (k > 2) has
+/// no tree to probe and is refused.
+#[test]
+fn hip_draws_estimates_are_within_their_error_bar() {
+    for (r, c) in [(4, 4), (4, 5)] {
+        let p = DrawsParams::new(r, c, 2);
+        let truth = draws_tree_nodes(&p) as f64;
+        let job = Erased::<HipDraws>::new()
+            .prepare(&serde_json::to_string(&p).unwrap())
+            .unwrap();
+        let e = estimate(job.as_ref(), 20_000, 2026, 0).unwrap();
+        assert_within(&format!("hip-draws {r}x{c}"), &e, truth, 0.1);
+    }
+    let job = Erased::<HipDraws>::new()
+        .prepare(&serde_json::to_string(&DrawsParams::new(4, 4, 3)).unwrap())
+        .unwrap();
+    assert!(estimate(job.as_ref(), 100, 1, 0).is_err());
+}

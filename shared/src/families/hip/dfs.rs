@@ -16,6 +16,7 @@
 use std::sync::atomic::Ordering;
 
 use super::board::Board;
+use crate::estimate::Probe;
 use crate::family::{ExploreContext, FamilyError};
 
 /// Most colours any Hip family accepts.
@@ -153,25 +154,9 @@ pub fn walk(
         out: WalkOut::default(),
     };
     for prefix in prefixes {
-        if prefix.len() > plan.groups.len() {
-            return Err(FamilyError::BadUnit(format!(
-                "prefix of {} steps, the walk has {}",
-                prefix.len(),
-                plan.groups.len()
-            )));
-        }
-        w.bb = [0; MAX_COLORS];
+        w.bb = replay(plan, prefix)?;
         w.path.clear();
-        for (t, &x) in prefix.iter().enumerate() {
-            let x = x as usize;
-            if x >= plan.k || !plan.fits(t, w.bb[x]) {
-                return Err(FamilyError::BadUnit(format!(
-                    "prefix {prefix:?} is not a colouring without monochromatic squares"
-                )));
-            }
-            w.bb[x] |= plan.groups[t];
-            w.path.push(x as u8);
-        }
+        w.path.extend_from_slice(prefix);
         w.stop_at = if prefix.len() < seed_depth {
             seed_depth
         } else {
@@ -183,10 +168,78 @@ pub fn walk(
     Ok(w.out)
 }
 
+/// One random walk for Knuth's estimate of the tree [`walk`] explores below
+/// `prefixes` (down to full boards: the seeds a walk would hand back are part
+/// of the tree estimated). A unit of several prefixes is a root with one
+/// child per prefix; that root adds one node to the estimate.
+pub fn probe(
+    plan: &Plan,
+    prefixes: &[Vec<u8>],
+    pick: &mut dyn FnMut(u64) -> u64,
+) -> Result<Probe, FamilyError> {
+    let mut branching = Vec::new();
+    if prefixes.is_empty() {
+        return Ok(Probe { branching });
+    }
+    let prefix = if prefixes.len() > 1 {
+        branching.push(prefixes.len() as u32);
+        &prefixes[pick(prefixes.len() as u64) as usize]
+    } else {
+        &prefixes[0]
+    };
+    let mut bb = replay(plan, prefix)?;
+    for t in prefix.len()..plan.groups.len() {
+        let mut fits = [0usize; MAX_COLORS];
+        let mut n = 0;
+        for (x, &b) in bb.iter().enumerate().take(plan.k) {
+            if plan.fits(t, b) {
+                fits[n] = x;
+                n += 1;
+            }
+        }
+        if n == 0 {
+            break;
+        }
+        branching.push(n as u32);
+        bb[fits[pick(n as u64) as usize]] |= plan.groups[t];
+    }
+    Ok(Probe { branching })
+}
+
+/// The colour boards of a prefix, checked: every digit a colour, no
+/// monochromatic square.
+fn replay(plan: &Plan, prefix: &[u8]) -> Result<[u64; MAX_COLORS], FamilyError> {
+    if prefix.len() > plan.groups.len() {
+        return Err(FamilyError::BadUnit(format!(
+            "prefix of {} steps, the walk has {}",
+            prefix.len(),
+            plan.groups.len()
+        )));
+    }
+    let mut bb = [0u64; MAX_COLORS];
+    for (t, &x) in prefix.iter().enumerate() {
+        let x = x as usize;
+        if x >= plan.k || !plan.fits(t, bb[x]) {
+            return Err(FamilyError::BadUnit(format!(
+                "prefix {prefix:?} is not a colouring without monochromatic squares"
+            )));
+        }
+        bb[x] |= plan.groups[t];
+    }
+    Ok(bb)
+}
+
 impl Walk<'_, '_> {
     fn visit(&mut self) {
         if self.stopping || self.out.nodes >= self.budget {
             self.stopping = true;
+            self.out.rest.push(self.path.clone());
+            return;
+        }
+        let t = self.path.len();
+        if t == self.stop_at && t < self.plan.groups.len() {
+            // A seed: counted by the unit that walks below it, so that a
+            // job's nodes are the walk's nodes, each once.
             self.out.rest.push(self.path.clone());
             return;
         }
@@ -198,13 +251,8 @@ impl Walk<'_, '_> {
                 self.stopping = true;
             }
         }
-        let t = self.path.len();
         if t == self.plan.groups.len() {
             self.leaf();
-            return;
-        }
-        if t == self.stop_at {
-            self.out.rest.push(self.path.clone());
             return;
         }
         let g = self.plan.groups[t];

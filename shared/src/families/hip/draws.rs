@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use super::board::Board;
 use super::dfs::{self, Plan, LIST_CAP, MAX_COLORS};
 use super::profile::Profile;
+use crate::estimate::Probe;
 use crate::family::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
 };
@@ -269,6 +270,27 @@ impl HipDraws {
     }
 }
 
+/// The walk a `Seeds` or `Fixed` unit is explored by (`None` for `Profile`
+/// units, which are counted by dynamic programming, not walked).
+fn walk_plan(board: &Board, k: usize, unit: &DrawsUnit) -> Result<Option<Plan>, FamilyError> {
+    Ok(match unit {
+        DrawsUnit::Seeds { .. } => {
+            let groups = growth(board).iter().map(|&c| 1u64 << c).collect();
+            Some(Plan::new(board, k, groups, true))
+        }
+        DrawsUnit::Fixed { sym, .. } => {
+            let g = *sym as usize;
+            if g == 0 || g >= board.symmetries() {
+                return Err(FamilyError::BadUnit(format!(
+                    "no symmetry {g} on this board"
+                )));
+            }
+            Some(Plan::new(board, k, cycles(board, g, &growth(board)), false))
+        }
+        DrawsUnit::Profile { .. } => None,
+    })
+}
+
 impl SearchFamily for HipDraws {
     const NAME: &'static str = "hip-draws";
     const ABOUT: &'static str =
@@ -357,9 +379,7 @@ impl SearchFamily for HipDraws {
         let mut s = DrawsSummary::default();
         match unit {
             DrawsUnit::Seeds { prefixes } => {
-                let order = growth(&board);
-                let groups = order.iter().map(|&c| 1u64 << c).collect();
-                let plan = Plan::new(&board, k, groups, true);
+                let plan = walk_plan(&board, k, unit)?.expect("a walk unit");
                 let (sr, sc) = seed_dims(board.rows, board.cols);
                 let out = dfs::walk(&plan, &board, prefixes, sr * sc, ctx)?;
                 s.nodes = out.nodes.max(1);
@@ -380,12 +400,7 @@ impl SearchFamily for HipDraws {
             }
             DrawsUnit::Fixed { sym, prefixes } => {
                 let g = *sym as usize;
-                if g == 0 || g >= board.symmetries() {
-                    return Err(FamilyError::BadUnit(format!(
-                        "no symmetry {g} on this board"
-                    )));
-                }
-                let plan = Plan::new(&board, k, cycles(&board, g, &growth(&board)), false);
+                let plan = walk_plan(&board, k, unit)?.expect("a walk unit");
                 let out = dfs::walk(&plan, &board, prefixes, 0, ctx)?;
                 s.nodes = out.nodes.max(1);
                 s.unlisted = true;
@@ -575,6 +590,24 @@ impl SearchFamily for HipDraws {
             text,
             results_lines: if listed { boards } else { Vec::new() },
         }
+    }
+
+    /// Walk units (seeds, Burnside) only: a profile unit is counted by
+    /// dynamic programming, whose work is not a tree.
+    fn probe(
+        p: &DrawsParams,
+        unit: &DrawsUnit,
+        _bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Option<Probe>, FamilyError> {
+        let board = p.board();
+        let Some(plan) = walk_plan(&board, p.colors as usize, unit)? else {
+            return Ok(None);
+        };
+        let (DrawsUnit::Seeds { prefixes } | DrawsUnit::Fixed { prefixes, .. }) = unit else {
+            return Ok(None);
+        };
+        dfs::probe(&plan, prefixes, pick).map(Some)
     }
 
     fn unit_label(u: &DrawsUnit) -> String {
