@@ -179,6 +179,10 @@ pub struct Counters {
 /// How deep the dashboard's picture of the search tree goes.
 pub const TREE_DEPTH: usize = 2;
 
+/// How many units that should wait one lease call looks past (see
+/// [`Scheduler::lease`]).
+const MAX_WAIT_CHECKS: usize = 512;
+
 /// The first [`TREE_DEPTH`] levels of a unit position.
 fn tree_prefix(position: &[u8]) -> Vec<u8> {
     position[..position.len().min(4 * TREE_DEPTH)].to_vec()
@@ -472,14 +476,35 @@ impl Scheduler {
             if !job.live() || !worker.families.contains(&job.family) {
                 continue;
             }
+            // Units that should wait for a sibling (see `must_wait`) go after
+            // the others: leased only when nothing else is pending, so an
+            // idle worker speculates rather than waits. Past
+            // `MAX_WAIT_CHECKS` of them in one call, units are leased in
+            // plain order (bounded work under the lock).
+            let mut waiting = std::collections::VecDeque::new();
             while granted.len() < max {
-                let Some((_, uid)) = job.pending.pop_first() else {
-                    break;
+                let ((position, uid), waited) = match job.pending.pop_first() {
+                    Some(next) => (next, false),
+                    None => match waiting.pop_front() {
+                        Some(next) => (next, true),
+                        None => break,
+                    },
                 };
                 let Some(unit) = self.units.get_mut(&uid) else {
                     continue;
                 };
                 if unit.lease.is_some() || unit.reporting {
+                    continue;
+                }
+                if job.has_moot_units
+                    && !waited
+                    && waiting.len() < MAX_WAIT_CHECKS
+                    && job
+                        .aggregate
+                        .as_ref()
+                        .is_some_and(|a| a.must_wait(&unit.payload))
+                {
+                    waiting.push_back((position, uid));
                     continue;
                 }
                 unit.lease = Some(Lease {
@@ -501,6 +526,7 @@ impl Scheduler {
                     bound: job.bound,
                 });
             }
+            job.pending.extend(waiting);
         }
         let mut writes = Vec::new();
         if !granted.is_empty() {

@@ -294,7 +294,6 @@ impl WorkerService for Workers {
             return Err(internal(e));
         }
         let job_id = pending.job_id;
-        let has_rest = !pending.rest.is_empty();
         let (finishing, bound) = {
             let mut s = self.0.lock();
             let (finishing, writes) = s.complete_report(pending);
@@ -304,9 +303,9 @@ impl WorkerService for Workers {
             let bound = s.jobs.get(&job_id).map(|j| j.bound).unwrap_or(0);
             (finishing, bound)
         };
-        if has_rest {
-            self.0.work_available.notify_waiters();
-        }
+        // New units, or units that were waiting for this one's result (see
+        // `SearchFamily::must_wait`), may be ready for idle workers.
+        self.0.work_available.notify_waiters();
         if let Some(f) = finishing {
             self.0.finish(f).await;
         }

@@ -156,8 +156,18 @@ pub trait SearchFamily: Send + Sync + 'static {
     }
 
     /// Whether [`SearchFamily::is_moot`] can ever say yes. When it can, the
-    /// coordinator re-checks every live unit of a job after each merge.
+    /// coordinator re-checks every live unit of a job after each merge, and
+    /// asks [`SearchFamily::must_wait`] before leasing a unit.
     const HAS_MOOT_UNITS: bool = false;
+
+    /// Whether leasing `unit` now would be speculative: an elder sibling of
+    /// one of its ancestors, still unsettled, may yet make it moot (in a game
+    /// search, a sibling may win first). The coordinator leases such units
+    /// only once that sibling is settled ("young brothers wait"); an idle
+    /// worker meanwhile makes running units split. The default: never.
+    fn must_wait(_params: &Self::Params, _merged: &Self::Summary, _unit: &Self::Unit) -> bool {
+        false
+    }
 
     /// One random root-to-leaf walk down `unit`'s search tree, for Knuth's
     /// estimate of its size (see [`crate::estimate`]): from the unit's root,
@@ -244,6 +254,8 @@ pub trait Aggregate: Send {
     fn report(&self) -> FamilyReport;
     /// See [`SearchFamily::is_moot`]. A malformed unit is never moot.
     fn is_moot(&self, unit: &[u8]) -> bool;
+    /// See [`SearchFamily::must_wait`]. A malformed unit never waits.
+    fn must_wait(&self, unit: &[u8]) -> bool;
 }
 
 /// Erases a [`SearchFamily`] into a [`DynFamily`].
@@ -389,6 +401,10 @@ impl<F: SearchFamily> Aggregate for Merged<F> {
 
     fn is_moot(&self, unit: &[u8]) -> bool {
         codec::decode::<F::Unit>(unit).is_ok_and(|u| F::is_moot(&self.params, &self.summary, &u))
+    }
+
+    fn must_wait(&self, unit: &[u8]) -> bool {
+        codec::decode::<F::Unit>(unit).is_ok_and(|u| F::must_wait(&self.params, &self.summary, &u))
     }
 }
 

@@ -6,7 +6,7 @@ use orchard_shared::families::hip::solve::{
     explore_pruned, forget_table, solve_position, value_of,
 };
 use orchard_shared::families::hip::{reference, HipSolve, SolveParams, SolveSummary, SolveUnit};
-use orchard_shared::family::{explore_all, SearchFamily};
+use orchard_shared::family::{explore_all, Exploration, SearchFamily};
 
 fn params(rows: u32, cols: u32, double: bool) -> SolveParams {
     SolveParams::new(rows, cols, double)
@@ -390,6 +390,68 @@ fn cold_splits_do_not_change_the_answer() {
         }
     }
     assert!(splits > 100, "only {splits} splits");
+}
+
+/// Young brothers wait: at the start only the first unit in search order
+/// may run; a unit that waits becomes leasable once the elder sibling it
+/// waits for is settled; leasing only units that need not wait (and
+/// skipping moot ones) never starves and reaches the right answer.
+#[test]
+fn young_brothers_wait_for_their_elder_sibling() {
+    use orchard_shared::family::ExploreContext;
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    for (r, c, double, want) in [(4, 5, false, 0), (4, 5, true, 1), (4, 4, false, 0)] {
+        let p = params(r, c, double);
+        let units = HipSolve::root_units(&p);
+        let empty = SolveSummary::default();
+        let free: Vec<&SolveUnit> = units
+            .iter()
+            .filter(|u| !HipSolve::must_wait(&p, &empty, u))
+            .collect();
+        assert_eq!(free, vec![&units[0]], "{r}x{c} double={double}");
+        let (stop, bound, progress) =
+            (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
+        let ctx = ExploreContext {
+            budget: u64::MAX,
+            stop: &stop,
+            bound: &bound,
+            progress: &progress,
+        };
+        let mut total = SolveSummary::default();
+        let mut pending = units.clone();
+        let mut most_free = 1;
+        let mut skipped = 0;
+        loop {
+            let before = pending.len();
+            pending.retain(|u| !HipSolve::is_moot(&p, &total, u));
+            skipped += before - pending.len();
+            if pending.is_empty() {
+                break;
+            }
+            let free: Vec<usize> = (0..pending.len())
+                .filter(|&i| !HipSolve::must_wait(&p, &total, &pending[i]))
+                .collect();
+            assert!(
+                !free.is_empty(),
+                "{r}x{c} double={double}: every unit waits"
+            );
+            most_free = most_free.max(free.len());
+            let unit = pending.remove(free[0]);
+            match HipSolve::explore(&p, &unit, &ctx).unwrap() {
+                Exploration::Finished(s) => HipSolve::merge(&p, &mut total, s).unwrap(),
+                Exploration::Split { .. } => unreachable!("no budget"),
+            }
+        }
+        let what = format!("{r}x{c} double={double}");
+        assert_eq!(winner(&p, &total), code(want), "{what}");
+        assert!(
+            most_free > 1,
+            "{what}: never more than one unit to run at once"
+        );
+        if r * c > 16 {
+            assert!(skipped > 0, "{what}: no unit became moot");
+        }
+    }
 }
 
 /// Summaries merge in any order to the same result.

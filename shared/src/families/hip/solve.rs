@@ -418,6 +418,8 @@ struct Relevance {
     /// Every position of the recorded tree (expanding settled ones too).
     reached: HashSet<Key>,
     relevant: HashSet<Key>,
+    /// The reached positions whose value is known exactly.
+    settled: HashSet<Key>,
 }
 
 impl Relevance {
@@ -498,7 +500,17 @@ impl Relevance {
             }
             level = next;
         }
-        Relevance { reached, relevant }
+        let settled = e
+            .memo
+            .iter()
+            .filter(|(_, v)| v.0 == v.1)
+            .map(|(k, _)| *k)
+            .collect();
+        Relevance {
+            reached,
+            relevant,
+            settled,
+        }
     }
 }
 
@@ -1103,6 +1115,39 @@ impl SearchFamily for HipSolve {
     }
 
     const HAS_MOOT_UNITS: bool = true;
+
+    /// Young brothers wait: a unit waits while, at some position on its
+    /// line, the first move in search order leads elsewhere, to a position
+    /// not yet settled and still relevant. Searched first, that position
+    /// may decide its parent and make the unit moot; once it is settled
+    /// without doing so, all its younger siblings may run in parallel.
+    fn must_wait(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
+        with_relevance(p, merged, |game, r| {
+            let board = &game.board;
+            let mut pos = Pos::EMPTY;
+            for &m in &unit.moves {
+                if (m as usize) >= board.n || (pos.p1 | pos.p2) >> m & 1 == 1 {
+                    return false;
+                }
+                let p1 = game.p1_to_move(&pos);
+                let list = ordered_moves(board, &pos, p1, 0);
+                let child = pos.play(board, m as usize, p1);
+                if list.len > 0 {
+                    let eldest = pos.play(board, list.cells[0] as usize, p1);
+                    let ek = game.key(&eldest).0;
+                    if ek != game.key(&child).0
+                        && !game.full(&eldest)
+                        && !r.settled.contains(&ek)
+                        && !r.moot(&ek)
+                    {
+                        return true;
+                    }
+                }
+                pos = child;
+            }
+            false
+        })
+    }
 
     fn is_moot(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
         with_relevance(p, merged, |game, r| {
