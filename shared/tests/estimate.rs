@@ -342,19 +342,24 @@ fn hc_nodes(p: &HcParams, prefix: &[u8]) -> u64 {
 /// probability. Equal to the tree's node count if and only if the probe
 /// walks exactly the tree whose nodes are counted (up to rounding).
 fn expected_estimate(p: &HcParams, unit: &RgsPrefix, bound: u64) -> (f64, u64) {
+    expected_over_walks(|pick| HararyColumns::probe(p, unit, bound, pick).unwrap().unwrap())
+}
+
+/// The exact expectation of Knuth's estimator for a probe function, and the
+/// number of distinct walks: every walk enumerated by scripting `pick`,
+/// weighted by its probability.
+fn expected_over_walks(probe: impl Fn(&mut dyn FnMut(u64) -> u64) -> Probe) -> (f64, u64) {
     let mut total = 0.0;
     let mut walks = 0;
     let mut scripts: Vec<Vec<u64>> = vec![Vec::new()];
     while let Some(script) = scripts.pop() {
         let mut step = 0;
-        let probe = HararyColumns::probe(p, unit, bound, &mut |n| {
+        let probe = probe(&mut |n| {
             let i = script.get(step).copied().unwrap_or(0);
             assert!(i < n);
             step += 1;
             i
-        })
-        .unwrap()
-        .unwrap();
+        });
         let d = &probe.branching;
         if script.len() < d.len() {
             for j in 0..u64::from(d[script.len()]) {
@@ -476,7 +481,7 @@ fn hc_probe_rejects_bad_units() {
 // ---------------------------------------------------------------------------
 // hip-draws: the walk behind the seeds method.
 
-use orchard_shared::families::hip::{DrawsParams, DrawsUnit, HipDraws};
+use orchard_shared::families::hip::{DrawsParams, HipDraws};
 
 /// The nodes a `hip-draws` job counts over all its units (each node of the
 /// walk once: a seed handed back is counted by its own unit).
@@ -486,42 +491,14 @@ fn draws_tree_nodes(p: &DrawsParams) -> u64 {
         .nodes
 }
 
-/// The exact expectation of the probe over every walk, as for `hc`.
-fn draws_expected_estimate(p: &DrawsParams, unit: &DrawsUnit) -> f64 {
-    let mut total = 0.0;
-    let mut scripts: Vec<Vec<u64>> = vec![Vec::new()];
-    while let Some(script) = scripts.pop() {
-        let mut step = 0;
-        let probe = HipDraws::probe(p, unit, 0, &mut |n| {
-            let i = script.get(step).copied().unwrap_or(0);
-            assert!(i < n);
-            step += 1;
-            i
-        })
-        .unwrap()
-        .unwrap();
-        let d = &probe.branching;
-        if script.len() < d.len() {
-            for j in 0..u64::from(d[script.len()]) {
-                let mut s = script.clone();
-                s.push(j);
-                scripts.push(s);
-            }
-        } else {
-            let prob: f64 = d.iter().map(|&k| 1.0 / f64::from(k)).product();
-            total += prob * probe.estimate();
-        }
-    }
-    total
-}
-
 #[test]
 fn hip_draws_probe_expectation_is_the_walk_node_count() {
     for (r, c) in [(2, 3), (3, 3), (3, 4), (4, 4)] {
         let p = DrawsParams::new(r, c, 2);
         let units = HipDraws::root_units(&p);
         assert_eq!(units.len(), 1, "{r}x{c}: one root unit");
-        let expected = draws_expected_estimate(&p, &units[0]);
+        let (expected, _) =
+            expected_over_walks(|pick| HipDraws::probe(&p, &units[0], 0, pick).unwrap().unwrap());
         assert_close(
             &format!("hip-draws {r}x{c}"),
             expected,
