@@ -471,6 +471,125 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
     assert_eq!(s["state"], "done");
 }
 
+/// A worker that hangs up in the middle of its report (killed while the
+/// coordinator commits it) must not leave the unit half reported: the
+/// coordinator finishes what it started, so the job still ends. Reports are
+/// abandoned after a short, growing delay until one reaches the coordinator
+/// and is dropped there; a unit left half reported would refuse the retry as
+/// a duplicate and its job would never finish.
+#[test]
+fn a_report_abandoned_mid_commit_still_counts() {
+    let dir = TempDir::new("abandoned");
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coord = start_coordinator(&dir, port, &[]);
+    common::wait_coordinator(&url, Duration::from_secs(20));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut jobs = JobServiceClient::connect(url.clone()).await.unwrap();
+        let mut w = WorkerServiceClient::connect(url.clone()).await.unwrap();
+        let id = w
+            .register(RegisterRequest {
+                hostname: "quitter".into(),
+                threads: 1,
+                protocol_version: orchard_proto::PROTOCOL_VERSION,
+                families: vec!["hc".into()],
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .worker_id;
+        let mut dropped_mid_report = 0;
+        for (attempt, micros) in (0..40u64).map(|i| (i, 20 + 60 * i)) {
+            // A fresh one-unit job each time (parameters differ, so the
+            // coordinator does not hand back the previous job).
+            let params = format!(
+                r#"{{"columns":1,"variant":"pairs","min_length":{}}}"#,
+                1 + attempt % 3
+            );
+            let params = if attempt < 3 {
+                params
+            } else {
+                format!(
+                    r#"{{"columns":2,"variant":"pairs","min_length":{}}}"#,
+                    attempt - 2
+                )
+            };
+            let job = jobs
+                .submit(SubmitRequest {
+                    family: "hc".into(),
+                    params_json: params,
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .job_id;
+            let unit = w
+                .lease(LeaseRequest {
+                    worker_id: id,
+                    max_units: 1,
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .leases
+                .into_iter()
+                .next()
+                .expect("a unit");
+            assert_eq!(unit.job_id, job);
+            let prepared = families::by_name(&unit.family)
+                .unwrap()
+                .prepare(&unit.params_json)
+                .unwrap();
+            let (stop, bound, progress) = Default::default();
+            let ctx = ExploreContext {
+                budget: u64::MAX,
+                stop: &stop,
+                bound: &bound,
+                progress: &progress,
+            };
+            let x = prepared.explore(&unit.unit, &ctx).unwrap();
+            assert!(x.rest.is_empty());
+            let report = ReportRequest {
+                worker_id: id,
+                unit_id: unit.unit_id,
+                summary: x.summary,
+                nodes: x.nodes,
+                rest: x.rest,
+                ..Default::default()
+            };
+            // Hang up after `micros`: on a channel of its own, so that
+            // dropping the call resets only this stream.
+            let mut quitter = WorkerServiceClient::connect(url.clone()).await.unwrap();
+            let abandoned = tokio::time::timeout(
+                Duration::from_micros(micros),
+                quitter.report(report.clone()),
+            )
+            .await
+            .is_err();
+            drop(quitter);
+            if !abandoned {
+                continue; // the report went through before the hang-up
+            }
+            // Either the coordinator never saw it (the retry is accepted)
+            // or it must finish the job by itself.
+            let retry = w.report(report).await.unwrap().into_inner();
+            if !retry.accepted {
+                dropped_mid_report += 1;
+            }
+            let done = wait_status(&url, job, Duration::from_secs(10), |s| s["state"] == "done");
+            assert_eq!(done["nodes"], x.nodes, "attempt {attempt}: counted once");
+        }
+        assert!(
+            dropped_mid_report > 0,
+            "no report was abandoned after reaching the coordinator"
+        );
+    });
+}
+
 /// The HTTP status of `GET path` on 127.0.0.1:`port`, with a bearer token if given.
 fn http_status(port: u16, path: &str, token: Option<&str>) -> u16 {
     use std::io::{Read, Write};

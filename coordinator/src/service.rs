@@ -261,7 +261,11 @@ impl WorkerService for Workers {
             tracing::error!(unit = r.unit_id, %worker, "unit failed: {}", r.error);
             let finishing = self.0.lock().fail_unit(r.unit_id, &r.error);
             if let Some(f) = finishing {
-                self.0.finish(f).await;
+                // A task of its own, like a report's commit (see below).
+                let shared = self.0.clone();
+                tokio::spawn(async move { shared.finish(f).await })
+                    .await
+                    .map_err(|e| Status::internal(format!("finishing the job failed: {e}")))?;
             }
             return Ok(Response::new(ReportResponse {
                 accepted: true,
@@ -289,26 +293,39 @@ impl WorkerService for Workers {
             rest: pending.rest.clone(),
             done_ms: crate::scheduler::now_ms(),
         };
-        if let Err(e) = self.0.store.commit(vec![write]).await {
-            self.0.lock().abort_report(r.unit_id);
-            return Err(internal(e));
-        }
-        let job_id = pending.job_id;
-        let (finishing, bound) = {
-            let mut s = self.0.lock();
-            let (finishing, writes) = s.complete_report(pending);
-            if !writes.is_empty() {
-                self.0.store.enqueue(writes);
+        // The rest runs as its own task: if the worker hangs up (killed
+        // mid-report) tonic drops this handler, but a commit in flight may
+        // still land, and the in-memory state must follow it. A handler
+        // dropped here left the unit "reporting" for good: done on disk,
+        // never merged, never leased again, the job never finished.
+        let shared = self.0.clone();
+        let unit_id = r.unit_id;
+        let bound = tokio::spawn(async move {
+            if let Err(e) = shared.store.commit(vec![write]).await {
+                shared.lock().abort_report(unit_id);
+                return Err(e);
             }
-            let bound = s.jobs.get(&job_id).map(|j| j.bound).unwrap_or(0);
-            (finishing, bound)
-        };
-        // New units, or units that were waiting for this one's result (see
-        // `SearchFamily::must_wait`), may be ready for idle workers.
-        self.0.work_available.notify_waiters();
-        if let Some(f) = finishing {
-            self.0.finish(f).await;
-        }
+            let job_id = pending.job_id;
+            let (finishing, bound) = {
+                let mut s = shared.lock();
+                let (finishing, writes) = s.complete_report(pending);
+                if !writes.is_empty() {
+                    shared.store.enqueue(writes);
+                }
+                let bound = s.jobs.get(&job_id).map(|j| j.bound).unwrap_or(0);
+                (finishing, bound)
+            };
+            // New units, or units that were waiting for this one's result
+            // (see `SearchFamily::must_wait`), may be ready for idle workers.
+            shared.work_available.notify_waiters();
+            if let Some(f) = finishing {
+                shared.finish(f).await;
+            }
+            Ok(bound)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("report task failed: {e}")))?
+        .map_err(internal)?;
         Ok(Response::new(ReportResponse {
             accepted: true,
             bound,
@@ -473,11 +490,21 @@ impl JobService for Jobs {
                 results_file: None,
                 error: None,
             };
-            self.0.store.commit(vec![write]).await.map_err(internal)?;
-            self.0
-                .lock()
-                .job_finished(r.job_id, JobState::Cancelled, None, None);
-            self.0.job_finished.notify_waiters();
+            // A task of its own, so that a client hanging up cannot leave
+            // the job half cancelled (see `report`).
+            let shared = self.0.clone();
+            let job_id = r.job_id;
+            tokio::spawn(async move {
+                shared.store.commit(vec![write]).await?;
+                shared
+                    .lock()
+                    .job_finished(job_id, JobState::Cancelled, None, None);
+                shared.job_finished.notify_waiters();
+                Ok::<(), StoreError>(())
+            })
+            .await
+            .map_err(|e| Status::internal(format!("cancelling failed: {e}")))?
+            .map_err(internal)?;
         }
         Ok(Response::new(CancelResponse { cancelled }))
     }
