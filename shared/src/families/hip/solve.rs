@@ -19,6 +19,9 @@
 //! terminal, not already settled) go back as the `rest`, and the summary
 //! records that the unit is expanded plus whatever the worker did settle
 //! about its children (exact values or bounds from null-window searches).
+//! The child whose search was stopped is expanded the same way, and so on
+//! down the stopped search's path (see `Harvest`), so that a split keeps what
+//! the table settled there instead of handing back the whole child.
 //!
 //! The summary is a map from canonical position to an interval `lo..=hi`
 //! containing the first player's value, and an "expanded" flag. Merging
