@@ -11,7 +11,8 @@ use orchard_proto::v1::job_service_client::JobServiceClient;
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
 use orchard_shared::families;
-use orchard_shared::family::ExploreContext;
+use orchard_shared::family::{DynExploration, ExploreContext};
+use tonic::transport::Channel;
 use tonic::Code;
 
 fn run_with(args: &[&str], envs: &[(&str, &str)]) -> Output {
@@ -312,6 +313,36 @@ fn tls_round_trip_with_a_test_ca() {
     assert!(err.contains("cannot reach"), "{err}");
 }
 
+/// Registers a one-thread `hc` worker over a raw gRPC client.
+async fn register_hc_worker(w: &mut WorkerServiceClient<Channel>, hostname: &str) -> u64 {
+    w.register(RegisterRequest {
+        hostname: hostname.into(),
+        threads: 1,
+        protocol_version: orchard_proto::PROTOCOL_VERSION,
+        families: vec!["hc".into()],
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .worker_id
+}
+
+/// Explores a leased unit to the end in this process, as a worker would.
+fn explore_whole(unit: &UnitLease) -> DynExploration {
+    let prepared = families::by_name(&unit.family)
+        .unwrap()
+        .prepare(&unit.params_json)
+        .unwrap();
+    let (stop, bound, progress) = Default::default();
+    let ctx = ExploreContext {
+        budget: u64::MAX,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    prepared.explore(&unit.unit, &ctx).unwrap()
+}
+
 #[test]
 fn oversized_and_malformed_requests_are_refused_without_harm() {
     let dir = TempDir::new("malformed");
@@ -369,17 +400,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
             .await
             .unwrap_err();
         assert_eq!(bad.code(), Code::InvalidArgument);
-        let id = w
-            .register(RegisterRequest {
-                hostname: "tester".into(),
-                threads: 1,
-                protocol_version: orchard_proto::PROTOCOL_VERSION,
-                families: vec!["hc".into()],
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
+        let id = register_hc_worker(&mut w, "tester").await;
         let lease = w
             .lease(LeaseRequest {
                 worker_id: id,
@@ -431,18 +452,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
         );
 
         // The real result of the unit is still accepted and finishes the job.
-        let prepared = families::by_name(&unit.family)
-            .unwrap()
-            .prepare(&unit.params_json)
-            .unwrap();
-        let (stop, bound, progress) = Default::default();
-        let ctx = ExploreContext {
-            budget: u64::MAX,
-            stop: &stop,
-            bound: &bound,
-            progress: &progress,
-        };
-        let x = prepared.explore(&unit.unit, &ctx).unwrap();
+        let x = explore_whole(&unit);
         let x_nodes = x.nodes;
         let ok = ReportRequest {
             worker_id: id,
@@ -491,33 +501,18 @@ fn a_report_abandoned_mid_commit_still_counts() {
     rt.block_on(async {
         let mut jobs = JobServiceClient::connect(url.clone()).await.unwrap();
         let mut w = WorkerServiceClient::connect(url.clone()).await.unwrap();
-        let id = w
-            .register(RegisterRequest {
-                hostname: "quitter".into(),
-                threads: 1,
-                protocol_version: orchard_proto::PROTOCOL_VERSION,
-                families: vec!["hc".into()],
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
+        let id = register_hc_worker(&mut w, "quitter").await;
         let mut dropped_mid_report = 0;
         for (attempt, micros) in (0..40u64).map(|i| (i, 20 + 60 * i)) {
             // A fresh one-unit job each time (parameters differ, so the
             // coordinator does not hand back the previous job).
-            let params = format!(
-                r#"{{"columns":1,"variant":"pairs","min_length":{}}}"#,
-                1 + attempt % 3
-            );
-            let params = if attempt < 3 {
-                params
+            let (columns, min_length) = if attempt < 3 {
+                (1, attempt + 1)
             } else {
-                format!(
-                    r#"{{"columns":2,"variant":"pairs","min_length":{}}}"#,
-                    attempt - 2
-                )
+                (2, attempt - 2)
             };
+            let params =
+                format!(r#"{{"columns":{columns},"variant":"pairs","min_length":{min_length}}}"#);
             let job = jobs
                 .submit(SubmitRequest {
                     family: "hc".into(),
@@ -540,18 +535,7 @@ fn a_report_abandoned_mid_commit_still_counts() {
                 .next()
                 .expect("a unit");
             assert_eq!(unit.job_id, job);
-            let prepared = families::by_name(&unit.family)
-                .unwrap()
-                .prepare(&unit.params_json)
-                .unwrap();
-            let (stop, bound, progress) = Default::default();
-            let ctx = ExploreContext {
-                budget: u64::MAX,
-                stop: &stop,
-                bound: &bound,
-                progress: &progress,
-            };
-            let x = prepared.explore(&unit.unit, &ctx).unwrap();
+            let x = explore_whole(&unit);
             assert!(x.rest.is_empty());
             let report = ReportRequest {
                 worker_id: id,

@@ -1126,12 +1126,12 @@ impl SearchFamily for HipSolve {
     /// without doing so, all its younger siblings may run in parallel.
     fn must_wait(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
         with_relevance(p, merged, |game, r| {
+            if game.replay(&unit.moves).is_err() {
+                return false; // a malformed unit never waits
+            }
             let board = &game.board;
             let mut pos = Pos::EMPTY;
             for &m in &unit.moves {
-                if (m as usize) >= board.n || (pos.p1 | pos.p2) >> m & 1 == 1 {
-                    return false;
-                }
                 let p1 = game.p1_to_move(&pos);
                 let list = ordered_moves(board, &pos, p1, 0);
                 let child = pos.play(board, m as usize, p1);
