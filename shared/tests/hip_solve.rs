@@ -138,6 +138,38 @@ fn agrees_with_plain_minimax_from_random_positions() {
     }
 }
 
+/// Four threads solving positions of the same games at once share the
+/// process's transposition table (each reads what the others stored, and
+/// they store into the same buckets), and every value still agrees with plain
+/// minimax.
+#[test]
+fn threads_sharing_the_table_agree_with_plain_minimax() {
+    let jobs: Vec<(usize, usize, bool)> = vec![(4, 4, false), (3, 5, true), (4, 4, true)];
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let jobs = &jobs;
+            s.spawn(move || {
+                let mut rng = Lcg(100 + t);
+                for &(r, c, double) in jobs {
+                    let p = at_depth0(r as u32, c as u32, double);
+                    let mut done = 0;
+                    while done < 10 {
+                        let Some((moves, mut cells)) =
+                            random_position(r, c, double, 4 + rng.next(4), &mut rng)
+                        else {
+                            continue;
+                        };
+                        done += 1;
+                        let want = reference::minimax(r, c, double, &mut cells);
+                        let got = solve_position(&p, &moves).unwrap().0;
+                        assert_eq!(got, want, "{r}x{c} double={double} after {moves:?}");
+                    }
+                }
+            });
+        }
+    });
+}
+
 /// Double Hip's edge cases, found by search and checked against the
 /// reference: a mover at the first stone of his pair with only losing cells
 /// loses at once, and a board filling up in the middle of a turn is a draw.

@@ -22,6 +22,7 @@ mod profile;
 pub mod reference;
 mod search;
 pub mod solve;
+mod table;
 
 pub use draws::{DrawsParams, DrawsSummary, DrawsUnit, HipDraws, Method};
 pub use solve::{HipSolve, SolveParams, SolveSummary, SolveUnit};

@@ -18,10 +18,10 @@
 //! Values are from the mover's point of view inside the search and from the
 //! first player's (P1) point of view everywhere else, including the table.
 
-use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
 use super::board::{Board, MAX_SYMMETRIES};
+use super::table::Table;
 use crate::family::ExploreContext;
 
 /// How many nodes between two looks at the shared atomics.
@@ -57,15 +57,6 @@ const PENALTY: [[[i32; 4]; 4]; 2] = {
     t[0][2][0] = WEIGHTS[0];
     t
 };
-
-/// The table has `2^table_bits(cells)` buckets of two entries, 64 bytes a
-/// bucket: grown with the board (a table much larger than the search costs
-/// more in allocation and cache misses than it saves; on 5x6 a 64 MiB table
-/// searches 2.3 times the nodes of a 512 MiB one), capped at 2^23 buckets,
-/// 512 MiB per worker thread.
-fn table_bits(cells: usize) -> u32 {
-    (cells as u32).saturating_sub(3).clamp(10, 23)
-}
 
 /// Whether the first player places the next stone after `stones` stones.
 /// Standard Hip alternates; in Double Hip the first player places one stone,
@@ -171,140 +162,11 @@ impl Pos {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    k1: u64,
-    k2: u64,
-    /// P1's value lies in `lo..=hi`; `lo > hi` marks an empty slot.
-    lo: i8,
-    hi: i8,
-    /// Best move in the canonical frame (255: none).
-    mv: u8,
-    empty: u8,
-}
-
-const VACANT: Entry = Entry {
-    k1: 0,
-    k2: 0,
-    lo: 2,
-    hi: -2,
-    mv: 255,
-    empty: 0,
-};
-
-/// The transposition table: two-entry buckets (one kept for the larger
-/// subtree, one always replaced). Values are facts about positions, so a
-/// table stays valid across units of the same game; it is kept per thread and
-/// reused until a job with another board or variant comes.
-pub struct Table {
-    tag: (usize, usize, bool),
-    buckets: Vec<Bucket>,
-    mask: usize,
-}
-
-/// Two entries in one cache line: a probe costs one miss, not two.
-#[derive(Debug, Clone, Copy)]
-#[repr(C, align(64))]
-struct Bucket([Entry; 2]);
-
-thread_local! {
-    static TABLE: RefCell<Option<Table>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` with this thread's table for the given game, allocating or
-/// clearing it if it served another game.
-pub fn with_table<T>(board: &Board, double: bool, f: impl FnOnce(&mut Table) -> T) -> T {
-    TABLE.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let tag = (board.rows, board.cols, double);
-        let bits = table_bits(board.n);
-        let fresh = match slot.as_ref() {
-            Some(t) => t.tag != tag,
-            None => true,
-        };
-        if fresh {
-            *slot = None; // free the old table before allocating the new one
-            let buckets = vec![Bucket([VACANT; 2]); 1usize << bits];
-            *slot = Some(Table {
-                tag,
-                buckets,
-                mask: (1usize << bits) - 1,
-            });
-        }
-        f(slot.as_mut().expect("table allocated"))
-    })
-}
-
-/// Drops this thread's table, so that the next search starts cold (tests
-/// and measurements: a unit leased to another thread or machine does not see
-/// this thread's table).
-pub fn forget_table() {
-    TABLE.with(|cell| *cell.borrow_mut() = None);
-}
-
-#[inline(always)]
-fn hash(k1: u64, k2: u64) -> u64 {
-    let x = k1.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k2.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
-    x ^ (x >> 31)
-}
-
-impl Table {
-    /// P1's interval and best canonical move for a canonical key.
-    #[inline(always)]
-    pub fn probe(&self, k1: u64, k2: u64) -> Option<(i8, i8, u8)> {
-        let bucket = &self.buckets[hash(k1, k2) as usize & self.mask].0;
-        for e in bucket {
-            if e.k1 == k1 && e.k2 == k2 && e.lo <= e.hi {
-                return Some((e.lo, e.hi, e.mv));
-            }
-        }
-        None
-    }
-
-    /// Records that P1's value lies in `lo..=hi` (intersected with what the
-    /// table knew).
-    #[inline(always)]
-    pub fn store(&mut self, k1: u64, k2: u64, lo: i8, hi: i8, mv: u8, empty: u8) {
-        let bucket = &mut self.buckets[hash(k1, k2) as usize & self.mask].0;
-        for e in bucket.iter_mut() {
-            if e.k1 == k1 && e.k2 == k2 && e.lo <= e.hi {
-                let (nlo, nhi) = (e.lo.max(lo), e.hi.min(hi));
-                if nlo <= nhi {
-                    e.lo = nlo;
-                    e.hi = nhi;
-                } else {
-                    // Cannot happen with exact searches; keep the newer.
-                    e.lo = lo;
-                    e.hi = hi;
-                }
-                if mv != 255 {
-                    e.mv = mv;
-                }
-                return;
-            }
-        }
-        let new = Entry {
-            k1,
-            k2,
-            lo,
-            hi,
-            mv,
-            empty,
-        };
-        if bucket[0].lo > bucket[0].hi || empty >= bucket[0].empty {
-            bucket[1] = bucket[0];
-            bucket[0] = new;
-        } else {
-            bucket[1] = new;
-        }
-    }
-}
-
 /// One search: the board, the variant, the budget and the counters.
 pub struct Solver<'a, 'c> {
     pub board: &'a Board,
     pub double: bool,
-    pub table: &'a mut Table,
+    pub table: &'a Table,
     /// Nodes expanded (table hits and forced losses are free).
     pub nodes: u64,
     pub budget: u64,
@@ -329,7 +191,7 @@ impl<'a, 'c> Solver<'a, 'c> {
     pub fn new(
         board: &'a Board,
         double: bool,
-        table: &'a mut Table,
+        table: &'a Table,
         ctx: Option<&'a ExploreContext<'c>>,
     ) -> Self {
         Solver {

@@ -46,8 +46,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::board::Board;
-pub use super::search::forget_table;
-use super::search::{ordered_moves, p1_moves, with_table, Pos, Solver};
+use super::search::{ordered_moves, p1_moves, Pos, Solver};
+pub use super::table::forget_table;
+use super::table::table_for;
 use crate::family::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
 };
@@ -633,13 +634,12 @@ pub fn solve_position(p: &SolveParams, moves: &[u8]) -> Result<(i8, u64), Family
     let game = Game::new(p);
     let pos = game.replay(moves)?;
     let p1 = game.p1_to_move(&pos);
-    with_table(&game.board, p.double, |table| {
-        let mut s = Solver::new(&game.board, p.double, table, None);
-        let v = s
-            .search(&pos, -1, 1)
-            .expect("an unbounded search does not abort");
-        Ok((if p1 { v } else { -v }, s.nodes))
-    })
+    let table = table_for(&game.board, p.double);
+    let mut s = Solver::new(&game.board, p.double, &table, None);
+    let v = s
+        .search(&pos, -1, 1)
+        .expect("an unbounded search does not abort");
+    Ok((if p1 { v } else { -v }, s.nodes))
 }
 
 fn winner_code(v: i8) -> u8 {
@@ -850,106 +850,104 @@ impl SearchFamily for HipSolve {
         };
         let (key, sym) = game.key(&pos);
         let p1 = game.p1_to_move(&pos);
-        with_table(&game.board, p.double, |table| {
-            let mut solver = Solver::new(&game.board, p.double, table, Some(ctx));
-            // A unit is solved like a search node, except that the children
-            // it did not settle are handed back instead of abandoned.
-            let moves = solver.moves(&pos, p1, 0);
-            let mut alpha = -1i8;
-            let mut best = -1i8;
-            let mut rest = Vec::new();
-            let mut seen: Vec<Key> = Vec::new();
-            let mut pending: Vec<SolveUnit> = Vec::new();
-            for &c in &moves.cells[..moves.len] {
-                let child = pos.play(&game.board, c as usize, p1);
-                let v = if game.full(&child) {
-                    0
-                } else {
-                    let (ck, _) = game.key(&child);
-                    if seen.contains(&ck) {
-                        continue; // a symmetric move
-                    }
-                    seen.push(ck);
-                    let same = game.p1_to_move(&child) == p1;
-                    let searching = !solver.aborted;
-                    let r = if solver.aborted {
-                        // Only the table may still settle it, for free: it is
-                        // known, a win, or cannot beat what we have.
-                        let (lo, hi) = child_bounds(&solver, &game, &child, p1);
-                        if lo >= 1 || lo == hi {
-                            Some(lo)
-                        } else if hi <= alpha {
-                            Some(hi)
-                        } else {
-                            None
-                        }
-                    } else if same {
-                        solver.search(&child, alpha, 1)
+        let table = table_for(&game.board, p.double);
+        let mut solver = Solver::new(&game.board, p.double, &table, Some(ctx));
+        // A unit is solved like a search node, except that the children
+        // it did not settle are handed back instead of abandoned.
+        let moves = solver.moves(&pos, p1, 0);
+        let mut alpha = -1i8;
+        let mut best = -1i8;
+        let mut rest = Vec::new();
+        let mut seen: Vec<Key> = Vec::new();
+        let mut pending: Vec<SolveUnit> = Vec::new();
+        for &c in &moves.cells[..moves.len] {
+            let child = pos.play(&game.board, c as usize, p1);
+            let v = if game.full(&child) {
+                0
+            } else {
+                let (ck, _) = game.key(&child);
+                if seen.contains(&ck) {
+                    continue; // a symmetric move
+                }
+                seen.push(ck);
+                let same = game.p1_to_move(&child) == p1;
+                let searching = !solver.aborted;
+                let r = if solver.aborted {
+                    // Only the table may still settle it, for free: it is
+                    // known, a win, or cannot beat what we have.
+                    let (lo, hi) = child_bounds(&solver, &game, &child, p1);
+                    if lo >= 1 || lo == hi {
+                        Some(lo)
+                    } else if hi <= alpha {
+                        Some(hi)
                     } else {
-                        solver.search(&child, -1, -alpha).map(|v| -v)
-                    };
-                    match r {
-                        Some(v) => {
-                            // Fail-soft: v <= alpha is an upper bound.
-                            let (lo, hi) = if v <= alpha { (-1, v) } else { (v, v) };
-                            let (lo_c, hi_c) = if same { (lo, hi) } else { (-hi, -lo) };
-                            let child_p1 = game.p1_to_move(&child);
-                            let (alo, ahi) = absolute(lo_c, hi_c, child_p1);
-                            if (alo, ahi) != (-1, 1) {
-                                summary.record(ck, alo, ahi, false, Vec::new())?;
-                            }
-                            v
-                        }
-                        None => {
-                            let mut moves = unit.moves.clone();
-                            moves.push(c);
-                            if searching {
-                                // This child's search ran out: keep what it
-                                // settled, hand back only what it did not.
-                                let path: Vec<u8> =
-                                    solver.abort_path.iter().rev().copied().collect();
-                                let mut h = Harvest {
-                                    solver: &solver,
-                                    game: &game,
-                                    summary: &mut summary,
-                                    units: &mut pending,
-                                };
-                                h.node(child, &mut moves, &path, HARVEST_LEVELS)?;
-                            } else {
-                                pending.push(SolveUnit { moves });
-                            }
-                            continue;
-                        }
+                        None
                     }
+                } else if same {
+                    solver.search(&child, alpha, 1)
+                } else {
+                    solver.search(&child, -1, -alpha).map(|v| -v)
                 };
-                if v > best {
-                    best = v;
-                    alpha = alpha.max(v);
-                    if alpha >= 1 {
-                        break;
+                match r {
+                    Some(v) => {
+                        // Fail-soft: v <= alpha is an upper bound.
+                        let (lo, hi) = if v <= alpha { (-1, v) } else { (v, v) };
+                        let (lo_c, hi_c) = if same { (lo, hi) } else { (-hi, -lo) };
+                        let child_p1 = game.p1_to_move(&child);
+                        let (alo, ahi) = absolute(lo_c, hi_c, child_p1);
+                        if (alo, ahi) != (-1, 1) {
+                            summary.record(ck, alo, ahi, false, Vec::new())?;
+                        }
+                        v
+                    }
+                    None => {
+                        let mut moves = unit.moves.clone();
+                        moves.push(c);
+                        if searching {
+                            // This child's search ran out: keep what it
+                            // settled, hand back only what it did not.
+                            let path: Vec<u8> = solver.abort_path.iter().rev().copied().collect();
+                            let mut h = Harvest {
+                                solver: &solver,
+                                game: &game,
+                                summary: &mut summary,
+                                units: &mut pending,
+                            };
+                            h.node(child, &mut moves, &path, HARVEST_LEVELS)?;
+                        } else {
+                            pending.push(SolveUnit { moves });
+                        }
+                        continue;
                     }
                 }
+            };
+            if v > best {
+                best = v;
+                alpha = alpha.max(v);
+                if alpha >= 1 {
+                    break;
+                }
             }
-            summary.nodes += solver.nodes;
-            if best >= 1 || pending.is_empty() {
-                // Settled: a win was found, or every child is known.
-                let (lo, hi) = absolute(best, best, p1);
-                let empties = (game.board.full & !(pos.p1 | pos.p2)).count_ones() as u8;
-                solver.table.store(key.0, key.1, lo, hi, 255, empties);
-                let pv = Self::table_pv(&mut solver, &game, pos, best);
-                let pv = pv
-                    .iter()
-                    .map(|&c| game.board.perms[sym][c as usize])
-                    .collect();
-                summary.record(key, lo, hi, false, pv)?;
-                return Ok(Exploration::Finished(summary));
-            }
-            summary.record(key, -1, 1, true, Vec::new())?;
-            rest.extend(pending);
-            Ok(Exploration::Split {
-                explored: summary,
-                rest,
-            })
+        }
+        summary.nodes += solver.nodes;
+        if best >= 1 || pending.is_empty() {
+            // Settled: a win was found, or every child is known.
+            let (lo, hi) = absolute(best, best, p1);
+            let empties = (game.board.full & !(pos.p1 | pos.p2)).count_ones() as u8;
+            solver.table.store(key.0, key.1, lo, hi, 255, empties);
+            let pv = Self::table_pv(&mut solver, &game, pos, best);
+            let pv = pv
+                .iter()
+                .map(|&c| game.board.perms[sym][c as usize])
+                .collect();
+            summary.record(key, lo, hi, false, pv)?;
+            return Ok(Exploration::Finished(summary));
+        }
+        summary.record(key, -1, 1, true, Vec::new())?;
+        rest.extend(pending);
+        Ok(Exploration::Split {
+            explored: summary,
+            rest,
         })
     }
 

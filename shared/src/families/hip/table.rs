@@ -1,0 +1,329 @@
+//! The `hip-solve` transposition table, shared by every search thread of a
+//! process.
+//!
+//! Values are facts about positions (the first player's value lies in
+//! `lo..=hi`), true whichever unit, thread or job found them, so one table
+//! serves every unit of a game that the process solves. Sharing it between
+//! threads matters for scaling: the units a split hands back usually go to
+//! another thread, which with a private table would search them cold.
+//!
+//! Each bucket is one cache line with two entries and a sequence lock
+//! (a *seqlock*): a reader reads the sequence number, the entries and the
+//! sequence number again, and retries if a writer was active (odd) or the
+//! number changed; writers take the lock by making the number odd. Readers
+//! never write to the line, writers of different buckets never meet, and a
+//! torn entry is never used, so a probe is exact, not probabilistic (unlike
+//! the XOR-checked lockless tables of chess programs, which can accept a
+//! torn entry with a tiny probability). Every field is an atomic, so the
+//! races are defined behaviour.
+
+use std::cell::RefCell;
+use std::hint::spin_loop;
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::board::Board;
+
+/// Buckets of a table for a board of `cells` cells: `2^(cells - 3)`, at most
+/// `2^24` (1 GiB, shared by the process's search threads). A table much
+/// larger than the search costs more in allocation and cache misses than it
+/// saves; too small a one costs nodes (on 5x6, 2^20 buckets searched 2.3
+/// times the nodes of 2^23).
+pub fn table_bits(cells: usize) -> u32 {
+    (cells as u32).saturating_sub(3).clamp(10, 24)
+}
+
+/// The game a table serves: rows, columns, Double Hip.
+type Tag = (usize, usize, bool);
+
+/// One entry as the search sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    k1: u64,
+    k2: u64,
+    /// P1's value lies in `lo..=hi`; `lo > hi` marks an empty slot.
+    lo: i8,
+    hi: i8,
+    /// Best move in the canonical frame (255: none).
+    mv: u8,
+    /// Empty cells of the position: the replacement priority.
+    empty: u8,
+}
+
+impl Entry {
+    const VACANT: Entry = Entry {
+        k1: 0,
+        k2: 0,
+        lo: 2,
+        hi: -2,
+        mv: 255,
+        empty: 0,
+    };
+
+    fn used(&self) -> bool {
+        self.lo <= self.hi
+    }
+
+    fn data(&self) -> u64 {
+        u64::from(self.lo as u8)
+            | u64::from(self.hi as u8) << 8
+            | u64::from(self.mv) << 16
+            | u64::from(self.empty) << 24
+    }
+
+    fn from_words(k1: u64, k2: u64, data: u64) -> Entry {
+        Entry {
+            k1,
+            k2,
+            lo: data as u8 as i8,
+            hi: (data >> 8) as u8 as i8,
+            mv: (data >> 16) as u8,
+            empty: (data >> 24) as u8,
+        }
+    }
+}
+
+/// Two entries (three words each) and their sequence lock, in one cache line.
+#[repr(C, align(64))]
+struct Bucket {
+    seq: AtomicU32,
+    words: [AtomicU64; 6],
+}
+
+impl Bucket {
+    fn vacant() -> Bucket {
+        let d = Entry::VACANT.data();
+        Bucket {
+            seq: AtomicU32::new(0),
+            words: [0, 0, d, 0, 0, d].map(AtomicU64::new),
+        }
+    }
+
+    fn load(&self) -> [Entry; 2] {
+        let w = &self.words;
+        [
+            Entry::from_words(
+                w[0].load(Ordering::Relaxed),
+                w[1].load(Ordering::Relaxed),
+                w[2].load(Ordering::Relaxed),
+            ),
+            Entry::from_words(
+                w[3].load(Ordering::Relaxed),
+                w[4].load(Ordering::Relaxed),
+                w[5].load(Ordering::Relaxed),
+            ),
+        ]
+    }
+
+    /// A consistent snapshot of both entries.
+    #[inline(always)]
+    fn read(&self) -> [Entry; 2] {
+        loop {
+            let before = self.seq.load(Ordering::Acquire);
+            if before & 1 == 0 {
+                let entries = self.load();
+                // Orders the loads above before the check below (Boehm,
+                // "Can seqlocks get along with programming language memory
+                // models?", 2012): if one of them saw a writer's store, this
+                // load sees that writer's odd number or a later one.
+                fence(Ordering::Acquire);
+                if self.seq.load(Ordering::Relaxed) == before {
+                    return entries;
+                }
+            }
+            spin_loop();
+        }
+    }
+
+    /// Runs `f` on the entries with the bucket locked, and stores them back.
+    #[inline(always)]
+    fn update(&self, f: impl FnOnce(&mut [Entry; 2])) {
+        let seq = loop {
+            let s = self.seq.load(Ordering::Relaxed);
+            if s & 1 == 0
+                && self
+                    .seq
+                    .compare_exchange_weak(s, s + 1, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                break s;
+            }
+            spin_loop();
+        };
+        // Readers that see any store below also see the odd number.
+        fence(Ordering::Release);
+        let mut entries = self.load();
+        f(&mut entries);
+        for (i, e) in entries.iter().enumerate() {
+            self.words[3 * i].store(e.k1, Ordering::Relaxed);
+            self.words[3 * i + 1].store(e.k2, Ordering::Relaxed);
+            self.words[3 * i + 2].store(e.data(), Ordering::Relaxed);
+        }
+        self.seq.store(seq.wrapping_add(2), Ordering::Release);
+    }
+}
+
+/// The transposition table of one game: two-entry buckets (one kept for the
+/// larger subtree, one always replaced), safe to share between threads.
+pub struct Table {
+    tag: Tag,
+    buckets: Box<[Bucket]>,
+    mask: usize,
+}
+
+#[inline(always)]
+fn hash(k1: u64, k2: u64) -> u64 {
+    let x = k1.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k2.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    x ^ (x >> 31)
+}
+
+impl Table {
+    /// An empty table sized for `board` (see [`table_bits`]).
+    pub fn new(board: &Board, double: bool) -> Table {
+        let bits = table_bits(board.n);
+        Table {
+            tag: (board.rows, board.cols, double),
+            buckets: (0..1usize << bits).map(|_| Bucket::vacant()).collect(),
+            mask: (1usize << bits) - 1,
+        }
+    }
+
+    /// P1's interval and best canonical move for a canonical key.
+    #[inline(always)]
+    pub fn probe(&self, k1: u64, k2: u64) -> Option<(i8, i8, u8)> {
+        let bucket = &self.buckets[hash(k1, k2) as usize & self.mask];
+        bucket
+            .read()
+            .into_iter()
+            .find(|e| e.k1 == k1 && e.k2 == k2 && e.used())
+            .map(|e| (e.lo, e.hi, e.mv))
+    }
+
+    /// Records that P1's value lies in `lo..=hi` (intersected with what the
+    /// table knew).
+    #[inline(always)]
+    pub fn store(&self, k1: u64, k2: u64, lo: i8, hi: i8, mv: u8, empty: u8) {
+        let bucket = &self.buckets[hash(k1, k2) as usize & self.mask];
+        bucket.update(|entries| {
+            for e in entries.iter_mut() {
+                if e.k1 == k1 && e.k2 == k2 && e.used() {
+                    let (nlo, nhi) = (e.lo.max(lo), e.hi.min(hi));
+                    if nlo <= nhi {
+                        e.lo = nlo;
+                        e.hi = nhi;
+                    } else {
+                        // Cannot happen with exact searches; keep the newer.
+                        e.lo = lo;
+                        e.hi = hi;
+                    }
+                    if mv != 255 {
+                        e.mv = mv;
+                    }
+                    return;
+                }
+            }
+            let new = Entry {
+                k1,
+                k2,
+                lo,
+                hi,
+                mv,
+                empty,
+            };
+            if !entries[0].used() || empty >= entries[0].empty {
+                entries[1] = entries[0];
+                entries[0] = new;
+            } else {
+                entries[1] = new;
+            }
+        });
+    }
+}
+
+/// The process's table: the one of the game searched last.
+static SHARED: Mutex<Option<Arc<Table>>> = Mutex::new(None);
+
+thread_local! {
+    /// Set by [`forget_table`]: this thread's own table, used instead of the
+    /// process's (tests and measurements of cold searches).
+    static PRIVATE: RefCell<Option<Option<Arc<Table>>>> = const { RefCell::new(None) };
+}
+
+/// The table for `board` and the variant: the process's, allocated (or
+/// replaced, if it served another game) on first use. A thread that called
+/// [`forget_table`] gets its own instead.
+///
+/// A process solving two games at once (two jobs) replaces the table at each
+/// switch; a search keeps the table it started with, so this only costs
+/// transpositions, never correctness.
+pub fn table_for(board: &Board, double: bool) -> Arc<Table> {
+    let tag = (board.rows, board.cols, double);
+    let fits = |t: &Option<Arc<Table>>| t.as_ref().filter(|t| t.tag == tag).cloned();
+    if let Some(private) = PRIVATE.with(|p| {
+        p.borrow_mut().as_mut().map(|slot| {
+            fits(slot).unwrap_or_else(|| {
+                drop(slot.take()); // free the old table before allocating the new one
+                let t = Arc::new(Table::new(board, double));
+                *slot = Some(t.clone());
+                t
+            })
+        })
+    }) {
+        return private;
+    }
+    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    fits(&shared).unwrap_or_else(|| {
+        drop(shared.take()); // likewise
+        let t = Arc::new(Table::new(board, double));
+        *shared = Some(t.clone());
+        t
+    })
+}
+
+/// From now on this thread searches with a table of its own, and the next
+/// search starts with it empty: a unit leased to another machine does not
+/// see this one's table (tests and measurements).
+pub fn forget_table() {
+    PRIVATE.with(|p| *p.borrow_mut() = Some(None));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Threads hammering a few buckets with stores and probes: every probe
+    /// sees an entry some thread stored for that key (never a mix of two),
+    /// and intervals only narrow.
+    #[test]
+    fn concurrent_stores_and_probes_never_tear() {
+        let board = Board::new(2, 3); // the smallest table: many collisions
+        let table = Table::new(&board, false);
+        // Each key's data is a function of the key, so a torn read (key of
+        // one store, data of another) is detectable.
+        let data_of = |k: u64| ((k % 3) as i8 - 1, (k % 5) as u8, (k % 7) as u8 + 4);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let table = &table;
+                s.spawn(move || {
+                    let mut x = t + 1;
+                    for _ in 0..200_000 {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let k = x % 5000;
+                        let (v, mv, empty) = data_of(k);
+                        if x & 1 == 0 {
+                            table.store(k, !k, v, v, mv, empty);
+                        } else if let Some((lo, hi, m)) = table.probe(k, !k) {
+                            assert_eq!((lo, hi, m), (v, v, mv), "key {k}");
+                        }
+                    }
+                });
+            }
+        });
+        // Narrowing: a bound then the other bound gives the exact value.
+        table.store(7, 8, -1, 0, 255, 9);
+        table.store(7, 8, 0, 1, 3, 9);
+        assert_eq!(table.probe(7, 8), Some((0, 0, 3)));
+    }
+}
