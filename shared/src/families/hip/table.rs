@@ -64,14 +64,22 @@ impl Entry {
         self.lo <= self.hi
     }
 
+    /// The third word of an entry: the fields and a used bit, so that a
+    /// zero word (fresh memory) is a vacant slot.
     fn data(&self) -> u64 {
-        u64::from(self.lo as u8)
+        if !self.used() {
+            return 0;
+        }
+        USED | u64::from(self.lo as u8)
             | u64::from(self.hi as u8) << 8
             | u64::from(self.mv) << 16
             | u64::from(self.empty) << 24
     }
 
     fn from_words(k1: u64, k2: u64, data: u64) -> Entry {
+        if data & USED == 0 {
+            return Entry::VACANT;
+        }
         Entry {
             k1,
             k2,
@@ -83,7 +91,11 @@ impl Entry {
     }
 }
 
+/// The used bit of an entry's data word.
+const USED: u64 = 1 << 32;
+
 /// Two entries (three words each) and their sequence lock, in one cache line.
+/// All zeros is a valid, vacant bucket (see [`Buckets`]).
 #[repr(C, align(64))]
 struct Bucket {
     seq: AtomicU32,
@@ -91,14 +103,6 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn vacant() -> Bucket {
-        let d = Entry::VACANT.data();
-        Bucket {
-            seq: AtomicU32::new(0),
-            words: [0, 0, d, 0, 0, d].map(AtomicU64::new),
-        }
-    }
-
     fn load(&self) -> [Entry; 2] {
         let w = &self.words;
         [
@@ -167,7 +171,7 @@ impl Bucket {
 /// larger subtree, one always replaced), safe to share between threads.
 pub struct Table {
     tag: Tag,
-    buckets: Box<[Bucket]>,
+    buckets: Buckets,
     mask: usize,
 }
 
@@ -183,7 +187,7 @@ impl Table {
         let bits = table_bits(board.n);
         Table {
             tag: (board.rows, board.cols, double),
-            buckets: (0..1usize << bits).map(|_| Bucket::vacant()).collect(),
+            buckets: Buckets::zeroed(1usize << bits),
             mask: (1usize << bits) - 1,
         }
     }
@@ -240,6 +244,81 @@ impl Table {
     }
 }
 
+/// The buckets of a table, in zeroed memory. The table is probed at random,
+/// so with 4 KiB pages nearly every probe of a large table also misses the
+/// TLB; on Linux the memory is mapped directly and the kernel is asked for
+/// transparent huge pages (`MADV_HUGEPAGE`: one TLB entry per 2 MiB). A
+/// fresh mapping is zero pages until written, so a table costs nothing to
+/// create and only the touched part becomes resident.
+struct Buckets {
+    ptr: std::ptr::NonNull<Bucket>,
+    len: usize,
+}
+
+// SAFETY: a `Buckets` owns its memory, and `Bucket` is made of atomics.
+unsafe impl Send for Buckets {}
+unsafe impl Sync for Buckets {}
+
+impl Buckets {
+    fn layout(len: usize) -> std::alloc::Layout {
+        std::alloc::Layout::array::<Bucket>(len).expect("table size fits the address space")
+    }
+
+    fn zeroed(len: usize) -> Buckets {
+        let layout = Self::layout(len);
+        #[cfg(target_os = "linux")]
+        // SAFETY: an anonymous private mapping of `layout.size()` bytes,
+        // checked for failure; page-aligned, so aligned for `Bucket`.
+        let ptr = unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                layout.size(),
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                std::alloc::handle_alloc_error(layout);
+            }
+            // Advice only: without huge pages the table works the same.
+            libc::madvise(p, layout.size(), libc::MADV_HUGEPAGE);
+            p.cast::<Bucket>()
+        };
+        #[cfg(not(target_os = "linux"))]
+        // SAFETY: `layout` has a non-zero size (at least one bucket).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout).cast::<Bucket>() };
+        let ptr =
+            std::ptr::NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Buckets { ptr, len }
+    }
+}
+
+impl std::ops::Deref for Buckets {
+    type Target = [Bucket];
+
+    fn deref(&self) -> &[Bucket] {
+        // SAFETY: `len` buckets of zeroed memory, a valid (vacant) bucket
+        // each, owned until drop; only ever accessed through atomics.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Buckets {
+    fn drop(&mut self) {
+        let layout = Self::layout(self.len);
+        // SAFETY: the mapping or allocation made in `zeroed`, with its size.
+        #[cfg(target_os = "linux")]
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), layout.size());
+        }
+        #[cfg(not(target_os = "linux"))]
+        unsafe {
+            std::alloc::dealloc(self.ptr.as_ptr().cast(), layout);
+        }
+    }
+}
+
 /// The process's table: the one of the game searched last.
 static SHARED: Mutex<Option<Arc<Table>>> = Mutex::new(None);
 
@@ -291,36 +370,38 @@ pub fn forget_table() {
 mod tests {
     use super::*;
 
-    /// Threads hammering a few buckets with stores and probes: every probe
-    /// sees an entry some thread stored for that key (never a mix of two),
-    /// and intervals only narrow.
+    /// Two threads storing keys that share one bucket (so every store moves
+    /// entries between its slots) while two others probe them: every probe
+    /// finds the data stored with that key, never another key's (a torn
+    /// read), and intervals only narrow.
     #[test]
     fn concurrent_stores_and_probes_never_tear() {
-        let board = Board::new(2, 3); // the smallest table: many collisions
+        let board = Board::new(2, 3);
         let table = Table::new(&board, false);
+        let bucket = |k: u64| hash(k, !k) as usize & table.mask;
+        let keys: Vec<u64> = (1..).filter(|&k| bucket(k) == bucket(1)).take(6).collect();
         // Each key's data is a function of the key, so a torn read (key of
         // one store, data of another) is detectable.
-        let data_of = |k: u64| ((k % 3) as i8 - 1, (k % 5) as u8, (k % 7) as u8 + 4);
+        let data_of = |k: u64| ((k % 3) as i8 - 1, (k % 251) as u8, (k % 7) as u8 + 4);
+        let seen = AtomicU64::new(0);
         std::thread::scope(|s| {
-            for t in 0..4u64 {
-                let table = &table;
+            for t in 0..4usize {
+                let (table, keys, seen) = (&table, &keys, &seen);
                 s.spawn(move || {
-                    let mut x = t + 1;
-                    for _ in 0..200_000 {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        let k = x % 5000;
+                    for i in 0..2_000_000usize {
+                        let k = keys[(i * 7 + t) % keys.len()];
                         let (v, mv, empty) = data_of(k);
-                        if x & 1 == 0 {
+                        if t < 2 {
                             table.store(k, !k, v, v, mv, empty);
-                        } else if let Some((lo, hi, m)) = table.probe(k, !k) {
-                            assert_eq!((lo, hi, m), (v, v, mv), "key {k}");
+                        } else if let Some(got) = table.probe(k, !k) {
+                            assert_eq!(got, (v, v, mv), "key {k}");
+                            seen.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                 });
             }
         });
+        assert!(seen.load(Ordering::Relaxed) > 0, "no probe ever hit");
         // Narrowing: a bound then the other bound gives the exact value.
         table.store(7, 8, -1, 0, 255, 9);
         table.store(7, 8, 0, 1, 3, 9);

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# hip-solve with workers in separate processes, as on separate machines (each
+# process has its own transposition table, unlike the local workers of
+# `orchard run`, which share one): `orchard coordinator` on a fresh database,
+# PROCS x `orchard worker --threads THREADS`, one job submitted, timed from
+# submission to the result.
+# Usage: bench/hip-procs.sh PROCS THREADS FLAGS...
+#   bench/hip-procs.sh 2 1 --rows 5 --cols 5
+set -euo pipefail
+cd "$(dirname "$0")/.."
+procs="${1:?processes}"
+threads="${2:?threads per process}"
+shift 2
+target="${CARGO_TARGET_DIR:-target}"
+bin="$target/release/orchard"
+cargo build --release --quiet --bin orchard
+dir="$(mktemp -d)"
+port=$((20000 + RANDOM % 20000))
+addr="http://127.0.0.1:$port"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+"$bin" coordinator --db "$dir/bench.db" --listen "127.0.0.1:$port" 2> "$dir/coordinator.log" &
+pids+=($!)
+for i in $(seq "$procs"); do
+  "$bin" worker --coordinator "$addr" --threads "$threads" --name "bench-$i" 2> "$dir/worker-$i.log" &
+  pids+=($!)
+done
+sleep 1
+start=$(date +%s.%N)
+job=$("$bin" submit hip-solve "$@" --coordinator "$addr" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["job_id"])')
+while :; do
+  "$bin" results "$job" --coordinator "$addr" --json > "$dir/out.json"
+  state=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["state"])' "$dir/out.json")
+  case "$state" in
+    done) break ;;
+    running | pending) sleep 0.2 ;;
+    *) echo "job ended $state" >&2; cat "$dir/out.json" >&2; exit 1 ;;
+  esac
+done
+end=$(date +%s.%N)
+python3 - "$dir/out.json" "$start" "$end" "$procs" "$threads" "$*" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+wall = float(sys.argv[3]) - float(sys.argv[2])
+print(f"hip-solve {sys.argv[6]}: winner {r['winner']} (value {r['value']}), nodes = {r['nodes']:.4e}")
+print(f"{sys.argv[4]} processes x {sys.argv[5]} threads: wall {wall:.1f} s, {r['nodes'] / wall:.3e} nodes/s")
+PY
