@@ -144,18 +144,19 @@ fn agrees_with_plain_minimax_from_random_positions() {
 /// minimax.
 #[test]
 fn threads_sharing_the_table_agree_with_plain_minimax() {
-    let jobs: Vec<(usize, usize, bool)> = vec![(4, 4, false), (3, 5, true), (4, 4, true)];
+    // (rows, cols, double, stones): positions the plain minimax solves fast.
+    let jobs = [(4, 4, false, 8), (3, 5, true, 6), (4, 4, true, 8)];
     std::thread::scope(|s| {
         for t in 0..4u64 {
             let jobs = &jobs;
             s.spawn(move || {
                 let mut rng = Lcg(100 + t);
-                for &(r, c, double) in jobs {
+                for &(r, c, double, stones) in jobs {
                     let p = at_depth0(r as u32, c as u32, double);
                     let mut done = 0;
                     while done < 10 {
                         let Some((moves, mut cells)) =
-                            random_position(r, c, double, 4 + rng.next(4), &mut rng)
+                            random_position(r, c, double, stones + rng.next(2), &mut rng)
                         else {
                             continue;
                         };
