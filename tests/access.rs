@@ -50,6 +50,22 @@ fn start_coordinator(dir: &TempDir, port: u16, extra: &[&str]) -> Proc {
     Proc::spawn(&args, &dir.path("coordinator.log"))
 }
 
+/// A coordinator without access control, answering on `url`, and a runtime
+/// to talk to it through the generated clients. Keep the directory and the
+/// process alive for the test's duration.
+fn plain_coordinator(name: &str) -> (TempDir, Proc, String, tokio::runtime::Runtime) {
+    let dir = TempDir::new(name);
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let coord = start_coordinator(&dir, port, &[]);
+    common::wait_coordinator(&url, Duration::from_secs(20));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    (dir, coord, url, rt)
+}
+
 fn wait_up(url: &str, extra: &[&str], envs: &[(&str, &str)]) {
     let mut args = vec!["status", "--coordinator", url];
     args.extend_from_slice(extra);
@@ -345,15 +361,7 @@ fn explore_whole(unit: &UnitLease) -> DynExploration {
 
 #[test]
 fn oversized_and_malformed_requests_are_refused_without_harm() {
-    let dir = TempDir::new("malformed");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let _coord = start_coordinator(&dir, port, &[]);
-    common::wait_coordinator(&url, Duration::from_secs(20));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let (_dir, _coord, url, rt) = plain_coordinator("malformed");
     rt.block_on(async {
         let mut jobs = JobServiceClient::connect(url.clone()).await.unwrap();
         // Unknown family, malformed parameters, invalid parameters.
@@ -489,15 +497,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
 /// a duplicate and its job would never finish.
 #[test]
 fn a_report_abandoned_mid_commit_still_counts() {
-    let dir = TempDir::new("abandoned");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let _coord = start_coordinator(&dir, port, &[]);
-    common::wait_coordinator(&url, Duration::from_secs(20));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let (_dir, _coord, url, rt) = plain_coordinator("abandoned");
     rt.block_on(async {
         let mut jobs = JobServiceClient::connect(url.clone()).await.unwrap();
         let mut w = WorkerServiceClient::connect(url.clone()).await.unwrap();

@@ -38,8 +38,8 @@ fn single_process_answer() -> &'static serde_json::Value {
     static ANSWER: OnceLock<serde_json::Value> = OnceLock::new();
     ANSWER.get_or_init(|| {
         let p = params();
-        let (s, _) = explore_pruned(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
-        HipSolve::report(&p, &s).json
+        let run = explore_pruned(&p, HipSolve::root_units(&p), u64::MAX, false).unwrap();
+        HipSolve::report(&p, &run.summary).json
     })
 }
 

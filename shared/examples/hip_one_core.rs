@@ -46,8 +46,14 @@ fn main() {
                     0,
                 )
             } else {
-                orchard_shared::families::hip::solve::explore_pruned(&p, units, u64::MAX)
-                    .expect("search")
+                let run = orchard_shared::families::hip::solve::explore_pruned(
+                    &p,
+                    units,
+                    u64::MAX,
+                    false,
+                )
+                .expect("search");
+                (run.summary, run.skipped)
             };
             let mut text = HipSolve::report(&p, &s).text;
             text.push(format!("{n} root units, {skipped} units skipped as moot"));

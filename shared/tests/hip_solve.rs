@@ -243,7 +243,9 @@ fn table_b_winners() {
     for (is_double, table) in [(false, standard), (true, double)] {
         for (r, c, w) in table {
             let p = params(r, c, is_double);
-            let (s, _) = explore_pruned(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
+            let s = explore_pruned(&p, HipSolve::root_units(&p), u64::MAX, false)
+                .unwrap()
+                .summary;
             let rep = HipSolve::report(&p, &s);
             assert_eq!(
                 rep.json["winner"],
@@ -336,7 +338,9 @@ fn splitting_does_not_change_the_answer() {
                     winner(&p, &whole),
                     "{r}x{c} double={double} budget {budget}"
                 );
-                let (pruned, _) = explore_pruned(&p, HipSolve::root_units(&p), budget).unwrap();
+                let pruned = explore_pruned(&p, HipSolve::root_units(&p), budget, false)
+                    .unwrap()
+                    .summary;
                 assert_eq!(
                     winner(&p, &pruned),
                     winner(&p, &whole),
@@ -360,8 +364,6 @@ fn splitting_does_not_change_the_answer() {
 /// splitting.
 #[test]
 fn cold_splits_do_not_change_the_answer() {
-    use orchard_shared::family::{Exploration, ExploreContext};
-    use std::sync::atomic::{AtomicBool, AtomicU64};
     let mut splits = 0;
     for (r, c) in [(3, 3), (3, 4), (4, 4), (3, 5), (4, 5)] {
         for double in [false, true] {
@@ -372,34 +374,11 @@ fn cold_splits_do_not_change_the_answer() {
             // unit, tiny units lose the transpositions and the work explodes.
             let budgets = [whole.nodes / 3, whole.nodes / 30];
             for budget in budgets {
-                let (stop, bound, progress) =
-                    (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
-                let ctx = ExploreContext {
-                    budget,
-                    stop: &stop,
-                    bound: &bound,
-                    progress: &progress,
-                };
-                // In order, skipping moot units, the rest of a split first:
-                // as the coordinator leases them.
-                let mut total = SolveSummary::default();
-                let mut pending: std::collections::VecDeque<_> = HipSolve::root_units(&p).into();
-                while let Some(unit) = pending.pop_front() {
-                    if HipSolve::is_moot(&p, &total, &unit) {
-                        continue;
-                    }
-                    forget_table();
-                    match HipSolve::explore(&p, &unit, &ctx).unwrap() {
-                        Exploration::Finished(s) => HipSolve::merge(&p, &mut total, s).unwrap(),
-                        Exploration::Split { explored, rest } => {
-                            splits += 1;
-                            HipSolve::merge(&p, &mut total, explored).unwrap();
-                            for u in rest.into_iter().rev() {
-                                pending.push_front(u);
-                            }
-                        }
-                    }
-                }
+                // In order, skipping moot units, the rest of a split first
+                // (as the coordinator leases them), each unit cold.
+                let run = explore_pruned(&p, HipSolve::root_units(&p), budget, true).unwrap();
+                splits += run.splits;
+                let total = run.summary;
                 let (got, want) = (HipSolve::report(&p, &total), HipSolve::report(&p, &whole));
                 let what = format!("{r}x{c} double={double} budget {budget}");
                 assert_eq!(got.json["winner"], want.json["winner"], "{what}");

@@ -590,15 +590,27 @@ pub fn value_of(
     Ok((lo, hi))
 }
 
+/// What [`explore_pruned`] did.
+#[derive(Debug, Default)]
+pub struct PrunedRun {
+    pub summary: SolveSummary,
+    /// Units skipped as moot.
+    pub skipped: usize,
+    /// Units that split.
+    pub splits: usize,
+}
+
 /// Explores units in order the way the coordinator leases them, skipping the
 /// ones [`HipSolve::is_moot`] cancels given what was merged so far, and
-/// putting the rest of a split unit first. Returns the merged summary and how
-/// many units were skipped. (Single-process; for tests and measurements.)
+/// putting the rest of a split unit first. With `cold`, each unit starts
+/// with an empty table of this thread's own, as when units move between
+/// machines. (Single-process; for tests and measurements.)
 pub fn explore_pruned(
     p: &SolveParams,
     units: Vec<SolveUnit>,
     budget: u64,
-) -> Result<(SolveSummary, usize), FamilyError> {
+    cold: bool,
+) -> Result<PrunedRun, FamilyError> {
     use std::sync::atomic::{AtomicBool, AtomicU64};
     let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
     let ctx = ExploreContext {
@@ -607,29 +619,33 @@ pub fn explore_pruned(
         bound: &bound,
         progress: &progress,
     };
-    let mut total = SolveSummary::default();
+    let mut run = PrunedRun::default();
     let mut pending: std::collections::VecDeque<SolveUnit> = units.into();
-    let mut skipped = 0;
     while let Some(unit) = pending.pop_front() {
-        if HipSolve::is_moot(p, &total, &unit) {
-            skipped += 1;
+        if HipSolve::is_moot(p, &run.summary, &unit) {
+            run.skipped += 1;
             continue;
         }
+        if cold {
+            forget_table();
+        }
         match HipSolve::explore(p, &unit, &ctx)? {
-            Exploration::Finished(s) => HipSolve::merge(p, &mut total, s)?,
+            Exploration::Finished(s) => HipSolve::merge(p, &mut run.summary, s)?,
             Exploration::Split { explored, rest } => {
-                HipSolve::merge(p, &mut total, explored)?;
+                run.splits += 1;
+                HipSolve::merge(p, &mut run.summary, explored)?;
                 for u in rest.into_iter().rev() {
                     pending.push_front(u);
                 }
             }
         }
     }
-    Ok((total, skipped))
+    Ok(run)
 }
 
-/// Game value of a position searched from scratch in this thread, without
-/// units (for tests and measurements): P1's value and the nodes searched.
+/// Game value of a position by one search in this thread, without units,
+/// with the process's table (or this thread's, after [`forget_table`]), for
+/// tests and measurements: P1's value and the nodes searched.
 pub fn solve_position(p: &SolveParams, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
     let game = Game::new(p);
     let pos = game.replay(moves)?;
