@@ -473,6 +473,23 @@ fn bad_hip_parameters_give_one_line_errors() {
         ]),
         "--depth",
     );
+    // A table size the worker cannot use: refused before any job starts,
+    // by `run` and by a worker (which would otherwise fail units of a job).
+    for (value, args) in [
+        (
+            "lots",
+            vec!["run", "hip-solve", "--rows", "3", "--cols", "3", "--db", db],
+        ),
+        ("0", vec!["worker", "--coordinator", "http://127.0.0.1:9"]),
+    ] {
+        let out = common::orchard()
+            .args(&args)
+            .env("ORCHARD_HIP_TABLE_MIB", value)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run orchard");
+        common::assert_one_line_error(&out, "ORCHARD_HIP_TABLE_MIB");
+    }
     // None of them created a job: the first good one is job 1.
     let json = run_json(&[
         "run",

@@ -57,6 +57,8 @@ pub enum FamilyError {
     Overflow(&'static str),
     #[error("search exceeded its capacity: {0}")]
     Capacity(String),
+    #[error("invalid environment variable {name}: {reason}")]
+    Environment { name: &'static str, reason: String },
 }
 
 /// What a worker hands to [`SearchFamily::explore`]: the budget and the
@@ -113,6 +115,13 @@ pub trait SearchFamily: Send + Sync + 'static {
 
     /// Checks the parameters; the error names the bad one.
     fn validate(params: &Self::Params) -> Result<(), ParamError>;
+
+    /// Checks the settings this family reads from a worker's environment
+    /// (such as a memory size), so that a misconfigured worker refuses to
+    /// start instead of failing the units of a long job. The default: none.
+    fn check_environment() -> Result<(), FamilyError> {
+        Ok(())
+    }
 
     /// The initial units of a job. They partition the search tree, and are
     /// listed in the order a sequential search would visit them: the
@@ -209,6 +218,8 @@ pub trait DynFamily: Send + Sync {
     fn params_from_matches(&self, matches: &clap::ArgMatches) -> Result<String, FamilyError>;
     /// Parses and validates canonical JSON parameters into a job.
     fn prepare(&self, params_json: &str) -> Result<Arc<dyn PreparedJob>, FamilyError>;
+    /// See [`SearchFamily::check_environment`].
+    fn check_environment(&self) -> Result<(), FamilyError>;
 }
 
 /// A family bound to one job's parameters.
@@ -307,6 +318,10 @@ impl<F: SearchFamily> DynFamily for Erased<F> {
             .map_err(|e| FamilyError::ParamsJson(e.to_string()))?;
         F::validate(&params)?;
         Ok(Arc::new(Job::<F> { params }))
+    }
+
+    fn check_environment(&self) -> Result<(), FamilyError> {
+        F::check_environment()
     }
 }
 

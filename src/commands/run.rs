@@ -36,6 +36,8 @@ fn default_db() -> Result<PathBuf, String> {
 }
 
 pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
+    // The local workers would refuse to start; say so before touching the database.
+    orchard_shared::families::check_environment()?;
     let db = match args.db {
         Some(p) => p,
         None => default_db()?,

@@ -34,4 +34,6 @@ pub enum WorkerError {
     Refused(String),
     #[error("cannot start the thread pool: {0}")]
     Pool(String),
+    #[error(transparent)]
+    Environment(#[from] orchard_shared::family::FamilyError),
 }

@@ -146,6 +146,7 @@ pub async fn run_worker(
     config: WorkerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<WorkerStats, WorkerError> {
+    families::check_environment()?;
     let threads = config.threads.max(1);
     config
         .metrics

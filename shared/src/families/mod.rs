@@ -24,6 +24,12 @@ pub fn by_name(name: &str) -> Result<&'static dyn DynFamily, FamilyError> {
         .ok_or_else(|| FamilyError::UnknownFamily(name.to_string()))
 }
 
+/// Checks what every family reads from the environment (see
+/// [`crate::family::SearchFamily::check_environment`]).
+pub fn check_environment() -> Result<(), FamilyError> {
+    REGISTRY.iter().try_for_each(|f| f.check_environment())
+}
+
 /// The names of all families, for error messages.
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|f| f.name()).collect()

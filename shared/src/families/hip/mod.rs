@@ -18,6 +18,7 @@
 pub mod board;
 mod dfs;
 pub mod draws;
+mod endgame;
 mod profile;
 pub mod reference;
 mod search;

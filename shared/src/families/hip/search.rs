@@ -21,6 +21,7 @@
 use std::sync::atomic::Ordering;
 
 use super::board::{Board, MAX_SYMMETRIES};
+use super::endgame::Endgame;
 use super::table::Table;
 use crate::family::ExploreContext;
 
@@ -79,6 +80,17 @@ pub struct Pos {
     /// Cells where a P1 (P2) stone would complete a P1 (P2) square.
     pub d1: u64,
     pub d2: u64,
+    /// How many squares P1 (P2) can no longer complete: those holding a stone
+    /// of the other colour. When it reaches the board's square count, that
+    /// player can never lose, which bounds the value (see [`Solver::search`]).
+    pub closed1: u16,
+    pub closed2: u16,
+    /// How many squares are no longer *open* for P1 (P2): open squares hold
+    /// none of the other colour's stones and at most two of the player's, so
+    /// only they can give him new dead cells. With none open for either
+    /// player the endgame is static (see [`super::endgame`]).
+    pub shut1: u16,
+    pub shut2: u16,
     /// `img1[g]`, `img2[g]`: the P1 and P2 stones under symmetry `g`, kept up
     /// to date move by move so that the canonical key is eight comparisons
     /// rather than sixteen bitboard transforms.
@@ -92,6 +104,10 @@ impl Pos {
         p2: 0,
         d1: 0,
         d2: 0,
+        closed1: 0,
+        closed2: 0,
+        shut1: 0,
+        shut2: 0,
         img1: [0; MAX_SYMMETRIES],
         img2: [0; MAX_SYMMETRIES],
     };
@@ -125,13 +141,23 @@ impl Pos {
             (self.p2, self.p1, self.d2)
         };
         let mut dead = dead;
+        let (mut closed, mut shut_opp, mut shut_mine) = (0u16, 0u16, 0u16);
         for &m in board.others(cell) {
+            // A square without my stones until now: the opponent can no
+            // longer complete it, and it is no longer open for him unless it
+            // was shut already (three of his stones).
+            let unmarked = m & mine == 0;
+            closed += u16::from(unmarked);
+            shut_opp += u16::from(unmarked && m & opp != m);
             // Two of the other three are mine (not three: `cell` is safe).
             let x = m & mine;
             if x & x.wrapping_sub(1) != 0 {
                 let x = m & !mine;
                 if x & opp == 0 {
+                    // Three of mine and the fourth empty: dead for me, and
+                    // the square is no longer open for me.
                     dead |= x;
+                    shut_mine += 1;
                 }
             }
         }
@@ -140,12 +166,18 @@ impl Pos {
         if p1 {
             next.p1 = mine | bit;
             next.d1 = dead;
+            next.closed2 += closed;
+            next.shut1 += shut_mine;
+            next.shut2 += shut_opp;
             for (i, m) in next.img1.iter_mut().zip(images) {
                 *i |= m;
             }
         } else {
             next.p2 = mine | bit;
             next.d2 = dead;
+            next.closed1 += closed;
+            next.shut2 += shut_mine;
+            next.shut1 += shut_opp;
             for (i, m) in next.img2.iter_mut().zip(images) {
                 *i |= m;
             }
@@ -167,6 +199,7 @@ pub struct Solver<'a, 'c> {
     pub board: &'a Board,
     pub double: bool,
     pub table: &'a Table,
+    endgame: &'static Endgame,
     /// Nodes expanded (table hits and forced losses are free).
     pub nodes: u64,
     pub budget: u64,
@@ -198,6 +231,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             board,
             double,
             table,
+            endgame: Endgame::get(double),
             nodes: 0,
             budget: ctx.map_or(u64::MAX, |c| c.budget.max(1)),
             next_poll: POLL_INTERVAL,
@@ -254,6 +288,39 @@ impl<'a, 'c> Solver<'a, 'c> {
         let dmine = if p1 { pos.d1 } else { pos.d2 };
         if empty & !dmine == 0 {
             return Some(-1);
+        }
+        let all = board.squares.len() as u16;
+        if pos.shut1 == all && pos.shut2 == all {
+            // A static endgame: counting decides it.
+            let dopp = if p1 { pos.d2 } else { pos.d1 };
+            let safe = empty & !dmine;
+            let again = self.double && p1_moves(stones + 1, true) == p1;
+            return Some(self.endgame.value(
+                again,
+                empty & dmine & dopp != 0,
+                (safe & !dopp).count_ones(),
+                (safe & dopp).count_ones(),
+                (empty & dmine & !dopp).count_ones(),
+            ));
+        }
+        // A player whose every square holds an opponent's stone can never
+        // lose: the value is at least a draw for him.
+        let (closed_mine, closed_opp) = if p1 {
+            (pos.closed1, pos.closed2)
+        } else {
+            (pos.closed2, pos.closed1)
+        };
+        if closed_mine == all {
+            if closed_opp == all || beta <= 0 {
+                return Some(0);
+            }
+            alpha = alpha.max(0);
+        }
+        if closed_opp == all {
+            if alpha >= 0 {
+                return Some(0);
+            }
+            beta = beta.min(0);
         }
         let empties = empty.count_ones();
         let mut tt_move = None;
@@ -460,9 +527,24 @@ mod tests {
         cells.into_iter().map(|(_, c)| c).collect()
     }
 
+    /// The square counters of a position, from its stones: squares holding
+    /// a P2 (P1) stone, and squares not open for P1 (P2).
+    fn counts(board: &Board, pos: &Pos) -> (u16, u16, u16, u16) {
+        let mut c = (0, 0, 0, 0);
+        for &sq in &board.squares {
+            let (a, b) = ((sq & pos.p1).count_ones(), (sq & pos.p2).count_ones());
+            c.0 += u16::from(b > 0);
+            c.1 += u16::from(a > 0);
+            c.2 += u16::from(b > 0 || a > 2);
+            c.3 += u16::from(a > 0 || b > 2);
+        }
+        c
+    }
+
     /// Random games on every board shape up to 6x6: the incrementally kept
     /// symmetry images give the same canonical key as transforming the
-    /// stones, and the move order is the plain one.
+    /// stones, the square counters are those counted from the stones, and the
+    /// move order is the plain one.
     #[test]
     fn keys_and_move_order_match_plain_versions() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -483,6 +565,11 @@ mod tests {
                         assert_eq!(
                             pos.key(&board),
                             board.canonical2(pos.p1, pos.p2),
+                            "{rows}x{cols}"
+                        );
+                        assert_eq!(
+                            counts(&board, &pos),
+                            (pos.closed1, pos.closed2, pos.shut1, pos.shut2),
                             "{rows}x{cols}"
                         );
                         let list = ordered_moves(&board, &pos, p1, 0);

@@ -650,7 +650,7 @@ pub fn solve_position(p: &SolveParams, moves: &[u8]) -> Result<(i8, u64), Family
     let game = Game::new(p);
     let pos = game.replay(moves)?;
     let p1 = game.p1_to_move(&pos);
-    let table = table_for(&game.board, p.double);
+    let table = table_for(&game.board, p.double)?;
     let mut s = Solver::new(&game.board, p.double, &table, None);
     let v = s
         .search(&pos, -1, 1)
@@ -849,6 +849,11 @@ impl SearchFamily for HipSolve {
         Ok(())
     }
 
+    /// The table size (see [`super::table::TABLE_MIB_VAR`]).
+    fn check_environment() -> Result<(), FamilyError> {
+        super::table::table_bits(0).map(drop)
+    }
+
     fn root_units(p: &SolveParams) -> Vec<SolveUnit> {
         Game::new(p).frontier(p.root_depth())
     }
@@ -866,7 +871,7 @@ impl SearchFamily for HipSolve {
         };
         let (key, sym) = game.key(&pos);
         let p1 = game.p1_to_move(&pos);
-        let table = table_for(&game.board, p.double);
+        let table = table_for(&game.board, p.double)?;
         let mut solver = Solver::new(&game.board, p.double, &table, Some(ctx));
         // A unit is solved like a search node, except that the children
         // it did not settle are handed back instead of abandoned.

@@ -23,14 +23,38 @@ use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::board::Board;
+use crate::family::FamilyError;
 
-/// Buckets of a table for a board of `cells` cells: `2^(cells - 3)`, at most
-/// `2^24` (1 GiB, shared by the process's search threads). A table much
-/// larger than the search costs more in allocation and cache misses than it
-/// saves; too small a one costs nodes (on 5x6, 2^20 buckets searched 2.3
-/// times the nodes of 2^23).
-pub fn table_bits(cells: usize) -> u32 {
-    (cells as u32).saturating_sub(3).clamp(10, 24)
+/// The environment variable that sets the table's size, in MiB per process
+/// (rounded down to a power of two). Without it a table has `2^(cells - 3)`
+/// buckets of 64 bytes, at most `2^24` (1 GiB, shared by the process's search
+/// threads). A table much larger than the search costs more in allocation
+/// and cache misses than it saves; too small a one costs nodes (on 5x6, 2^20
+/// buckets searched 2.3 times the nodes of 2^23), and searches of billions of
+/// nodes (6x6) want as much as the machine can give.
+pub const TABLE_MIB_VAR: &str = "ORCHARD_HIP_TABLE_MIB";
+
+/// log2 of the number of buckets of a table for a board of `cells` cells
+/// (see [`TABLE_MIB_VAR`]).
+pub fn table_bits(cells: usize) -> Result<u32, FamilyError> {
+    match std::env::var(TABLE_MIB_VAR) {
+        Err(std::env::VarError::NotPresent) => Ok((cells as u32).saturating_sub(3).clamp(10, 24)),
+        Err(std::env::VarError::NotUnicode(_)) => Err(bad_mib("not valid UTF-8")),
+        Ok(v) => match v.trim().parse::<u64>() {
+            // 1 MiB is 2^14 buckets of 64 bytes; 1 TiB is plenty.
+            Ok(mib @ 1..=1_048_576) => Ok(14 + mib.ilog2()),
+            _ => Err(bad_mib(&format!(
+                "expected MiB from 1 to 1048576, got '{v}'"
+            ))),
+        },
+    }
+}
+
+fn bad_mib(reason: &str) -> FamilyError {
+    FamilyError::Environment {
+        name: TABLE_MIB_VAR,
+        reason: reason.to_string(),
+    }
 }
 
 /// The game a table serves: rows, columns, Double Hip.
@@ -183,13 +207,13 @@ fn hash(k1: u64, k2: u64) -> u64 {
 
 impl Table {
     /// An empty table sized for `board` (see [`table_bits`]).
-    pub fn new(board: &Board, double: bool) -> Table {
-        let bits = table_bits(board.n);
-        Table {
+    pub fn new(board: &Board, double: bool) -> Result<Table, FamilyError> {
+        let bits = table_bits(board.n)?;
+        Ok(Table {
             tag: (board.rows, board.cols, double),
             buckets: Buckets::zeroed(1usize << bits),
             mask: (1usize << bits) - 1,
-        }
+        })
     }
 
     /// P1's interval and best canonical move for a canonical key.
@@ -335,28 +359,23 @@ thread_local! {
 /// A process solving two games at once (two jobs) replaces the table at each
 /// switch; a search keeps the table it started with, so this only costs
 /// transpositions, never correctness.
-pub fn table_for(board: &Board, double: bool) -> Arc<Table> {
+pub fn table_for(board: &Board, double: bool) -> Result<Arc<Table>, FamilyError> {
     let tag = (board.rows, board.cols, double);
     let fits = |t: &Option<Arc<Table>>| t.as_ref().filter(|t| t.tag == tag).cloned();
-    if let Some(private) = PRIVATE.with(|p| {
-        p.borrow_mut().as_mut().map(|slot| {
-            fits(slot).unwrap_or_else(|| {
-                drop(slot.take()); // free the old table before allocating the new one
-                let t = Arc::new(Table::new(board, double));
-                *slot = Some(t.clone());
-                t
-            })
-        })
-    }) {
+    let fresh = |slot: &mut Option<Arc<Table>>| -> Result<Arc<Table>, FamilyError> {
+        if let Some(t) = fits(slot) {
+            return Ok(t);
+        }
+        drop(slot.take()); // free the old table before allocating the new one
+        let t = Arc::new(Table::new(board, double)?);
+        *slot = Some(t.clone());
+        Ok(t)
+    };
+    if let Some(private) = PRIVATE.with(|p| p.borrow_mut().as_mut().map(fresh)) {
         return private;
     }
     let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    fits(&shared).unwrap_or_else(|| {
-        drop(shared.take()); // likewise
-        let t = Arc::new(Table::new(board, double));
-        *shared = Some(t.clone());
-        t
-    })
+    fresh(&mut shared)
 }
 
 /// From now on this thread searches with a table of its own, and the next
@@ -377,7 +396,7 @@ mod tests {
     #[test]
     fn concurrent_stores_and_probes_never_tear() {
         let board = Board::new(2, 3);
-        let table = Table::new(&board, false);
+        let table = Table::new(&board, false).unwrap();
         let bucket = |k: u64| hash(k, !k) as usize & table.mask;
         let keys: Vec<u64> = (1..).filter(|&k| bucket(k) == bucket(1)).take(6).collect();
         // Each key's data is a function of the key, so a torn read (key of
