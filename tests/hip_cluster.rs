@@ -428,6 +428,76 @@ fn hip_solve_json_matches_table_b_and_plain_minimax() {
     }
 }
 
+/// The units file of a job with splits and cancelled units: one line per
+/// unit, each split unit's children after it, and the done units' nodes
+/// adding up to the job's total.
+#[test]
+fn the_units_file_accounts_for_every_node() {
+    let dir = TempDir::new("hipunits");
+    let db = dir.path("u.db");
+    let json = run_json(&run_args(
+        db.to_str().unwrap(),
+        &[
+            "hip-solve",
+            "--rows",
+            "4",
+            "--cols",
+            "4",
+            "--unit-budget",
+            "5000",
+        ],
+    ));
+    let path = json["units_file"].as_str().expect("units_file in the JSON");
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("# id\tparent\tstate\tnodes"),
+        "{}",
+        lines[0]
+    );
+    let mut seen = std::collections::HashSet::new();
+    let (mut total, mut done, mut children, mut cancelled) = (0u64, 0, 0, 0);
+    for line in &lines[1..lines.len() - 1] {
+        let f: Vec<&str> = line.split('\t').collect();
+        assert_eq!(f.len(), 7, "{line}");
+        let id: u64 = f[0].parse().unwrap();
+        if f[1] != "-" {
+            let parent: u64 = f[1].parse().unwrap();
+            assert!(
+                seen.contains(&parent),
+                "parent {parent} listed before {line}"
+            );
+            children += 1;
+        }
+        seen.insert(id);
+        match f[2] {
+            "done" => {
+                let n: u64 = f[3].parse().unwrap();
+                assert!(n > 0, "{line}");
+                total += n;
+                done += 1;
+            }
+            "cancelled" => {
+                assert_eq!(f[3], "-", "{line}");
+                cancelled += 1;
+            }
+            other => panic!("a finished job has no {other} unit: {line}"),
+        }
+    }
+    assert_eq!(total, json["nodes"].as_u64().unwrap(), "{json}");
+    assert!(
+        children > 0 && cancelled > 0,
+        "{children} split, {cancelled} cancelled"
+    );
+    assert_eq!(
+        *lines.last().unwrap(),
+        format!(
+            "# {total} nodes in {done} done units of {}",
+            lines.len() - 2
+        )
+    );
+}
+
 #[test]
 fn bad_hip_parameters_give_one_line_errors() {
     let dir = TempDir::new("hipbad");

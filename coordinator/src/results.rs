@@ -1,10 +1,55 @@
-//! The results file of a finished job, written atomically: a temporary file
-//! in the same directory, fsync'd, renamed over the target, and the directory
+//! The files of a finished job, written atomically: a temporary file in the
+//! same directory, fsync'd, renamed over the target, and the directory
 //! fsync'd, so a crash leaves either the old file or the complete new one.
+//!
+//! Two files per job: the results file (the family's lines, e.g. every
+//! maximal game) and the units file (every unit with the nodes it took,
+//! which is how a user sees where a search spent its time).
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::Path;
+
+use crate::store::LedgerRow;
+
+/// The header of a units file.
+pub const UNITS_HEADER: &str = "# id\tparent\tstate\tnodes\tleases\tworker\tunit";
+
+/// The lines of a units file: a header, one tab-separated line per unit in
+/// id order (a split unit's nodes are those it searched before splitting;
+/// the units it handed back follow with it as their parent; a cancelled
+/// unit could no longer change the answer), and a total. Fails only if the
+/// total overflows `u64`.
+pub fn units_lines(
+    rows: &[LedgerRow],
+    label: impl Fn(&[u8]) -> String,
+) -> Result<Vec<String>, &'static str> {
+    let mut lines = Vec::with_capacity(rows.len() + 2);
+    lines.push(UNITS_HEADER.to_string());
+    let (mut total, mut done) = (0u64, 0u64);
+    for r in rows {
+        let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+        if let Some(n) = r.nodes {
+            total = total.checked_add(n).ok_or("node total overflows u64")?;
+            done += 1;
+        }
+        lines.push(format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            r.id,
+            opt(r.parent),
+            r.state,
+            opt(r.nodes),
+            r.leases,
+            r.worker.as_deref().unwrap_or("-"),
+            label(&r.payload)
+        ));
+    }
+    lines.push(format!(
+        "# {total} nodes in {done} done units of {}",
+        rows.len()
+    ));
+    Ok(lines)
+}
 
 pub fn write_results_file(path: &Path, lines: &[String]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));

@@ -234,6 +234,8 @@ pub enum SchedulerError {
 pub struct Finishing {
     pub job_id: JobId,
     pub family: String,
+    /// The family bound to the job's parameters (for unit labels).
+    pub prepared: Option<Arc<dyn PreparedJob>>,
     pub report: Result<FamilyReport, String>,
 }
 
@@ -808,6 +810,7 @@ impl Scheduler {
             return Some(Finishing {
                 job_id,
                 family: job.family.clone(),
+                prepared: job.prepared.clone(),
                 report: Err(job.error.clone().unwrap_or_default()),
             });
         }
@@ -823,6 +826,7 @@ impl Scheduler {
         Some(Finishing {
             job_id,
             family: job.family.clone(),
+            prepared: job.prepared.clone(),
             report,
         })
     }

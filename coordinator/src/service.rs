@@ -14,10 +14,11 @@ use orchard_proto::v1::worker_service_server::WorkerService;
 use orchard_proto::v1::*;
 use orchard_proto::PROTOCOL_VERSION;
 use orchard_shared::families;
+use orchard_shared::family::PreparedJob;
 use tokio::sync::Notify;
 use tonic::{Request, Response, Status};
 
-use crate::results::write_results_file;
+use crate::results::{units_lines, write_results_file};
 use crate::scheduler::{FinalResult, Finishing, JobSnapshot, JobState, Scheduler, SchedulerError};
 use crate::store::{Store, StoreError, Write};
 use crate::CoordinatorConfig;
@@ -36,6 +37,42 @@ pub struct Shared {
 impl Shared {
     pub fn lock(&self) -> MutexGuard<'_, Scheduler> {
         self.scheduler.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes the units file of a finished job (see
+    /// [`crate::results::units_lines`]) beside its results file and returns
+    /// its path; `None` (logged) if it could not be written, which does not
+    /// fail the job: the answer stands without it.
+    async fn write_units_file(
+        &self,
+        job_id: u64,
+        family: &str,
+        prepared: Option<Arc<dyn PreparedJob>>,
+        dir: &std::path::Path,
+    ) -> Option<String> {
+        let path = dir.join(format!("job-{job_id}-{family}.units.tsv"));
+        let (store, target) = (self.store.clone(), path.clone());
+        let written = tokio::task::spawn_blocking(move || -> Result<(), String> {
+            let rows = store.unit_ledger(job_id).map_err(|e| e.to_string())?;
+            let label = |payload: &[u8]| {
+                prepared
+                    .as_ref()
+                    .and_then(|p| p.unit_label(payload).ok())
+                    .unwrap_or_else(|| "?".to_string())
+            };
+            let lines = units_lines(&rows, label).map_err(|e| e.to_string())?;
+            write_results_file(&target, &lines).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r);
+        match written {
+            Ok(()) => Some(path.display().to_string()),
+            Err(e) => {
+                tracing::warn!(job = job_id, "could not write {}: {e}", path.display());
+                None
+            }
+        }
     }
 
     /// Writes the final report of a finished job, durably, then marks it.
@@ -57,15 +94,23 @@ impl Shared {
                 match written {
                     Ok(()) => {
                         let mut json = report.json;
+                        let mut text = report.text;
                         if let Some(obj) = json.as_object_mut() {
                             obj.insert("results_file".into(), path.display().to_string().into());
+                            if let Some(units) = self
+                                .write_units_file(f.job_id, &f.family, f.prepared.clone(), &dir)
+                                .await
+                            {
+                                obj.insert("units_file".into(), units.clone().into());
+                                text.push(format!("units file (nodes per unit): {units}"));
+                            }
                         }
-                        let stored = serde_json::json!({ "result": json, "text": report.text });
+                        let stored = serde_json::json!({ "result": json, "text": text });
                         (
                             JobState::Done,
                             Some(FinalResult {
                                 json: stored.to_string(),
-                                text: report.text,
+                                text,
                                 results_file: path.display().to_string(),
                             }),
                             None,

@@ -79,6 +79,22 @@ pub struct UnitRow {
     pub summary: Option<Vec<u8>>,
 }
 
+/// One unit of a job as the units file lists it (see [`Store::unit_ledger`]).
+#[derive(Debug, Clone)]
+pub struct LedgerRow {
+    pub id: UnitId,
+    /// The unit whose split produced it (none for a root unit).
+    pub parent: Option<UnitId>,
+    /// `done`, `cancelled` or `pending`.
+    pub state: String,
+    /// How many times it was leased (more than once: a lease expired).
+    pub leases: u64,
+    pub payload: Vec<u8>,
+    /// For a done unit: the nodes it reported and the worker that did.
+    pub nodes: Option<u64>,
+    pub worker: Option<String>,
+}
+
 /// A unit to insert: its id, its place in the search order, its payload.
 #[derive(Debug, Clone)]
 pub struct NewUnit {
@@ -303,6 +319,34 @@ impl Store {
             Ok(Err(e)) => Err(StoreError::Corrupt(e)),
             Err(_) => Err(StoreError::WriterGone),
         }
+    }
+
+    /// Every unit of a job, in id order, with the nodes each reported. Read
+    /// on a connection of its own (read-only: the database is in WAL mode,
+    /// so this does not block the writer), and only after the writes it must
+    /// see have committed.
+    pub fn unit_ledger(&self, job_id: JobId) -> Result<Vec<LedgerRow>, StoreError> {
+        let conn = Connection::open_with_flags(
+            &self.path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        let mut stmt = conn.prepare(
+            "SELECT u.id, u.parent_id, u.state, u.lease_count, u.payload, r.nodes, r.worker
+             FROM units u LEFT JOIN results r ON r.unit_id = u.id
+             WHERE u.job_id = ?1 ORDER BY u.id",
+        )?;
+        let rows = stmt.query_map(params![to_i64(job_id)], |r| {
+            Ok(LedgerRow {
+                id: to_u64(r.get(0)?),
+                parent: r.get::<_, Option<i64>>(1)?.map(to_u64),
+                state: r.get(2)?,
+                leases: to_u64(r.get(3)?),
+                payload: r.get(4)?,
+                nodes: r.get::<_, Option<i64>>(5)?.map(to_u64),
+                worker: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Queues `writes` without waiting for them (bookkeeping whose loss in a
