@@ -154,7 +154,7 @@ pub trait SearchFamily: Send + Sync + 'static {
     fn report(params: &Self::Params, summary: &Self::Summary) -> FamilyReport;
 
     /// A short human label of a unit, for status displays.
-    fn unit_label(unit: &Self::Unit) -> String;
+    fn unit_label(params: &Self::Params, unit: &Self::Unit) -> String;
 
     /// Whether `unit` can no longer change the answer, given everything
     /// merged so far (e.g. in a game search, a sibling already won). The
@@ -369,7 +369,10 @@ impl<F: SearchFamily> PreparedJob for Job<F> {
     }
 
     fn unit_label(&self, unit: &[u8]) -> Result<String, FamilyError> {
-        Ok(F::unit_label(&codec::decode::<F::Unit>(unit)?))
+        Ok(F::unit_label(
+            &self.params,
+            &codec::decode::<F::Unit>(unit)?,
+        ))
     }
 
     fn check_unit(&self, unit: &[u8]) -> Result<(), FamilyError> {

@@ -116,7 +116,7 @@ impl SearchFamily for Tree {
         }
     }
 
-    fn unit_label(u: &Node) -> String {
+    fn unit_label(_: &TreeParams, u: &Node) -> String {
         format!("{u:?}")
     }
 
@@ -171,8 +171,8 @@ impl SearchFamily for Opaque {
     fn report(p: &TreeParams, s: &u64) -> FamilyReport {
         Tree::report(p, s)
     }
-    fn unit_label(u: &Node) -> String {
-        Tree::unit_label(u)
+    fn unit_label(p: &TreeParams, u: &Node) -> String {
+        Tree::unit_label(p, u)
     }
 }
 

@@ -260,7 +260,7 @@ impl SearchFamily for HararyColumns {
         search::probe(p, unit, bound, pick).map(Some)
     }
 
-    fn unit_label(u: &RgsPrefix) -> String {
+    fn unit_label(_: &HcParams, u: &RgsPrefix) -> String {
         if u.0.is_empty() {
             "(root)".to_string()
         } else {

@@ -54,6 +54,16 @@ pub struct Board {
     pub cell_images: Vec<[u64; MAX_SYMMETRIES]>,
 }
 
+/// The name of `cell` on a board of `cols` columns: column letter and
+/// 1-based row (`a1` is the top-left cell).
+pub fn cell_name(cols: usize, cell: usize) -> String {
+    format!(
+        "{}{}",
+        char::from(b'a' + (cell % cols) as u8),
+        cell / cols + 1
+    )
+}
+
 /// Largest symmetry group: the eight symmetries of a square board.
 pub const MAX_SYMMETRIES: usize = 8;
 
@@ -252,11 +262,7 @@ impl Board {
 
     /// Cell name: column letter and 1-based row (`a1` is the top-left cell).
     pub fn cell_name(&self, cell: usize) -> String {
-        format!(
-            "{}{}",
-            char::from(b'a' + (cell % self.cols) as u8),
-            cell / self.cols + 1
-        )
+        cell_name(self.cols, cell)
     }
 
     /// A board as text: one character per cell (`symbol(cell)`), rows

@@ -610,7 +610,7 @@ impl SearchFamily for HipDraws {
         dfs::probe(&plan, prefixes, pick).map(Some)
     }
 
-    fn unit_label(u: &DrawsUnit) -> String {
+    fn unit_label(_: &DrawsParams, u: &DrawsUnit) -> String {
         let digits = |p: &[u8]| -> String { p.iter().map(|&x| char::from(b'0' + x)).collect() };
         match u {
             DrawsUnit::Seeds { prefixes } => match prefixes.as_slice() {

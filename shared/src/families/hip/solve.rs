@@ -45,7 +45,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::board::Board;
+use super::board::{cell_name, Board};
 use super::search::{ordered_moves, p1_moves, Pos, Solver};
 pub use super::table::forget_table;
 use super::table::table_for;
@@ -1125,15 +1125,18 @@ impl SearchFamily for HipSolve {
         }
     }
 
-    fn unit_label(u: &SolveUnit) -> String {
+    /// The moves, by cell name (`a1 e1`), on the board as solved (rows <=
+    /// columns).
+    fn unit_label(p: &SolveParams, u: &SolveUnit) -> String {
         if u.moves.is_empty() {
             return "(empty board)".to_string();
         }
+        let cols = p.rows.max(p.cols) as usize;
         u.moves
             .iter()
-            .map(|m| m.to_string())
+            .map(|&m| cell_name(cols, m as usize))
             .collect::<Vec<_>>()
-            .join(",")
+            .join(" ")
     }
 
     const HAS_MOOT_UNITS: bool = true;
