@@ -100,6 +100,19 @@ fn results(url: &str, job: u64) -> serde_json::Value {
     run_json(&["results", &job.to_string(), "--coordinator", url, "--json"])
 }
 
+/// How many units were leased more than once so far.
+fn releases(db: &Path) -> i64 {
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    conn.query_row(
+        "SELECT count(*) FROM units WHERE lease_count >= 2",
+        [],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
 /// (lease_count, summary) of every unit that was done, from the database.
 fn done_units(db: &Path) -> HashMap<i64, (i64, Vec<u8>)> {
     let conn = rusqlite::Connection::open(db).unwrap();
@@ -128,12 +141,35 @@ fn a_worker_killed_mid_job_loses_nothing() {
     let mut victim = common::start_worker(&dir, &url, "victim");
     let _survivor = common::start_worker(&dir, &url, "survivor");
     let _third = common::start_worker(&dir, &url, "third");
-    // Let the victim get going, then kill it while every worker holds a
-    // lease (so the victim's unit must expire and be leased again).
-    wait_status(&url, job, Duration::from_secs(120), |s| {
-        s["units_done"].as_u64().unwrap() >= 20 && s["units_running"] == 3
-    });
-    victim.sigkill();
+    // Let the victim get going, then kill it while it holds a lease, so that
+    // its unit must expire and be leased again. A kill between two of its
+    // units would leave nothing to re-lease, so the victim is frozen first
+    // (SIGSTOP) and killed once one of its leases has expired and the unit
+    // has gone to another worker; if it held none, it is thawed and frozen
+    // again a little later.
+    let db = dir.path("coord.db");
+    let mut attempts = 0;
+    loop {
+        wait_status(&url, job, Duration::from_secs(120), |s| {
+            s["units_done"].as_u64().unwrap() >= 20 && s["units_running"] == 3
+        });
+        let before = releases(&db);
+        victim.signal("STOP");
+        // The lease TTL is 2 s.
+        let deadline = std::time::Instant::now() + Duration::from_secs(6);
+        let mut released = false;
+        while !released && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+            released = releases(&db) > before;
+        }
+        if released {
+            victim.sigkill();
+            break;
+        }
+        victim.signal("CONT");
+        attempts += 1;
+        assert!(attempts < 10, "the victim never held a lease when frozen");
+    }
     let s = wait_status(&url, job, Duration::from_secs(600), |s| {
         s["state"] == "done"
     });

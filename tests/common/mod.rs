@@ -112,9 +112,17 @@ impl Proc {
     }
 
     pub fn sigterm(&mut self) {
+        self.signal("TERM");
+    }
+
+    /// Sends a signal by name (`STOP`, `CONT`, `TERM`).
+    pub fn signal(&mut self, name: &str) {
         let pid = self.0.id().to_string();
-        let ok = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-        assert!(ok.success());
+        let ok = Command::new("kill")
+            .args([&format!("-{name}"), &pid])
+            .status()
+            .unwrap();
+        assert!(ok.success(), "kill -{name} {pid}");
     }
 
     /// Waits for exit, at most `limit`.
