@@ -93,17 +93,19 @@ impl Shared {
                 .and_then(|r| r.map_err(|e| e.to_string()));
                 match written {
                     Ok(()) => {
+                        let units = self
+                            .write_units_file(f.job_id, &f.family, f.prepared.clone(), &dir)
+                            .await;
                         let mut json = report.json;
                         let mut text = report.text;
                         if let Some(obj) = json.as_object_mut() {
                             obj.insert("results_file".into(), path.display().to_string().into());
-                            if let Some(units) = self
-                                .write_units_file(f.job_id, &f.family, f.prepared.clone(), &dir)
-                                .await
-                            {
+                            if let Some(units) = &units {
                                 obj.insert("units_file".into(), units.clone().into());
-                                text.push(format!("units file (nodes per unit): {units}"));
                             }
+                        }
+                        if let Some(units) = &units {
+                            text.push(format!("units file (nodes per unit): {units}"));
                         }
                         let stored = serde_json::json!({ "result": json, "text": text });
                         (

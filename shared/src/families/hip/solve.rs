@@ -851,7 +851,7 @@ impl SearchFamily for HipSolve {
 
     /// The table size (see [`super::table::TABLE_MIB_VAR`]).
     fn check_environment() -> Result<(), FamilyError> {
-        super::table::table_bits(0).map(drop)
+        super::table::table_mib().map(drop)
     }
 
     fn root_units(p: &SolveParams) -> Vec<SolveUnit> {

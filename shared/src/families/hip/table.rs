@@ -34,20 +34,29 @@ use crate::family::FamilyError;
 /// nodes (6x6) want as much as the machine can give.
 pub const TABLE_MIB_VAR: &str = "ORCHARD_HIP_TABLE_MIB";
 
-/// log2 of the number of buckets of a table for a board of `cells` cells
-/// (see [`TABLE_MIB_VAR`]).
-pub fn table_bits(cells: usize) -> Result<u32, FamilyError> {
+/// The table size [`TABLE_MIB_VAR`] asks for, if set.
+pub fn table_mib() -> Result<Option<u64>, FamilyError> {
     match std::env::var(TABLE_MIB_VAR) {
-        Err(std::env::VarError::NotPresent) => Ok((cells as u32).saturating_sub(3).clamp(10, 24)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(_)) => Err(bad_mib("not valid UTF-8")),
         Ok(v) => match v.trim().parse::<u64>() {
-            // 1 MiB is 2^14 buckets of 64 bytes; 1 TiB is plenty.
-            Ok(mib @ 1..=1_048_576) => Ok(14 + mib.ilog2()),
+            // 1 TiB is plenty.
+            Ok(mib @ 1..=1_048_576) => Ok(Some(mib)),
             _ => Err(bad_mib(&format!(
                 "expected MiB from 1 to 1048576, got '{v}'"
             ))),
         },
     }
+}
+
+/// log2 of the number of buckets of a table for a board of `cells` cells
+/// (see [`TABLE_MIB_VAR`]).
+pub fn table_bits(cells: usize) -> Result<u32, FamilyError> {
+    Ok(match table_mib()? {
+        // 1 MiB is 2^14 buckets of 64 bytes.
+        Some(mib) => 14 + mib.ilog2(),
+        None => (cells as u32).saturating_sub(3).clamp(10, 24),
+    })
 }
 
 fn bad_mib(reason: &str) -> FamilyError {
