@@ -34,7 +34,10 @@ sleep 1
 start=$(date +%s.%N)
 job=$("$bin" submit hip-solve "$@" --coordinator "$addr" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["job_id"])')
 while :; do
-  "$bin" results "$job" --coordinator "$addr" --json > "$dir/out.json"
+  # Exit code 3: not final (the job is not done).
+  code=0
+  "$bin" results "$job" --coordinator "$addr" --json > "$dir/out.json" || code=$?
+  [[ $code == 0 || $code == 3 ]] || { echo "orchard results failed ($code)" >&2; exit 1; }
   state=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["state"])' "$dir/out.json")
   case "$state" in
     done) break ;;

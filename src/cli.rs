@@ -30,7 +30,8 @@ pub enum Command {
     Submit(SubmitArgs),
     /// Show the progress of one job or of all jobs.
     Status(StatusArgs),
-    /// Show the result of a finished job.
+    /// Show the result of a finished job, or the answer so far of a
+    /// running one (then the exit code is 3: not final).
     Results(ResultsArgs),
     /// Cancel a running job.
     Cancel(CancelArgs),
@@ -158,6 +159,8 @@ pub struct StatusArgs {
 
 #[derive(Args, Debug)]
 pub struct ResultsArgs {
+    /// The job. Exit code 0 when it is done; 3 when it is not (running,
+    /// cancelled or failed), after printing what is known so far.
     pub job: u64,
     #[command(flatten)]
     pub client: ClientArgs,

@@ -97,7 +97,9 @@ fn submit(url: &str) -> u64 {
 }
 
 fn results(url: &str, job: u64) -> serde_json::Value {
-    run_json(&["results", &job.to_string(), "--coordinator", url, "--json"])
+    let r = run_json(&["results", &job.to_string(), "--coordinator", url, "--json"]);
+    assert_eq!(r["final"], true, "{r}");
+    r
 }
 
 /// How many units were leased more than once so far.

@@ -184,7 +184,45 @@ fn submit(url: &str) -> u64 {
 }
 
 fn results(url: &str, job: u64) -> serde_json::Value {
-    run_json(&["results", &job.to_string(), "--coordinator", url, "--json"])
+    let r = run_json(&["results", &job.to_string(), "--coordinator", url, "--json"]);
+    assert_eq!(r["final"], true, "{r}");
+    r
+}
+
+/// `orchard results` of a job that is still running: exit code 3 and the
+/// answer so far, whose value intervals must each contain the true value
+/// (here: intersect the single-process solve's intervals, which contain it).
+fn check_interim_results(url: &str, job: u64) {
+    let out = run(&["results", &job.to_string(), "--coordinator", url, "--json"]);
+    assert_eq!(out.status.code(), Some(3), "not final: exit code 3");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["state"], "running", "{r}");
+    assert_eq!(r["final"], false, "{r}");
+    let truth = single_process_answer();
+    let overlaps = |a: (i64, i64), b: (i64, i64)| a.0.max(b.0) <= a.1.min(b.1);
+    assert!(
+        overlaps(interval(&r["value"]), interval(&truth["value"])),
+        "{r}"
+    );
+    let openings = r["openings"].as_array().unwrap();
+    let expected = truth["openings"].as_array().unwrap();
+    assert_eq!(openings.len(), expected.len(), "{r}");
+    for (o, e) in openings.iter().zip(expected) {
+        assert_eq!(o["cell"], e["cell"]);
+        assert!(
+            overlaps(interval(&o["value"]), interval(&e["value"])),
+            "opening {}: {} against {}",
+            o["cell"],
+            o["value"],
+            e["value"]
+        );
+    }
+    // The human form says it is not final.
+    let out = run(&["results", &job.to_string(), "--coordinator", url]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("the answer so far (not final)"), "{text}");
+    assert!(text.contains("opening a1: "), "{text}");
 }
 
 /// (state, lease_count, summary) of every unit, from the database.
@@ -252,6 +290,8 @@ fn a_hip_solve_worker_killed_mid_job_loses_nothing() {
     // Nothing is merged until the lease expires (2 s), so the unit is not
     // cancelled as moot in the meantime (a sibling's result could cut it).
     std::thread::sleep(Duration::from_secs(3));
+    // With no worker left, the job is running: its answer so far is sound.
+    check_interim_results(&url, job);
     // The victim's unit: leased, never finished.
     let held: Vec<i64> = units(&dir.path("coord.db"))
         .into_iter()

@@ -831,6 +831,19 @@ impl Scheduler {
         })
     }
 
+    /// The answer so far of a job that has not finished: the family's report
+    /// on everything merged until now (for a game, the openings' values
+    /// known so far; for a maximum, the best found so far). Not final; a
+    /// running job's answer can still change. `None` when the job is
+    /// finished, unknown, or has no aggregate (cancelled, failed to load).
+    pub fn interim_report(&self, job_id: JobId) -> Option<FamilyReport> {
+        let job = self.jobs.get(&job_id)?;
+        if job.result.is_some() {
+            return None;
+        }
+        job.aggregate.as_ref().map(|a| a.report())
+    }
+
     /// Jobs that ended while nobody reported (e.g. loaded complete).
     pub fn finished_on_load(&mut self) -> Vec<Finishing> {
         let ids: Vec<JobId> = self.jobs.keys().copied().collect();

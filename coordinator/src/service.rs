@@ -501,20 +501,28 @@ impl JobService for Jobs {
         req: Request<ResultsRequest>,
     ) -> Result<Response<ResultsResponse>, Status> {
         let r = req.into_inner();
-        let snap = self
-            .0
-            .lock()
-            .status(r.job_id)
-            .ok_or_else(|| Status::not_found(format!("unknown job {}", r.job_id)))?;
-        let (result_json, text, results_file) = match &snap.result {
-            Some(res) => split_stored_result(res),
-            None => (String::new(), Vec::new(), String::new()),
+        let (snap, interim) = {
+            let mut s = self.0.lock();
+            let snap = s
+                .status(r.job_id)
+                .ok_or_else(|| Status::not_found(format!("unknown job {}", r.job_id)))?;
+            let interim = s.interim_report(r.job_id);
+            (snap, interim)
+        };
+        let (result_json, text, results_file, interim) = match (&snap.result, interim) {
+            (Some(res), _) => {
+                let (json, text, file) = split_stored_result(res);
+                (json, text, file, false)
+            }
+            (None, Some(report)) => (report.json.to_string(), report.text, String::new(), true),
+            (None, None) => (String::new(), Vec::new(), String::new(), false),
         };
         Ok(Response::new(ResultsResponse {
             status: Some(job_status(&snap)),
             result_json,
             text,
             results_file,
+            interim,
         }))
     }
 
@@ -558,7 +566,7 @@ impl JobService for Jobs {
 }
 
 /// The stored result is `{"result": {...}, "text": [...]}`.
-fn split_stored_result(res: &FinalResult) -> (String, Vec<String>, String) {
+pub fn split_stored_result(res: &FinalResult) -> (String, Vec<String>, String) {
     let parsed: serde_json::Value = serde_json::from_str(&res.json).unwrap_or_default();
     let result = parsed.get("result").cloned().unwrap_or_default();
     let text = parsed

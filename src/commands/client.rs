@@ -100,6 +100,10 @@ pub async fn status(args: StatusArgs) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The exit code of `orchard results` for a job that is not done: what it
+/// printed (if anything) is not the final answer.
+pub const NOT_FINAL: u8 = 3;
+
 pub async fn results(args: ResultsArgs) -> CliResult {
     let mut client = connect(&args.client).await?;
     let resp = client
@@ -108,14 +112,19 @@ pub async fn results(args: ResultsArgs) -> CliResult {
         .map_err(|s| rpc_error("results", s))?
         .into_inner();
     let status = resp.status.unwrap_or_default();
+    let done = status.state == "done";
+    let code = if done {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(NOT_FINAL)
+    };
     if args.client.json {
-        println!(
-            "{}",
-            result_object(&status, &resp.result_json, &resp.results_file)
-        );
-        return Ok(ExitCode::SUCCESS);
+        let mut obj = result_object(&status, &resp.result_json, &resp.results_file);
+        obj["final"] = serde_json::json!(done);
+        println!("{obj}");
+        return Ok(code);
     }
-    if status.state != "done" {
+    if !done {
         println!(
             "job {} is {}: {}",
             status.job_id,
@@ -125,13 +134,19 @@ pub async fn results(args: ResultsArgs) -> CliResult {
         if !status.error.is_empty() {
             println!("error: {}", status.error);
         }
-        return Ok(ExitCode::SUCCESS);
+        if resp.interim {
+            println!("the answer so far (not final):");
+            for line in &resp.text {
+                println!("  {line}");
+            }
+        }
+        return Ok(code);
     }
     for line in &resp.text {
         println!("{line}");
     }
     println!("results file: {}", resp.results_file);
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 pub async fn cancel(args: CancelArgs) -> CliResult {

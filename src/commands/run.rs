@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use orchard_coordinator::service::job_status;
+use orchard_coordinator::service::{job_status, split_stored_result};
 use orchard_coordinator::{Coordinator, CoordinatorConfig, Jobs};
 use orchard_worker::{run_worker, WorkerConfig};
 use tokio::sync::watch;
@@ -192,21 +192,16 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
             db.display(),
             progress_line(&status)
         );
+        if let Some(report) = shared.lock().interim_report(job_id) {
+            eprintln!("the answer so far (not final):");
+            for line in report.text {
+                eprintln!("  {line}");
+            }
+        }
         return Ok(ExitCode::from(130));
     }
     let (result_json, text, results_file) = match &snap.result {
-        Some(r) => {
-            let parsed: serde_json::Value = serde_json::from_str(&r.json).unwrap_or_default();
-            let text: Vec<String> = parsed["text"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|l| l.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            (parsed["result"].to_string(), text, r.results_file.clone())
-        }
+        Some(r) => split_stored_result(r),
         None => (String::new(), Vec::new(), String::new()),
     };
     if status.state != "done" {

@@ -674,6 +674,18 @@ fn describe(lo: i8, hi: i8) -> serde_json::Value {
     }
 }
 
+/// A value interval (the first player's) in words.
+fn value_words(lo: i8, hi: i8) -> &'static str {
+    match (lo, hi) {
+        (1, 1) => "first player wins",
+        (0, 0) => "draw",
+        (-1, -1) => "second player wins",
+        (-1, 0) => "the first player does not win (a draw or the second player)",
+        (0, 1) => "the second player does not win (a draw or the first player)",
+        _ => "unknown",
+    }
+}
+
 impl HipSolve {
     /// A principal variation after solving `pos` (whose value for the mover
     /// is `v`): at each step the first move, in search order, that keeps the
@@ -1010,6 +1022,7 @@ impl SearchFamily for HipSolve {
         let (lo, hi, _) = e.eval(&Pos::EMPTY);
         // Openings: the first stone, one per symmetry class.
         let mut openings = Vec::new();
+        let mut opening_lines = Vec::new();
         let mut seen = Vec::new();
         for (c, child) in game.children(&Pos::EMPTY) {
             if let Child::Pos(cp) = child {
@@ -1019,6 +1032,11 @@ impl SearchFamily for HipSolve {
                 }
                 seen.push(k);
                 let (clo, chi, _) = e.eval(&cp);
+                opening_lines.push(format!(
+                    "opening {}: {}",
+                    board.cell_name(c),
+                    value_words(clo, chi)
+                ));
                 openings.push(serde_json::json!({
                     "cell": board.cell_name(c),
                     "winner": describe(clo, chi),
@@ -1102,18 +1120,17 @@ impl SearchFamily for HipSolve {
                 "{variant} {}x{}: {}",
                 board.rows,
                 board.cols,
-                match lo {
-                    1 => "first player wins",
-                    -1 => "second player wins",
-                    _ => "draw",
-                }
+                value_words(lo, hi)
             )
         } else {
             format!(
-                "{variant} {}x{}: not solved yet (first player's value in {lo}..={hi})",
-                board.rows, board.cols
+                "{variant} {}x{}: not solved yet: {} (first player's value in {lo}..={hi})",
+                board.rows,
+                board.cols,
+                value_words(lo, hi)
             )
         }];
+        text.extend(opening_lines);
         if !pv_names.is_empty() {
             text.push(format!("principal variation: {}", pv_names.join(" ")));
         }
