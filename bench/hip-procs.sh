@@ -50,6 +50,7 @@ python3 - "$dir/out.json" "$start" "$end" "$procs" "$threads" "$*" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 wall = float(sys.argv[3]) - float(sys.argv[2])
-print(f"hip-solve {sys.argv[6]}: winner {r['winner']} (value {r['value']}), nodes = {r['nodes']:.4e}")
+print(f"hip-solve {sys.argv[6]}: winner {r['winner']} (value {r['value']}), nodes = {r['nodes']:.4e}, "
+      f"discarded (searched in units cancelled as moot) = {r['nodes_discarded']:.4e}")
 print(f"{sys.argv[4]} processes x {sys.argv[5]} threads: wall {wall:.1f} s, {r['nodes'] / wall:.3e} nodes/s")
 PY

@@ -27,6 +27,6 @@ if r["family"] == "hip-solve":
     answer = f"winner {r['winner']} (value {r['value']})"
 else:
     answer = f"draws {r['draws']}, playable {r['playable']}, distinct {r['distinct']}"
-print(f"{what}: {answer}, nodes = {r['nodes']:.4e}")
+print(f"{what}: {answer}, nodes = {r['nodes']:.4e}, discarded = {r['nodes_discarded']:.4e}")
 print(f"workers = {n}: wall {wall:.1f} s, cpu {user + sys_:.1f} s, {r['nodes'] / max(wall, 1e-9):.3e} nodes/s")
 PY

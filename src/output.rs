@@ -13,6 +13,7 @@ pub fn result_object(status: &JobStatus, result_json: &str, results_file: &str) 
     };
     obj.insert("job_id".into(), json!(status.job_id));
     obj.insert("state".into(), json!(status.state));
+    obj.insert("nodes_discarded".into(), json!(status.nodes_discarded));
     if !results_file.is_empty() {
         obj.insert("results_file".into(), json!(results_file));
     }
@@ -70,8 +71,13 @@ pub fn progress_line(s: &JobStatus) -> String {
     } else {
         String::new()
     };
+    let discarded = if s.nodes_discarded > 0 {
+        format!(" (+{} discarded)", si(s.nodes_discarded as f64))
+    } else {
+        String::new()
+    };
     format!(
-        "units {}/{} ({} running) | {} nodes{estimate} | {}/s{eta} | bound {}",
+        "units {}/{} ({} running) | {} nodes{discarded}{estimate} | {}/s{eta} | bound {}",
         s.units_done,
         s.units_total,
         s.units_running,

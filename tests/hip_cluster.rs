@@ -497,9 +497,12 @@ fn the_units_file_accounts_for_every_node() {
     );
     let mut seen = std::collections::HashSet::new();
     let (mut total, mut done, mut children, mut cancelled) = (0u64, 0, 0, 0);
+    let mut discarded = 0u64;
     for line in &lines[1..lines.len() - 1] {
         let f: Vec<&str> = line.split('\t').collect();
-        assert_eq!(f.len(), 7, "{line}");
+        assert_eq!(f.len(), 8, "{line}");
+        let d: u64 = f[4].parse().unwrap();
+        discarded += d;
         let id: u64 = f[0].parse().unwrap();
         if f[1] != "-" {
             let parent: u64 = f[1].parse().unwrap();
@@ -514,6 +517,7 @@ fn the_units_file_accounts_for_every_node() {
             "done" => {
                 let n: u64 = f[3].parse().unwrap();
                 assert!(n > 0, "{line}");
+                assert_eq!(d, 0, "a done unit discards nothing: {line}");
                 total += n;
                 done += 1;
             }
@@ -525,6 +529,11 @@ fn the_units_file_accounts_for_every_node() {
         }
     }
     assert_eq!(total, json["nodes"].as_u64().unwrap(), "{json}");
+    assert_eq!(
+        discarded,
+        json["nodes_discarded"].as_u64().unwrap(),
+        "{json}"
+    );
     assert!(
         children > 0 && cancelled > 0,
         "{children} split, {cancelled} cancelled"
@@ -532,10 +541,97 @@ fn the_units_file_accounts_for_every_node() {
     assert_eq!(
         *lines.last().unwrap(),
         format!(
-            "# {total} nodes in {done} done units of {}",
-            lines.len() - 2
+            "# {total} nodes in {done} done units of {}; {discarded} nodes discarded in {} units cancelled while running",
+            lines.len() - 2,
+            lines[1..lines.len() - 1]
+                .iter()
+                .filter(|l| l.split('\t').nth(4) != Some("0"))
+                .count()
         )
     );
+}
+
+/// A database of schema version 1 (before `units.discarded_nodes`), holding
+/// an interrupted job, is migrated in place when opened and the job resumes
+/// to the right answer; a database of a newer version is refused, untouched.
+#[test]
+fn a_version_1_database_is_migrated_and_its_job_resumes() {
+    let dir = TempDir::new("hipmigrate");
+    let db = dir.path("m.db");
+    let db_s = db.to_str().unwrap();
+    let args = [
+        "run",
+        "hip-solve",
+        "--rows",
+        &ROWS.to_string(),
+        "--cols",
+        &COLS.to_string(),
+        "--unit-budget",
+        UNIT_BUDGET,
+        "--db",
+        db_s,
+        "--workers",
+        "1",
+        "--json",
+    ];
+    let mut first = Proc::spawn(&args, &dir.path("first.log"));
+    let done = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .and_then(|c| {
+                c.query_row("SELECT count(*) FROM units WHERE state = 'done'", [], |r| {
+                    r.get(0)
+                })
+            })
+            .unwrap_or(0)
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while done(&db) < 20 {
+        assert!(std::time::Instant::now() < deadline, "no units done");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.signal("INT");
+    let status = first.wait_for(Duration::from_secs(30)).expect("exits");
+    assert_eq!(status.code(), Some(130), "interrupted, not finished");
+    let before = units(&db);
+
+    let version = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(version(&db), 2);
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE units DROP COLUMN discarded_nodes; PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    let json = run_json(&args);
+    assert_eq!(json["resumed"], true, "{json}");
+    assert_eq!(json["winner"], 0, "4x5 is a draw: {json}");
+    assert_eq!(version(&db), 2);
+    // What was done before the migration was kept, not searched again.
+    let after = units(&db);
+    for (id, (state, leases, summary)) in &before {
+        if state == "done" {
+            assert_eq!(&after[id], &(state.clone(), *leases, summary.clone()));
+        }
+    }
+
+    // A newer schema: one line, a non-zero exit, the file untouched.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("PRAGMA user_version = 3;").unwrap();
+    }
+    let bytes = std::fs::read(&db).unwrap();
+    let out = run(&args);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("schema version 3 is not supported"), "{err}");
+    assert_eq!(std::fs::read(&db).unwrap(), bytes);
 }
 
 #[test]

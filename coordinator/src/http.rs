@@ -184,6 +184,11 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         "counter",
         "Search-tree nodes explored per job (done units plus running progress).",
     );
+    let mut discarded = Metric::new(
+        "orchard_job_nodes_discarded",
+        "counter",
+        "Nodes searched in units cancelled as moot while running (speculation lost).",
+    );
     let mut rate = Metric::new(
         "orchard_job_nodes_per_second",
         "gauge",
@@ -211,6 +216,9 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
                 .push((format!("{l},state=\"{state}\""), v as f64));
         }
         nodes.samples.push((l.clone(), j.nodes as f64));
+        discarded
+            .samples
+            .push((l.clone(), j.nodes_discarded as f64));
         rate.samples.push((l.clone(), j.nodes_per_second));
         let r = if j.units_total == 0 {
             0.0
@@ -250,6 +258,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let all = [
         units,
         nodes,
+        discarded,
         rate,
         ratio,
         running,

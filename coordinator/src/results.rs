@@ -13,12 +13,13 @@ use std::path::Path;
 use crate::store::LedgerRow;
 
 /// The header of a units file.
-pub const UNITS_HEADER: &str = "# id\tparent\tstate\tnodes\tleases\tworker\tunit";
+pub const UNITS_HEADER: &str = "# id\tparent\tstate\tnodes\tdiscarded\tleases\tworker\tunit";
 
 /// The lines of a units file: a header, one tab-separated line per unit in
 /// id order (a split unit's nodes are those it searched before splitting;
 /// the units it handed back follow with it as their parent; a cancelled
-/// unit could no longer change the answer), and a total. Fails only if the
+/// unit could no longer change the answer; `discarded` is what a worker had
+/// searched in it before it was cancelled), and the totals. Fails only if a
 /// total overflows `u64`.
 pub fn units_lines(
     rows: &[LedgerRow],
@@ -27,25 +28,33 @@ pub fn units_lines(
     let mut lines = Vec::with_capacity(rows.len() + 2);
     lines.push(UNITS_HEADER.to_string());
     let (mut total, mut done) = (0u64, 0u64);
+    let (mut discarded, mut cut) = (0u64, 0u64);
     for r in rows {
         let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
         if let Some(n) = r.nodes {
             total = total.checked_add(n).ok_or("node total overflows u64")?;
             done += 1;
         }
+        if r.discarded > 0 {
+            discarded = discarded
+                .checked_add(r.discarded)
+                .ok_or("discarded total overflows u64")?;
+            cut += 1;
+        }
         lines.push(format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             r.id,
             opt(r.parent),
             r.state,
             opt(r.nodes),
+            r.discarded,
             r.leases,
             r.worker.as_deref().unwrap_or("-"),
             label(&r.payload)
         ));
     }
     lines.push(format!(
-        "# {total} nodes in {done} done units of {}",
+        "# {total} nodes in {done} done units of {}; {discarded} nodes discarded in {cut} units cancelled while running",
         rows.len()
     ));
     Ok(lines)

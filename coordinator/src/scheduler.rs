@@ -105,6 +105,11 @@ pub struct Job {
     pub units_done: u64,
     pub units_leased: u64,
     pub nodes_done: u64,
+    /// Nodes searched in units that were cancelled as moot while running
+    /// (speculative work that a sibling's result made useless), as their
+    /// workers last reported them. Not in `nodes_done`, which counts the
+    /// nodes of the merged summaries (the answer's own count).
+    pub nodes_discarded: u64,
     pub created_ms: u64,
     pub finished_ms: Option<u64>,
     pub result: Option<FinalResult>,
@@ -279,6 +284,7 @@ impl Scheduler {
                 units_done: 0,
                 units_leased: 0,
                 nodes_done: 0,
+                nodes_discarded: row.discarded_nodes,
                 created_ms: row.created_ms,
                 finished_ms: row.finished_ms,
                 result: None,
@@ -303,6 +309,9 @@ impl Scheduler {
                         job.has_moot_units = p.has_moot_units();
                         job.aggregate = Some(p.new_aggregate());
                         job.prepared = Some(p);
+                        // Cancelled units are over and not loaded as rows.
+                        job.units_total = row.cancelled_units;
+                        job.units_done = row.cancelled_units;
                     }
                     Err(e) => {
                         job.state = JobState::Failed;
@@ -394,6 +403,7 @@ impl Scheduler {
             units_done: 0,
             units_leased: 0,
             nodes_done: 0,
+            nodes_discarded: 0,
             created_ms,
             finished_ms: None,
             result: None,
@@ -768,8 +778,16 @@ impl Scheduler {
             .filter(|(_, u)| u.job == job_id && !u.reporting && agg.is_moot(&u.payload))
             .map(|(&id, _)| id)
             .collect();
+        let mut cancelled = Vec::with_capacity(moot.len());
         for id in &moot {
             let unit = self.units.remove(id).expect("listed above");
+            let discarded = if unit.lease.is_some() {
+                unit.progress_nodes
+            } else {
+                0
+            };
+            cancelled.push((*id, discarded));
+            job.nodes_discarded = job.nodes_discarded.saturating_add(discarded);
             match &unit.lease {
                 Some(lease) => {
                     job.units_leased = job.units_leased.saturating_sub(1);
@@ -792,7 +810,7 @@ impl Scheduler {
                 units = moot.len(),
                 "units cancelled: they cannot change the answer"
             );
-            vec![Write::CancelUnits { unit_ids: moot }]
+            vec![Write::CancelUnits { units: cancelled }]
         }
     }
 
@@ -972,6 +990,7 @@ impl Scheduler {
                 .units_total
                 .saturating_sub(job.units_done + job.units_leased),
             nodes,
+            nodes_discarded: job.nodes_discarded,
             bound: job.bound,
             nodes_per_second: if job.state == JobState::Running {
                 job.rate.rate()
@@ -1165,6 +1184,8 @@ pub struct JobSnapshot {
     pub units_running: u64,
     pub units_pending: u64,
     pub nodes: u64,
+    /// See [`Job::nodes_discarded`].
+    pub nodes_discarded: u64,
     pub bound: u64,
     pub nodes_per_second: f64,
     pub created_ms: u64,

@@ -25,8 +25,9 @@ use tokio::sync::oneshot;
 
 /// `PRAGMA application_id` of an orchard database: "ORCH".
 pub const APPLICATION_ID: i32 = 0x4F52_4348;
-/// `PRAGMA user_version`: the schema version.
-pub const SCHEMA_VERSION: i32 = 1;
+/// `PRAGMA user_version`: the schema version. Version 1 databases are
+/// migrated in place when opened (see [`migrate`]).
+pub const SCHEMA_VERSION: i32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -65,6 +66,10 @@ pub struct JobRow {
     pub result_json: Option<String>,
     pub results_file: Option<String>,
     pub error: Option<String>,
+    /// Units cancelled as moot (not loaded as rows: they are over).
+    pub cancelled_units: u64,
+    /// Nodes that cancelled units had searched before they were cancelled.
+    pub discarded_nodes: u64,
 }
 
 /// A unit row as loaded at startup.
@@ -93,6 +98,9 @@ pub struct LedgerRow {
     /// For a done unit: the nodes it reported and the worker that did.
     pub nodes: Option<u64>,
     pub worker: Option<String>,
+    /// For a unit cancelled while a worker searched it: the nodes that
+    /// worker had reported in its last heartbeat (work thrown away).
+    pub discarded: u64,
 }
 
 /// A unit to insert: its id, its place in the search order, its payload.
@@ -138,8 +146,10 @@ pub enum Write {
         job_id: JobId,
         bound: u64,
     },
+    /// Units cancelled as moot, each with the nodes a worker had already
+    /// searched in it (0 if it was not running).
     CancelUnits {
-        unit_ids: Vec<UnitId>,
+        units: Vec<(UnitId, u64)>,
     },
     FinishJob {
         job_id: JobId,
@@ -221,7 +231,8 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
                  payload BLOB NOT NULL,
                  payload_crc INTEGER NOT NULL,
                  lease_count INTEGER NOT NULL DEFAULT 0,
-                 done_ms INTEGER
+                 done_ms INTEGER,
+                 discarded_nodes INTEGER NOT NULL DEFAULT 0
              );
              CREATE INDEX units_by_job_state ON units(job_id, state);
              CREATE TABLE results (
@@ -237,6 +248,13 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
         ))?;
     } else if app_id != APPLICATION_ID {
         return Err(foreign(format!("application_id is {app_id:#x}")));
+    } else if version == 1 {
+        conn.execute_batch("PRAGMA journal_mode = WAL;")?;
+        migrate(&conn, version)?;
+        tracing::info!(
+            path = %path.display(),
+            "database schema migrated from version {version} to {SCHEMA_VERSION}"
+        );
     } else if version != SCHEMA_VERSION {
         return Err(StoreError::Version {
             path: path.to_path_buf(),
@@ -247,6 +265,20 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     }
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
     Ok(conn)
+}
+
+/// Brings a database of an older schema version up to [`SCHEMA_VERSION`], in
+/// one transaction (a crash leaves it at the old version, untouched).
+/// Version 2 added `units.discarded_nodes`.
+fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
+    debug_assert_eq!(from, 1);
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE;
+         ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;
+         PRAGMA user_version = {SCHEMA_VERSION};
+         COMMIT;"
+    ))?;
+    Ok(())
 }
 
 /// Everything needed to rebuild the coordinator's state.
@@ -331,7 +363,8 @@ impl Store {
             rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         let mut stmt = conn.prepare(
-            "SELECT u.id, u.parent_id, u.state, u.lease_count, u.payload, r.nodes, r.worker
+            "SELECT u.id, u.parent_id, u.state, u.lease_count, u.payload, r.nodes, r.worker,
+                    u.discarded_nodes
              FROM units u LEFT JOIN results r ON r.unit_id = u.id
              WHERE u.job_id = ?1 ORDER BY u.id",
         )?;
@@ -344,6 +377,7 @@ impl Store {
                 payload: r.get(4)?,
                 nodes: r.get::<_, Option<i64>>(5)?.map(to_u64),
                 worker: r.get(6)?,
+                discarded: to_u64(r.get(7)?),
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -359,7 +393,9 @@ impl Store {
 fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     let mut jobs = Vec::new();
     let mut stmt = conn.prepare(
-        "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error
+        "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error,
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state = 'cancelled'),
+                (SELECT coalesce(sum(u.discarded_nodes), 0) FROM units u WHERE u.job_id = jobs.id)
          FROM jobs ORDER BY id",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -374,6 +410,8 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             result_json: r.get(7)?,
             results_file: r.get(8)?,
             error: r.get(9)?,
+            cancelled_units: to_u64(r.get(10)?),
+            discarded_nodes: to_u64(r.get(11)?),
         })
     })?;
     for row in rows {
@@ -544,12 +582,13 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
             tx.prepare_cached("UPDATE jobs SET bound = max(bound, ?2) WHERE id = ?1")?
                 .execute(params![to_i64(*job_id), to_i64(*bound)])?;
         }
-        Write::CancelUnits { unit_ids } => {
+        Write::CancelUnits { units } => {
             let mut stmt = tx.prepare_cached(
-                "UPDATE units SET state = 'cancelled' WHERE id = ?1 AND state = 'pending'",
+                "UPDATE units SET state = 'cancelled', discarded_nodes = ?2
+                 WHERE id = ?1 AND state = 'pending'",
             )?;
-            for id in unit_ids {
-                stmt.execute(params![to_i64(*id)])?;
+            for (id, discarded) in units {
+                stmt.execute(params![to_i64(*id), to_i64(*discarded)])?;
             }
         }
         Write::FinishJob {
