@@ -4,16 +4,18 @@
 # `orchard run`, which share one): `orchard coordinator` on a fresh database,
 # PROCS x `orchard worker --threads THREADS`, one job submitted, timed from
 # submission to the result.
-# Usage: bench/hip-procs.sh PROCS THREADS FLAGS...
+# Usage: [UNIT_BUDGET=N] bench/hip-procs.sh PROCS THREADS FLAGS...
 #   bench/hip-procs.sh 2 1 --rows 5 --cols 5
+#   UNIT_BUDGET=1000000 bench/hip-procs.sh 2 1 --rows 5 --cols 5   (units split every 1e6 nodes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 procs="${1:?processes}"
 threads="${2:?threads per process}"
 shift 2
 target="${CARGO_TARGET_DIR:-target}"
-bin="$target/release/orchard"
-cargo build --release --quiet --bin orchard
+# ORCHARD_BIN: a binary to time instead of this checkout's (to compare builds).
+bin="${ORCHARD_BIN:-$target/release/orchard}"
+[[ -n "${ORCHARD_BIN:-}" ]] || cargo build --release --quiet --bin orchard
 dir="$(mktemp -d)"
 port=$((20000 + RANDOM % 20000))
 addr="http://127.0.0.1:$port"
@@ -24,7 +26,8 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-"$bin" coordinator --db "$dir/bench.db" --listen "127.0.0.1:$port" 2> "$dir/coordinator.log" &
+"$bin" coordinator --db "$dir/bench.db" --listen "127.0.0.1:$port" ${UNIT_BUDGET:+--unit-budget "$UNIT_BUDGET"} \
+  2> "$dir/coordinator.log" &
 pids+=($!)
 for i in $(seq "$procs"); do
   "$bin" worker --coordinator "$addr" --threads "$threads" --name "bench-$i" 2> "$dir/worker-$i.log" &
