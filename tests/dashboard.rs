@@ -293,3 +293,66 @@ fn dashboard_in_headless_chromium_shows_what_the_api_says() {
     );
     eprintln!("dashboard screenshot: {}", shot.display());
 }
+
+/// A job that has not finished (no worker here) shows its answer so far in
+/// the API, marked interim, and in the page; its discarded nodes are a metric.
+#[test]
+fn a_running_job_shows_its_answer_so_far() {
+    let dir = TempDir::new("dashinterim");
+    let (port, http_port) = (free_port(), free_port());
+    let grpc = format!("http://127.0.0.1:{port}");
+    let http = format!("http://127.0.0.1:{http_port}");
+    let db = dir.path("coord.db");
+    let _coord = Proc::spawn(
+        &[
+            "coordinator",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--db",
+            db.to_str().unwrap(),
+            "--http",
+            &format!("127.0.0.1:{http_port}"),
+        ],
+        &dir.path("coordinator.log"),
+    );
+    wait_coordinator(&grpc, Duration::from_secs(20));
+    let job = run_json(&[
+        "submit",
+        "hip-solve",
+        "--rows",
+        "4",
+        "--cols",
+        "4",
+        "--coordinator",
+        &grpc,
+        "--json",
+    ]);
+    assert_eq!(job["job_id"], 1);
+    let api: serde_json::Value = serde_json::from_str(&get(&format!("{http}/api/jobs"))).unwrap();
+    let j = &api["jobs"][0];
+    assert_eq!(j["state"], "running");
+    assert!(j["result"].is_null(), "{j}");
+    assert_eq!(j["interim"]["result"]["value"], serde_json::json!([-1, 1]));
+    let text = j["interim"]["text"].as_array().unwrap();
+    assert_eq!(
+        text[0],
+        "Hip 4x4: not solved yet: unknown (first player's value in -1..=1)"
+    );
+    assert_eq!(text[1], "opening a1: unknown");
+    assert_eq!(j["nodes_discarded"], 0);
+    let m = get(&format!("{http}/metrics"));
+    assert_eq!(
+        metric(
+            &m,
+            r#"orchard_job_nodes_discarded{job="1",family="hip-solve"}"#
+        ),
+        0.0
+    );
+    if let Some(browser) = chromium() {
+        let profile = TempDir::new("chromium-profile-interim");
+        let out = headless(&browser, &profile, &["--dump-dom"], &format!("{http}/"));
+        let dom = String::from_utf8_lossy(&out.stdout);
+        assert!(dom.contains("so far (not final):"), "{dom}");
+        assert!(dom.contains("opening a1: unknown"), "{dom}");
+    }
+}

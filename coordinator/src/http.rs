@@ -95,7 +95,18 @@ fn snapshot_json(s: &JobSnapshot) -> Value {
 
 async fn jobs(State(shared): State<Arc<Shared>>) -> Response {
     let mut s = shared.lock();
-    let jobs: Vec<Value> = s.statuses().iter().map(snapshot_json).collect();
+    let snaps = s.statuses();
+    let jobs: Vec<Value> = snaps
+        .iter()
+        .map(|snap| {
+            let mut v = snapshot_json(snap);
+            // A running job's answer so far (see `Scheduler::interim_report`).
+            if let Some(r) = s.interim_report(snap.job_id) {
+                v["interim"] = json!({ "result": r.json, "text": r.text });
+            }
+            v
+        })
+        .collect();
     let workers: Vec<Value> = s
         .workers_snapshot()
         .into_iter()
