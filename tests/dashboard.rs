@@ -20,26 +20,33 @@ struct Cluster {
     _dir: TempDir,
 }
 
+/// A coordinator on `port` with its HTTP side on `http_port`, up.
+fn start_coordinator(dir: &TempDir, port: u16, http_port: u16, extra: &[&str]) -> Proc {
+    let db = dir.path("coord.db");
+    let (listen, http) = (
+        format!("127.0.0.1:{port}"),
+        format!("127.0.0.1:{http_port}"),
+    );
+    let mut args = vec![
+        "coordinator",
+        "--listen",
+        &listen,
+        "--db",
+        db.to_str().unwrap(),
+        "--http",
+        &http,
+    ];
+    args.extend_from_slice(extra);
+    let coord = Proc::spawn(&args, &dir.path("coordinator.log"));
+    wait_coordinator(&format!("http://{listen}"), Duration::from_secs(20));
+    coord
+}
+
 fn cluster(tag: &str) -> Cluster {
     let dir = TempDir::new(tag);
     let (port, http_port) = (free_port(), free_port());
     let grpc = format!("http://127.0.0.1:{port}");
-    let db = dir.path("coord.db");
-    let coord = Proc::spawn(
-        &[
-            "coordinator",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--db",
-            db.to_str().unwrap(),
-            "--http",
-            &format!("127.0.0.1:{http_port}"),
-            "--unit-budget",
-            "2000000",
-        ],
-        &dir.path("coordinator.log"),
-    );
-    wait_coordinator(&grpc, Duration::from_secs(20));
+    let coord = start_coordinator(&dir, port, http_port, &["--unit-budget", "2000000"]);
     let metrics_port = free_port();
     let worker = Proc::spawn(
         &[
@@ -302,20 +309,7 @@ fn a_running_job_shows_its_answer_so_far() {
     let (port, http_port) = (free_port(), free_port());
     let grpc = format!("http://127.0.0.1:{port}");
     let http = format!("http://127.0.0.1:{http_port}");
-    let db = dir.path("coord.db");
-    let _coord = Proc::spawn(
-        &[
-            "coordinator",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--db",
-            db.to_str().unwrap(),
-            "--http",
-            &format!("127.0.0.1:{http_port}"),
-        ],
-        &dir.path("coordinator.log"),
-    );
-    wait_coordinator(&grpc, Duration::from_secs(20));
+    let _coord = start_coordinator(&dir, port, http_port, &[]);
     let job = run_json(&[
         "submit",
         "hip-solve",
