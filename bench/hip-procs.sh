@@ -14,6 +14,7 @@ threads="${2:?threads per process}"
 shift 2
 target="${CARGO_TARGET_DIR:-target}"
 # ORCHARD_BIN: a binary to time instead of this checkout's (to compare builds).
+# KEEP_DIR=1: keep the database and the results and units files.
 bin="${ORCHARD_BIN:-$target/release/orchard}"
 [[ -n "${ORCHARD_BIN:-}" ]] || cargo build --release --quiet --bin orchard
 dir="$(mktemp -d)"
@@ -23,7 +24,7 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -rf "$dir"
+  if [[ -n "${KEEP_DIR:-}" ]]; then echo "kept: $dir" >&2; else rm -rf "$dir"; fi
 }
 trap cleanup EXIT
 "$bin" coordinator --db "$dir/bench.db" --listen "127.0.0.1:$port" ${UNIT_BUDGET:+--unit-budget "$UNIT_BUDGET"} \
