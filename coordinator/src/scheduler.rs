@@ -126,6 +126,9 @@ pub struct Job {
     /// bound the probes assumed). Refreshed when the bound rises.
     pub estimate: Option<(f64, f64, u64)>,
     rate: RateMeter,
+    /// The last answer so far, with the (units done, units known) it was
+    /// computed at (see [`Scheduler::interim_report`]).
+    interim: Option<((u64, u64), InterimReport)>,
 }
 
 impl Job {
@@ -204,6 +207,14 @@ pub fn position_label(position: &[u8]) -> String {
         })
         .collect::<Vec<_>>()
         .join(".")
+}
+
+/// A running job's answer so far: the family's report on what has been
+/// merged (see [`Scheduler::interim_report`]), without the results lines.
+#[derive(Debug, Clone)]
+pub struct InterimReport {
+    pub json: serde_json::Value,
+    pub text: Vec<String>,
 }
 
 /// A unit handed to a worker.
@@ -295,6 +306,7 @@ impl Scheduler {
                 done_by_prefix: BTreeMap::new(),
                 estimate: None,
                 rate: RateMeter::default(),
+                interim: None,
             };
             if job.state == JobState::Done {
                 job.result = Some(FinalResult {
@@ -414,6 +426,7 @@ impl Scheduler {
             done_by_prefix: BTreeMap::new(),
             estimate: None,
             rate: RateMeter::default(),
+            interim: None,
         };
         for u in roots {
             job.pending.insert((u.position.clone(), u.id));
@@ -854,12 +867,24 @@ impl Scheduler {
     /// known so far; for a maximum, the best found so far). Not final; a
     /// running job's answer can still change. `None` when the job is
     /// finished, unknown, or has no aggregate (cancelled, failed to load).
-    pub fn interim_report(&self, job_id: JobId) -> Option<FamilyReport> {
-        let job = self.jobs.get(&job_id)?;
+    /// Kept until the next merge or cancellation, so that a dashboard
+    /// polling every second does not recompute it under the lock.
+    pub fn interim_report(&mut self, job_id: JobId) -> Option<InterimReport> {
+        let job = self.jobs.get_mut(&job_id)?;
         if job.result.is_some() {
             return None;
         }
-        job.aggregate.as_ref().map(|a| a.report())
+        let agg = job.aggregate.as_ref()?;
+        let key = (job.units_done, job.units_total);
+        if job.interim.as_ref().is_none_or(|(k, _)| *k != key) {
+            let r = agg.report();
+            let report = InterimReport {
+                json: r.json,
+                text: r.text,
+            };
+            job.interim = Some((key, report));
+        }
+        job.interim.as_ref().map(|(_, r)| r.clone())
     }
 
     /// Jobs that ended while nobody reported (e.g. loaded complete).
