@@ -130,6 +130,22 @@ impl Pos {
         best
     }
 
+    /// The canonical key (`key`'s first two parts) of the position after
+    /// the player to move (`p1`) plays `cell`, without making the move.
+    #[inline(always)]
+    pub fn key_after(&self, board: &Board, cell: usize, p1: bool) -> (u64, u64) {
+        let images = &board.cell_images[cell];
+        let mut best = (u64::MAX, u64::MAX);
+        let n = board.symmetries();
+        for ((&i1, &i2), &m) in self.img1[..n].iter().zip(&self.img2[..n]).zip(images) {
+            let (a, b) = if p1 { (i1 | m, i2) } else { (i1, i2 | m) };
+            if a < best.0 || (a == best.0 && b < best.1) {
+                best = (a, b);
+            }
+        }
+        best
+    }
+
     /// The position after the player to move plays `cell` (which must be
     /// empty and not dead for him: the caller handles losing moves).
     #[inline(always)]
@@ -375,6 +391,15 @@ impl<'a, 'c> Solver<'a, 'c> {
                 list.cells[j] as usize
             };
             i += 1;
+            // While `c`'s subtree is searched, the next sibling's bucket can
+            // be on its way from memory.
+            if let Some(list) = &moves {
+                let j = i - usize::from(exclude != 0);
+                if j < list.len && empties > TT_MIN_EMPTY {
+                    let (k1, k2) = pos.key_after(board, list.cells[j] as usize, p1);
+                    self.table.prefetch(k1, k2);
+                }
+            }
             let child = pos.play(board, c, p1);
             let r = if p1_moves(stones + 1, self.double) == p1 {
                 self.search(&child, alpha, beta)
@@ -575,6 +600,14 @@ mod tests {
                         let list = ordered_moves(&board, &pos, p1, 0);
                         let order = list.cells[..list.len].to_vec();
                         assert_eq!(order, plain_order(&board, &pos, p1), "{rows}x{cols}");
+                        for &c in &order {
+                            let k = pos.play(&board, c as usize, p1).key(&board);
+                            assert_eq!(
+                                pos.key_after(&board, c as usize, p1),
+                                (k.0, k.1),
+                                "{rows}x{cols}"
+                            );
+                        }
                         if order.is_empty() {
                             break;
                         }
