@@ -16,6 +16,7 @@ fn params(rows: u32, cols: u32, double: bool) -> SolveParams {
 fn at_depth0(rows: u32, cols: u32, double: bool) -> SolveParams {
     SolveParams {
         depth: Some(0),
+        expect: None,
         ..params(rows, cols, double)
     }
 }
@@ -410,17 +411,44 @@ fn cold_splits_do_not_change_the_answer() {
 /// skipping moot ones) never starves and reaches the right answer.
 #[test]
 fn young_brothers_wait_for_their_elder_sibling() {
+    use orchard_shared::families::hip::solve::Expect;
     use orchard_shared::family::ExploreContext;
     use std::sync::atomic::{AtomicBool, AtomicU64};
-    for (r, c, double, want) in [(4, 5, false, 0), (4, 5, true, 1), (4, 4, false, 0)] {
-        let p = params(r, c, double);
+    // Boards with their winner, without a guess and with one (3x5 double
+    // with a wrong one: it must cost speed only).
+    let cases = [
+        (4, 5, false, 0, None),
+        (4, 5, false, 0, Some(Expect::Draw)),
+        (4, 5, true, 1, None),
+        (4, 5, true, 1, Some(Expect::First)),
+        (4, 4, false, 0, None),
+        (3, 5, true, 1, Some(Expect::Second)),
+    ];
+    for (r, c, double, want, expect) in cases {
+        let mut p = params(r, c, double);
+        p.expect = expect;
         let units = HipSolve::root_units(&p);
         let empty = SolveSummary::default();
         let free: Vec<&SolveUnit> = units
             .iter()
             .filter(|u| !HipSolve::must_wait(&p, &empty, u))
             .collect();
-        assert_eq!(free, vec![&units[0]], "{r}x{c} double={double}");
+        match expect {
+            // No guess: only the first unit in search order runs at first.
+            None => assert_eq!(free, vec![&units[0]], "{r}x{c} double={double}"),
+            // Nobody is expected to win: no unit waits.
+            Some(Expect::Draw) => assert_eq!(free.len(), units.len()),
+            // The first player to move at the root is expected to win (or
+            // lose): the root's children wait for the eldest (or do not).
+            Some(g) => {
+                assert!(free.contains(&&units[0]));
+                let first_level_free = units
+                    .iter()
+                    .filter(|u| u.moves[0] != units[0].moves[0])
+                    .any(|u| free.contains(&u));
+                assert_eq!(first_level_free, g == Expect::Second, "{r}x{c} {g:?}");
+            }
+        }
         let (stop, bound, progress) =
             (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
         let ctx = ExploreContext {
@@ -454,7 +482,7 @@ fn young_brothers_wait_for_their_elder_sibling() {
                 Exploration::Split { .. } => unreachable!("no budget"),
             }
         }
-        let what = format!("{r}x{c} double={double}");
+        let what = format!("{r}x{c} double={double} expect={expect:?}");
         assert_eq!(winner(&p, &total), code(want), "{what}");
         assert!(
             most_free > 1,
@@ -518,6 +546,7 @@ fn moot_units_are_those_a_sibling_decided() {
     // the first unit found winning decides the root and moots the others.
     let p = SolveParams {
         depth: Some(1),
+        expect: None,
         ..params(4, 5, true)
     };
     let units = HipSolve::root_units(&p);
@@ -540,6 +569,7 @@ fn moot_units_are_those_a_sibling_decided() {
     // (they might win).
     let p = SolveParams {
         depth: Some(1),
+        expect: None,
         ..params(4, 5, false)
     };
     let units = HipSolve::root_units(&p);
@@ -569,6 +599,7 @@ fn bad_parameters_and_units_are_rejected() {
     assert_eq!(
         HipSolve::validate(&SolveParams {
             depth: Some(12),
+            expect: None,
             ..params(3, 4, false)
         })
         .unwrap_err()

@@ -69,6 +69,25 @@ pub struct SolveParams {
     /// Stones placed in the root units (default: by board size).
     #[arg(long)]
     pub depth: Option<u32>,
+    /// A guess of the outcome, used only to schedule units: where the
+    /// player to move is expected to lose, sibling units are searched side
+    /// by side instead of one after another. The answer does not depend on
+    /// it; a wrong guess costs speed. Default: no guess.
+    #[arg(long, value_enum)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+}
+
+/// A guessed outcome (see [`SolveParams::expect`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Expect {
+    /// The first player wins.
+    First,
+    /// The second player wins.
+    Second,
+    /// A draw.
+    Draw,
 }
 
 impl SolveParams {
@@ -78,6 +97,7 @@ impl SolveParams {
             cols,
             double,
             depth: None,
+            expect: None,
         }
     }
 
@@ -1163,6 +1183,13 @@ impl SearchFamily for HipSolve {
     /// not yet settled and still relevant. Searched first, that position
     /// may decide its parent and make the unit moot; once it is settled
     /// without doing so, all its younger siblings may run in parallel.
+    /// A unit waits while, at some position on its line, the eldest child
+    /// (in move order) is open and not on the line: if that child wins for
+    /// the player to move there, the unit is moot. With a guess of the
+    /// outcome (`--expect`), only positions whose mover is the guessed
+    /// winner make units wait: where the mover is expected to lose (or, for
+    /// a draw, nobody is expected to win), every child has to be searched
+    /// anyway, so siblings are searched side by side.
     fn must_wait(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
         with_relevance(p, merged, |game, r| {
             if game.replay(&unit.moves).is_err() {
@@ -1172,6 +1199,16 @@ impl SearchFamily for HipSolve {
             let mut pos = Pos::EMPTY;
             for &m in &unit.moves {
                 let p1 = game.p1_to_move(&pos);
+                let mover_expected_to_win = match p.expect {
+                    None => true,
+                    Some(Expect::First) => p1,
+                    Some(Expect::Second) => !p1,
+                    Some(Expect::Draw) => false,
+                };
+                if !mover_expected_to_win {
+                    pos = pos.play(board, m as usize, p1);
+                    continue;
+                }
                 let list = ordered_moves(board, &pos, p1, 0);
                 let child = pos.play(board, m as usize, p1);
                 if list.len > 0 {
