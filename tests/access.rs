@@ -37,17 +37,7 @@ fn one_line_error(out: &Output) -> String {
 }
 
 fn start_coordinator(dir: &TempDir, port: u16, extra: &[&str]) -> Proc {
-    let db = dir.path("coord.db");
-    let listen = format!("127.0.0.1:{port}");
-    let mut args = vec![
-        "coordinator",
-        "--listen",
-        &listen,
-        "--db",
-        db.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    Proc::spawn(&args, &dir.path("coordinator.log"))
+    common::start_coordinator_with(dir, port, extra)
 }
 
 /// A coordinator without access control, answering on `url`, and a runtime

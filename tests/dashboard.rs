@@ -22,23 +22,11 @@ struct Cluster {
 
 /// A coordinator on `port` with its HTTP side on `http_port`, up.
 fn start_coordinator(dir: &TempDir, port: u16, http_port: u16, extra: &[&str]) -> Proc {
-    let db = dir.path("coord.db");
-    let (listen, http) = (
-        format!("127.0.0.1:{port}"),
-        format!("127.0.0.1:{http_port}"),
-    );
-    let mut args = vec![
-        "coordinator",
-        "--listen",
-        &listen,
-        "--db",
-        db.to_str().unwrap(),
-        "--http",
-        &http,
-    ];
+    let http = format!("127.0.0.1:{http_port}");
+    let mut args = vec!["--http", &http];
     args.extend_from_slice(extra);
-    let coord = Proc::spawn(&args, &dir.path("coordinator.log"));
-    wait_coordinator(&format!("http://{listen}"), Duration::from_secs(20));
+    let coord = common::start_coordinator_with(dir, port, &args);
+    wait_coordinator(&format!("http://127.0.0.1:{port}"), Duration::from_secs(20));
     coord
 }
 

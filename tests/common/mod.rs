@@ -225,3 +225,20 @@ pub fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
         &dir.path(&format!("{name}.log")),
     )
 }
+
+/// A coordinator on 127.0.0.1:`port` with its database `coord.db` in `dir`,
+/// logging to `coordinator.log`, with `extra` flags. Not waited for.
+#[allow(dead_code)] // not every test file starts its coordinator this way
+pub fn start_coordinator_with(dir: &TempDir, port: u16, extra: &[&str]) -> Proc {
+    let db = dir.path("coord.db");
+    let listen = format!("127.0.0.1:{port}");
+    let mut args = vec![
+        "coordinator",
+        "--listen",
+        &listen,
+        "--db",
+        db.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    Proc::spawn(&args, &dir.path("coordinator.log"))
+}
