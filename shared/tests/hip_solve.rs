@@ -695,3 +695,34 @@ fn runs_through_the_registry() {
         .to_string()
         .contains("--rows"));
 }
+
+/// The answer so far names the replies settled under an opening that is not
+/// decided yet (the progress of a long search), and nothing when none is.
+#[test]
+fn the_answer_so_far_lists_settled_replies() {
+    let p = params(4, 5, false);
+    let units = HipSolve::root_units(&p);
+    assert_eq!(
+        units[0].moves.len(),
+        2,
+        "root units are an opening and a reply"
+    );
+    let none = HipSolve::report(&p, &SolveSummary::default()).text;
+    assert!(
+        none.iter().all(|l| !l.contains("replies settled")),
+        "{none:?}"
+    );
+    let first = explore_all::<HipSolve>(&p, vec![units[0].clone()], u64::MAX).unwrap();
+    let text = HipSolve::report(&p, &first).text;
+    let with_replies: Vec<&String> = text
+        .iter()
+        .filter(|l| l.contains("; replies settled: "))
+        .collect();
+    assert_eq!(with_replies.len(), 1, "{text:?}");
+    // 4x5 is a draw: the first reply searched does not refute its opening,
+    // which is left open ("first does not win") with that reply a draw.
+    assert!(
+        with_replies[0].contains("first player does not win") && with_replies[0].ends_with(" draw"),
+        "{text:?}"
+    );
+}

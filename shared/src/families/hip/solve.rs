@@ -706,6 +706,18 @@ fn value_words(lo: i8, hi: i8) -> &'static str {
     }
 }
 
+/// A value interval (the first player's) in a few words.
+fn interval_words(lo: i8, hi: i8) -> &'static str {
+    match (lo, hi) {
+        (1, 1) => "first wins",
+        (0, 0) => "draw",
+        (-1, -1) => "second wins",
+        (-1, 0) => "first does not win",
+        (0, 1) => "second does not win",
+        _ => "unknown",
+    }
+}
+
 impl HipSolve {
     /// A principal variation after solving `pos` (whose value for the mover
     /// is `v`): at each step the first move, in search order, that keeps the
@@ -1052,11 +1064,32 @@ impl SearchFamily for HipSolve {
                 }
                 seen.push(k);
                 let (clo, chi, _) = e.eval(&cp);
-                opening_lines.push(format!(
-                    "opening {}: {}",
-                    board.cell_name(c),
-                    value_words(clo, chi)
-                ));
+                let mut line = format!("opening {}: {}", board.cell_name(c), value_words(clo, chi));
+                if clo < chi {
+                    // Progress of a long search: the replies settled so far.
+                    let mut settled = Vec::new();
+                    let mut seen_replies = Vec::new();
+                    for (rc, reply) in game.children(&cp) {
+                        let Child::Pos(rp) = reply else { continue };
+                        let rk = game.key(&rp).0;
+                        if game.full(&rp) || seen_replies.contains(&rk) {
+                            continue;
+                        }
+                        seen_replies.push(rk);
+                        let (rlo, rhi, _) = e.eval(&rp);
+                        if (rlo, rhi) != (-1, 1) {
+                            settled.push(format!(
+                                "{} {}",
+                                board.cell_name(rc),
+                                interval_words(rlo, rhi)
+                            ));
+                        }
+                    }
+                    if !settled.is_empty() {
+                        line.push_str(&format!("; replies settled: {}", settled.join(", ")));
+                    }
+                }
+                opening_lines.push(line);
                 openings.push(serde_json::json!({
                     "cell": board.cell_name(c),
                     "winner": describe(clo, chi),
