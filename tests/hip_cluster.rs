@@ -608,6 +608,17 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
         )
         .unwrap();
     }
+    // While another coordinator holds the database, it is refused and left
+    // at version 1 (the schema changes only under the lock).
+    {
+        let held = std::fs::File::open(&db).unwrap();
+        held.lock().unwrap();
+        let out = run(&args);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("in use by another orchard coordinator"), "{err}");
+        assert_eq!(version(&db), 1);
+    }
     let json = run_json(&args);
     assert_eq!(json["resumed"], true, "{json}");
     assert_eq!(json["winner"], 0, "4x5 is a draw: {json}");

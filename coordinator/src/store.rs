@@ -187,7 +187,10 @@ fn to_u64(v: i64) -> u64 {
 
 /// Opens (or creates) the database at `path`, refusing foreign or corrupt
 /// files before writing anything.
-fn open_connection(path: &Path) -> Result<Connection, StoreError> {
+/// Opens (creating if empty) and checks a database. `Some(version)`: an
+/// older schema that [`migrate`] must bring up to date, which the caller
+/// does only once it holds the database's lock.
+fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError> {
     let foreign = |reason: String| StoreError::Foreign {
         path: path.to_path_buf(),
         reason,
@@ -250,11 +253,8 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
         return Err(foreign(format!("application_id is {app_id:#x}")));
     } else if version == 1 {
         conn.execute_batch("PRAGMA journal_mode = WAL;")?;
-        migrate(&conn, version)?;
-        tracing::info!(
-            path = %path.display(),
-            "database schema migrated from version {version} to {SCHEMA_VERSION}"
-        );
+        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+        return Ok((conn, Some(version)));
     } else if version != SCHEMA_VERSION {
         return Err(StoreError::Version {
             path: path.to_path_buf(),
@@ -264,7 +264,7 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
         conn.execute_batch("PRAGMA journal_mode = WAL;")?;
     }
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
-    Ok(conn)
+    Ok((conn, None))
 }
 
 /// Brings a database of an older schema version up to [`SCHEMA_VERSION`], in
@@ -293,7 +293,7 @@ impl Store {
     /// Opens the database and loads the state of every job. Starts the
     /// writer thread.
     pub fn open(path: &Path) -> Result<(Store, Loaded), StoreError> {
-        let conn = open_connection(path)?;
+        let (conn, old_version) = open_connection(path)?;
         // Two coordinators on one database would hand out the same units
         // under different ids: hold an exclusive advisory lock (flock, which
         // does not interfere with SQLite's own fcntl locks) for as long as
@@ -313,6 +313,15 @@ impl Store {
                     source,
                 })
             }
+        }
+        // Only the holder of the lock changes the schema (not a second
+        // coordinator about to be refused, under a running one's feet).
+        if let Some(from) = old_version {
+            migrate(&conn, from)?;
+            tracing::info!(
+                path = %path.display(),
+                "database schema migrated from version {from} to {SCHEMA_VERSION}"
+            );
         }
         let loaded = load(&conn)?;
         let (tx, rx) = mpsc::channel::<Batch>();
