@@ -616,7 +616,10 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
         let out = run(&args);
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("in use by another orchard coordinator"), "{err}");
+        assert!(
+            err.contains("in use by another orchard coordinator"),
+            "{err}"
+        );
         assert_eq!(version(&db), 1);
     }
     let json = run_json(&args);
