@@ -186,10 +186,9 @@ fn to_u64(v: i64) -> u64 {
 }
 
 /// Opens (or creates) the database at `path`, refusing foreign or corrupt
-/// files before writing anything.
-/// Opens (creating if empty) and checks a database. `Some(version)`: an
-/// older schema that [`migrate`] must bring up to date, which the caller
-/// does only once it holds the database's lock.
+/// files before writing anything. `Some(version)`: an older schema that
+/// [`migrate`] must bring up to date, which the caller does only once it
+/// holds the database's lock.
 fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError> {
     let foreign = |reason: String| StoreError::Foreign {
         path: path.to_path_buf(),
@@ -251,11 +250,7 @@ fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError>
         ))?;
     } else if app_id != APPLICATION_ID {
         return Err(foreign(format!("application_id is {app_id:#x}")));
-    } else if version == 1 {
-        conn.execute_batch("PRAGMA journal_mode = WAL;")?;
-        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
-        return Ok((conn, Some(version)));
-    } else if version != SCHEMA_VERSION {
+    } else if version != SCHEMA_VERSION && version != 1 {
         return Err(StoreError::Version {
             path: path.to_path_buf(),
             found: version,
@@ -264,7 +259,8 @@ fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError>
         conn.execute_batch("PRAGMA journal_mode = WAL;")?;
     }
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
-    Ok((conn, None))
+    let old_version = (app_id == APPLICATION_ID && version < SCHEMA_VERSION).then_some(version);
+    Ok((conn, old_version))
 }
 
 /// Brings a database of an older schema version up to [`SCHEMA_VERSION`], in

@@ -706,18 +706,6 @@ fn value_words(lo: i8, hi: i8) -> &'static str {
     }
 }
 
-/// A value interval (the first player's) in a few words.
-fn interval_words(lo: i8, hi: i8) -> &'static str {
-    match (lo, hi) {
-        (1, 1) => "first wins",
-        (0, 0) => "draw",
-        (-1, -1) => "second wins",
-        (-1, 0) => "first does not win",
-        (0, 1) => "second does not win",
-        _ => "unknown",
-    }
-}
-
 impl HipSolve {
     /// A principal variation after solving `pos` (whose value for the mover
     /// is `v`): at each step the first move, in search order, that keeps the
@@ -1081,7 +1069,7 @@ impl SearchFamily for HipSolve {
                             settled.push(format!(
                                 "{} {}",
                                 board.cell_name(rc),
-                                interval_words(rlo, rhi)
+                                value_words(rlo, rhi)
                             ));
                         }
                     }
@@ -1216,13 +1204,10 @@ impl SearchFamily for HipSolve {
     /// not yet settled and still relevant. Searched first, that position
     /// may decide its parent and make the unit moot; once it is settled
     /// without doing so, all its younger siblings may run in parallel.
-    /// A unit waits while, at some position on its line, the eldest child
-    /// (in move order) is open and not on the line: if that child wins for
-    /// the player to move there, the unit is moot. With a guess of the
-    /// outcome (`--expect`), only positions whose mover is the guessed
-    /// winner make units wait: where the mover is expected to lose (or, for
-    /// a draw, nobody is expected to win), every child has to be searched
-    /// anyway, so siblings are searched side by side.
+    /// With a guess of the outcome (`--expect`), only positions whose mover
+    /// is the guessed winner make units wait: where the mover is expected to
+    /// lose (or, for a draw, nobody is expected to win), every child has to
+    /// be searched anyway, so siblings are searched side by side.
     fn must_wait(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
         with_relevance(p, merged, |game, r| {
             if game.replay(&unit.moves).is_err() {
