@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{run_json, wait_coordinator, wait_status, Proc, TempDir};
+use common::{http_get, run_json, wait_coordinator, wait_status, Proc, TempDir};
 use orchard_shared::families::hc::{digits, HararyColumns, HcParams, RgsPrefix, Variant};
 use orchard_shared::family::explore_all;
 
@@ -63,20 +63,38 @@ fn assert_same_answer(result: &serde_json::Value) {
 fn start_coordinator(dir: &TempDir, port: u16, log: &str) -> Proc {
     let db = dir.path("coord.db");
     let listen = format!("127.0.0.1:{port}");
-    Proc::spawn(
-        &[
-            "coordinator",
-            "--listen",
-            &listen,
-            "--db",
-            db.to_str().unwrap(),
-            "--lease-ttl",
-            "2",
-            "--unit-budget",
-            "3000000",
-        ],
-        &dir.path(log),
-    )
+    let mut args = vec![
+        "coordinator",
+        "--listen",
+        &listen,
+        "--db",
+        db.to_str().unwrap(),
+    ];
+    args.extend_from_slice(&COORDINATOR_FLAGS);
+    Proc::spawn(&args, &dir.path(log))
+}
+
+/// A two-second lease, so that a frozen worker's unit expires quickly.
+const COORDINATOR_FLAGS: [&str; 4] = ["--lease-ttl", "2", "--unit-budget", "3000000"];
+
+/// The same coordinator (logging to `coordinator.log`) with `extra` flags.
+fn start_coordinator_with(dir: &TempDir, port: u16, extra: &[&str]) -> Proc {
+    let mut flags = COORDINATOR_FLAGS.to_vec();
+    flags.extend_from_slice(extra);
+    common::start_coordinator_with(dir, port, &flags)
+}
+
+/// How many units the coordinator says the worker named "victim" holds,
+/// from the dashboard's API.
+fn victim_units(http: &str) -> u64 {
+    let api: serde_json::Value =
+        serde_json::from_str(&http_get(&format!("http://{http}/api/jobs"))).unwrap();
+    api["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["hostname"] == "victim")
+        .map_or(0, |w| w["units"].as_u64().unwrap())
 }
 
 fn submit(url: &str) -> u64 {
@@ -136,29 +154,39 @@ fn done_units(db: &Path) -> HashMap<i64, (i64, Vec<u8>)> {
 fn a_worker_killed_mid_job_loses_nothing() {
     let dir = TempDir::new("killworker");
     let port = common::free_port();
+    let http_port = common::free_port();
     let url = format!("http://127.0.0.1:{port}");
-    let _coord = start_coordinator(&dir, port, "coordinator.log");
+    let http = format!("127.0.0.1:{http_port}");
+    let _coord = start_coordinator_with(&dir, port, &["--http", &http]);
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit(&url);
     let mut victim = common::start_worker(&dir, &url, "victim");
     let _survivor = common::start_worker(&dir, &url, "survivor");
     let _third = common::start_worker(&dir, &url, "third");
-    // Let the victim get going, then kill it while it holds a lease, so that
-    // its unit must expire and be leased again. A kill between two of its
-    // units would leave nothing to re-lease, so the victim is frozen first
-    // (SIGSTOP) and killed once one of its leases has expired and the unit
-    // has gone to another worker; if it held none, it is thawed and frozen
-    // again a little later.
+    // Kill the victim while it holds a lease, so that its unit must expire
+    // and be leased again. A kill between two of its units would leave
+    // nothing to re-lease, so the victim is frozen (SIGSTOP) once the
+    // coordinator says it holds a unit, and killed once a lease has expired
+    // and its unit has gone to another worker; if it had reported its unit
+    // just before it froze, it is thawed and frozen again.
     let db = dir.path("coord.db");
+    wait_status(&url, job, Duration::from_secs(120), |s| {
+        s["units_done"].as_u64().unwrap() >= 20
+    });
     let mut attempts = 0;
     loop {
-        wait_status(&url, job, Duration::from_secs(120), |s| {
-            s["units_done"].as_u64().unwrap() >= 20 && s["units_running"] == 3
-        });
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while victim_units(&http) == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the victim never held a unit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let before = releases(&db);
         victim.signal("STOP");
         // The lease TTL is 2 s.
-        let deadline = std::time::Instant::now() + Duration::from_secs(6);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
         let mut released = false;
         while !released && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(200));
@@ -169,8 +197,13 @@ fn a_worker_killed_mid_job_loses_nothing() {
             break;
         }
         victim.signal("CONT");
+        let s = common::status(&url, job).unwrap();
+        assert_eq!(s["state"], "running", "the job ended before the kill: {s}");
         attempts += 1;
-        assert!(attempts < 10, "the victim never held a lease when frozen");
+        assert!(
+            attempts < 10,
+            "the victim's lease never went to another worker"
+        );
     }
     let s = wait_status(&url, job, Duration::from_secs(600), |s| {
         s["state"] == "done"

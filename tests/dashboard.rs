@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{free_port, run_json, wait_coordinator, wait_status, Proc, TempDir};
+use common::{free_port, http_get, run_json, wait_coordinator, wait_status, Proc, TempDir};
 
 /// A coordinator with `--http`, one worker, and a finished h(3) job.
 struct Cluster {
@@ -73,46 +73,6 @@ fn cluster(tag: &str) -> Cluster {
     }
 }
 
-/// GET over plain HTTP/1.1 with std only (no client dependency needed).
-fn get(url: &str) -> String {
-    use std::io::{Read, Write};
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest
-        .split_once('/')
-        .map(|(h, p)| (h, format!("/{p}")))
-        .unwrap_or((rest, "/".into()));
-    let mut s = std::net::TcpStream::connect(host).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    let (head, body) = out.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{url}: {head}");
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        // De-chunk.
-        let mut body = body;
-        let mut plain = String::new();
-        loop {
-            let (size, rest) = body.split_once("\r\n").unwrap();
-            let n = usize::from_str_radix(size.trim(), 16).unwrap();
-            if n == 0 {
-                break;
-            }
-            plain.push_str(&rest[..n]);
-            body = &rest[n + 2..];
-        }
-        plain
-    } else {
-        body.to_string()
-    }
-}
-
 fn metric(body: &str, line_prefix: &str) -> f64 {
     body.lines()
         .find(|l| l.starts_with(line_prefix))
@@ -128,11 +88,11 @@ fn metric(body: &str, line_prefix: &str) -> f64 {
 fn metrics_match_the_api() {
     let c = cluster("metrics");
     let api: serde_json::Value =
-        serde_json::from_str(&get(&format!("{}/api/jobs", c.http))).unwrap();
+        serde_json::from_str(&http_get(&format!("{}/api/jobs", c.http))).unwrap();
     let job = &api["jobs"][0];
     assert_eq!(job["state"], "done");
     assert_eq!(job["result"]["result"]["h"], 24);
-    let m = get(&format!("{}/metrics", c.http));
+    let m = http_get(&format!("{}/metrics", c.http));
     assert!(m.contains("# TYPE orchard_units gauge"));
     assert_eq!(
         metric(&m, r#"orchard_units{job="1",family="hc",state="done"}"#),
@@ -149,7 +109,7 @@ fn metrics_match_the_api() {
     assert_eq!(metric(&m, "orchard_workers_live"), 1.0);
     assert!(metric(&m, "orchard_reports_total") >= 1.0);
     let tree: serde_json::Value =
-        serde_json::from_str(&get(&format!("{}/api/jobs/1/tree", c.http))).unwrap();
+        serde_json::from_str(&http_get(&format!("{}/api/jobs/1/tree", c.http))).unwrap();
     let done: u64 = tree["cells"]
         .as_array()
         .unwrap()
@@ -162,7 +122,7 @@ fn metrics_match_the_api() {
         "every resolved unit is in the tree picture"
     );
     // The worker's own metrics: it explored the whole (single-unit) job.
-    let w = get(&c.worker_metrics);
+    let w = http_get(&c.worker_metrics);
     assert_eq!(metric(&w, "orchard_worker_units_reported_total"), 1.0);
     assert_eq!(
         metric(&w, "orchard_worker_nodes_total"),
@@ -225,7 +185,7 @@ fn dashboard_in_headless_chromium_shows_what_the_api_says() {
         "the page loaded its data: {dom}"
     );
     let api: serde_json::Value =
-        serde_json::from_str(&get(&format!("{}/api/jobs", c.http))).unwrap();
+        serde_json::from_str(&http_get(&format!("{}/api/jobs", c.http))).unwrap();
     let job = &api["jobs"][0];
     let row = format!(
         r#"data-job="1" data-state="done" data-nodes="{}""#,
@@ -310,7 +270,8 @@ fn a_running_job_shows_its_answer_so_far() {
         "--json",
     ]);
     assert_eq!(job["job_id"], 1);
-    let api: serde_json::Value = serde_json::from_str(&get(&format!("{http}/api/jobs"))).unwrap();
+    let api: serde_json::Value =
+        serde_json::from_str(&http_get(&format!("{http}/api/jobs"))).unwrap();
     let j = &api["jobs"][0];
     assert_eq!(j["state"], "running");
     assert!(j["result"].is_null(), "{j}");
@@ -322,7 +283,7 @@ fn a_running_job_shows_its_answer_so_far() {
     );
     assert_eq!(text[1], "opening a1: unknown");
     assert_eq!(j["nodes_discarded"], 0);
-    let m = get(&format!("{http}/metrics"));
+    let m = http_get(&format!("{http}/metrics"));
     assert_eq!(
         metric(
             &m,

@@ -51,6 +51,12 @@ impl Shared {
         dir: &std::path::Path,
     ) -> Option<String> {
         let path = dir.join(format!("job-{job_id}-{family}.units.tsv"));
+        // Units cancelled by the job's last report were only enqueued; the
+        // ledger is read on another connection and must see them.
+        if let Err(e) = self.store.flush().await {
+            tracing::warn!(job = job_id, "could not write {}: {e}", path.display());
+            return None;
+        }
         let (store, target) = (self.store.clone(), path.clone());
         let written = tokio::task::spawn_blocking(move || -> Result<(), String> {
             let rows = store.unit_ledger(job_id).map_err(|e| e.to_string())?;

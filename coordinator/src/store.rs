@@ -393,6 +393,13 @@ impl Store {
     pub fn enqueue(&self, writes: Vec<Write>) {
         let _ = self.tx.send(Batch { writes, done: None });
     }
+
+    /// Waits until every write sent before this call has committed (the
+    /// writer applies batches in the order they were sent), so that a read
+    /// on another connection, such as [`Store::unit_ledger`], sees them.
+    pub async fn flush(&self) -> Result<(), StoreError> {
+        self.commit(Vec::new()).await
+    }
 }
 
 fn load(conn: &Connection) -> Result<Loaded, StoreError> {

@@ -242,3 +242,45 @@ pub fn start_coordinator_with(dir: &TempDir, port: u16, extra: &[&str]) -> Proc 
     args.extend_from_slice(extra);
     Proc::spawn(&args, &dir.path("coordinator.log"))
 }
+
+/// GET over plain HTTP/1.1 with std only (no client dependency needed);
+/// panics unless the answer is 200. Returns the body.
+#[allow(dead_code)] // not every test file reads the dashboard
+pub fn http_get(url: &str) -> String {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest
+        .split_once('/')
+        .map(|(h, p)| (h, format!("/{p}")))
+        .unwrap_or((rest, "/".into()));
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let (head, body) = out.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{url}: {head}");
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        // De-chunk.
+        let mut body = body;
+        let mut plain = String::new();
+        loop {
+            let (size, rest) = body.split_once("\r\n").unwrap();
+            let n = usize::from_str_radix(size.trim(), 16).unwrap();
+            if n == 0 {
+                break;
+            }
+            plain.push_str(&rest[..n]);
+            body = &rest[n + 2..];
+        }
+        plain
+    } else {
+        body.to_string()
+    }
+}
