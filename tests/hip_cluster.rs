@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::{run, run_json, wait_coordinator, wait_status, Proc, TempDir};
+use common::{http_get, run, run_json, wait_coordinator, wait_status, Proc, TempDir};
 use orchard_shared::families::hip::solve::explore_pruned;
 use orchard_shared::families::hip::{reference, HipSolve, SolveParams};
 use orchard_shared::family::SearchFamily;
@@ -150,22 +150,25 @@ fn assert_same_answer(result: &serde_json::Value) {
 }
 
 fn start_coordinator(dir: &TempDir, port: u16, log: &str) -> Proc {
+    start_coordinator_with(dir, port, log, &[])
+}
+
+fn start_coordinator_with(dir: &TempDir, port: u16, log: &str, extra: &[&str]) -> Proc {
     let db = dir.path("coord.db");
     let listen = format!("127.0.0.1:{port}");
-    Proc::spawn(
-        &[
-            "coordinator",
-            "--listen",
-            &listen,
-            "--db",
-            db.to_str().unwrap(),
-            "--lease-ttl",
-            "2",
-            "--unit-budget",
-            UNIT_BUDGET,
-        ],
-        &dir.path(log),
-    )
+    let mut args = vec![
+        "coordinator",
+        "--listen",
+        &listen,
+        "--db",
+        db.to_str().unwrap(),
+        "--lease-ttl",
+        "2",
+        "--unit-budget",
+        UNIT_BUDGET,
+    ];
+    args.extend_from_slice(extra);
+    Proc::spawn(&args, &dir.path(log))
 }
 
 fn submit(url: &str) -> u64 {
@@ -341,13 +344,34 @@ fn a_hip_solve_coordinator_killed_mid_job_resumes_from_its_database() {
         .map(|(&id, _)| id)
         .collect();
     assert!(!done_before.is_empty());
+    let cancelled_before = before.values().filter(|u| u.0 == "cancelled").count();
 
     // Same database, same address: the workers reconnect by themselves.
-    let _coord2 = start_coordinator(&dir, port, "coordinator-2.log");
-    wait_status(&url, job, Duration::from_secs(300), |s| {
+    let http = format!("127.0.0.1:{}", common::free_port());
+    let _coord2 = start_coordinator_with(&dir, port, "coordinator-2.log", &["--http", &http]);
+    let s = wait_status(&url, job, Duration::from_secs(300), |s| {
         s["state"] == "done"
     });
     assert_same_answer(&results(&url, job));
+    // The dashboard's picture of the tree counts every unit resolved,
+    // before the restart too (cancelled ones are not loaded as units).
+    let tree: serde_json::Value =
+        serde_json::from_str(&http_get(&format!("http://{http}/api/jobs/{job}/tree"))).unwrap();
+    let drawn: u64 = tree["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["done"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        drawn,
+        s["units_done"].as_u64().unwrap(),
+        "units drawn in the tree against units resolved"
+    );
+    assert!(
+        cancelled_before > 0,
+        "units were cancelled before the kill, so the tree check above means something"
+    );
 
     // Nothing completed before the kill was run again.
     let after = units(&db);

@@ -321,9 +321,6 @@ impl Scheduler {
                         job.has_moot_units = p.has_moot_units();
                         job.aggregate = Some(p.new_aggregate());
                         job.prepared = Some(p);
-                        // Cancelled units are over and not loaded as rows.
-                        job.units_total = row.cancelled_units;
-                        job.units_done = row.cancelled_units;
                     }
                     Err(e) => {
                         job.state = JobState::Failed;
@@ -332,6 +329,13 @@ impl Scheduler {
                 }
             }
             s.jobs.insert(job.id, job);
+        }
+        // Cancelled units are over: counted, and drawn in the tree.
+        for (job_id, position) in loaded.cancelled {
+            if let Some(job) = s.jobs.get_mut(&job_id).filter(|j| j.aggregate.is_some()) {
+                job.units_total += 1;
+                job.resolved(&position);
+            }
         }
         for u in loaded.units {
             let Some(job) = s.jobs.get_mut(&u.job_id) else {

@@ -66,8 +66,6 @@ pub struct JobRow {
     pub result_json: Option<String>,
     pub results_file: Option<String>,
     pub error: Option<String>,
-    /// Units cancelled as moot (not loaded as rows: they are over).
-    pub cancelled_units: u64,
     /// Nodes that cancelled units had searched before they were cancelled.
     pub discarded_nodes: u64,
 }
@@ -282,6 +280,9 @@ pub struct Loaded {
     pub jobs: Vec<JobRow>,
     /// Units of unfinished jobs (pending, and done with their summaries).
     pub units: Vec<UnitRow>,
+    /// (job, position) of every unit of an unfinished job that was
+    /// cancelled as moot: over, but counted among the job's units.
+    pub cancelled: Vec<(JobId, Vec<u8>)>,
     pub max_unit_id: UnitId,
 }
 
@@ -406,7 +407,6 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     let mut jobs = Vec::new();
     let mut stmt = conn.prepare(
         "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error,
-                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state = 'cancelled'),
                 (SELECT coalesce(sum(u.discarded_nodes), 0) FROM units u WHERE u.job_id = jobs.id)
          FROM jobs ORDER BY id",
     )?;
@@ -422,8 +422,7 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             result_json: r.get(7)?,
             results_file: r.get(8)?,
             error: r.get(9)?,
-            cancelled_units: to_u64(r.get(10)?),
-            discarded_nodes: to_u64(r.get(11)?),
+            discarded_nodes: to_u64(r.get(10)?),
         })
     })?;
     for row in rows {
@@ -469,6 +468,13 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             summary,
         });
     }
+    let mut stmt = conn.prepare(
+        "SELECT u.job_id, u.position FROM units u JOIN jobs j ON j.id = u.job_id
+         WHERE j.state = 'running' AND u.state = 'cancelled'",
+    )?;
+    let cancelled = stmt
+        .query_map([], |r| Ok((to_u64(r.get(0)?), r.get(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
     let max_unit_id: Option<i64> = conn
         .query_row("SELECT max(id) FROM units", [], |r| r.get(0))
         .optional()?
@@ -476,6 +482,7 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     Ok(Loaded {
         jobs,
         units,
+        cancelled,
         max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
     })
 }
