@@ -65,7 +65,7 @@ fn main() {
         println!("{line}");
     }
     println!(
-        "{secs:.2} s, {:.3e} nodes/s on one core",
+        "{nodes} nodes, {secs:.2} s, {:.3e} nodes/s on one core",
         nodes as f64 / secs
     );
 }

@@ -32,6 +32,10 @@ const POLL_INTERVAL: u64 = 1 << 14;
 /// (they are cheaper to search than to canonicalise).
 const TT_MIN_EMPTY: u32 = 4;
 
+/// Positions with at least this many empty cells look up all their children
+/// in the table before searching any (see [`Solver::etc`]).
+const ETC_MIN_EMPTY: u32 = 8;
+
 /// Move-ordering penalties, tuned on 4x4 to 4x6 boards (node counts halve to
 /// tenth against no ordering): a new dead cell of mine, obstructing one or two
 /// opponent stones, spending my reserve, extending a partial square of mine,
@@ -289,6 +293,30 @@ impl<'a, 'c> Solver<'a, 'c> {
         }
     }
 
+    /// Enhanced transposition cutoff: a move whose resulting position the
+    /// table already knows to be worth at least `beta` to the player to move
+    /// (`p1`), with its value, found by probing every child before searching
+    /// any. In a placement game most positions are reached by many move
+    /// orders, so a sibling's subtree has often settled one of them.
+    fn etc(&self, pos: &Pos, p1: bool, list: &Moves, beta: i8) -> Option<(i8, u8)> {
+        // All the buckets are requested before any is read, so that the
+        // cache misses overlap instead of queueing.
+        let mut keys = [(0u64, 0u64); 64];
+        for (k, &c) in keys.iter_mut().zip(&list.cells[..list.len]) {
+            *k = pos.key_after(self.board, c as usize, p1);
+            self.table.prefetch(k.0, k.1);
+        }
+        for (&(k1, k2), &c) in keys.iter().zip(&list.cells[..list.len]) {
+            if let Some((lo, hi, _)) = self.table.probe(k1, k2) {
+                let v = if p1 { lo } else { -hi };
+                if v >= beta {
+                    return Some((v, c));
+                }
+            }
+        }
+        None
+    }
+
     /// The value of `pos` for the player to move, searched in the window
     /// `(alpha, beta)` (fail-soft: a result `<= alpha` is an upper bound, `>=
     /// beta` a lower bound). `None`: aborted.
@@ -383,7 +411,18 @@ impl<'a, 'c> Solver<'a, 'c> {
             let c = if exclude != 0 && i == 0 {
                 first[0] as usize
             } else {
-                let list = moves.get_or_insert_with(|| self.moves(pos, p1, exclude));
+                if moves.is_none() {
+                    let list = self.moves(pos, p1, exclude);
+                    if empties >= ETC_MIN_EMPTY {
+                        if let Some((v, c)) = self.etc(pos, p1, &list, beta) {
+                            best = v;
+                            best_move = c;
+                            break;
+                        }
+                    }
+                    moves = Some(list);
+                }
+                let list = moves.as_ref().expect("just computed");
                 let j = i - usize::from(exclude != 0);
                 if j >= list.len {
                     break;
