@@ -61,17 +61,7 @@ fn assert_same_answer(result: &serde_json::Value) {
 }
 
 fn start_coordinator(dir: &TempDir, port: u16, log: &str) -> Proc {
-    let db = dir.path("coord.db");
-    let listen = format!("127.0.0.1:{port}");
-    let mut args = vec![
-        "coordinator",
-        "--listen",
-        &listen,
-        "--db",
-        db.to_str().unwrap(),
-    ];
-    args.extend_from_slice(&COORDINATOR_FLAGS);
-    Proc::spawn(&args, &dir.path(log))
+    common::start_coordinator_logging_to(dir, port, log, &COORDINATOR_FLAGS)
 }
 
 /// A two-second lease, so that a frozen worker's unit expires quickly.

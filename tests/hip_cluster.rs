@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::{http_get, run, run_json, wait_coordinator, wait_status, Proc, TempDir};
+use common::{run, run_json, wait_coordinator, wait_status, Proc, TempDir};
 use orchard_shared::families::hip::solve::explore_pruned;
 use orchard_shared::families::hip::{reference, HipSolve, SolveParams};
 use orchard_shared::family::SearchFamily;
@@ -154,21 +154,9 @@ fn start_coordinator(dir: &TempDir, port: u16, log: &str) -> Proc {
 }
 
 fn start_coordinator_with(dir: &TempDir, port: u16, log: &str, extra: &[&str]) -> Proc {
-    let db = dir.path("coord.db");
-    let listen = format!("127.0.0.1:{port}");
-    let mut args = vec![
-        "coordinator",
-        "--listen",
-        &listen,
-        "--db",
-        db.to_str().unwrap(),
-        "--lease-ttl",
-        "2",
-        "--unit-budget",
-        UNIT_BUDGET,
-    ];
-    args.extend_from_slice(extra);
-    Proc::spawn(&args, &dir.path(log))
+    let mut flags = vec!["--lease-ttl", "2", "--unit-budget", UNIT_BUDGET];
+    flags.extend_from_slice(extra);
+    common::start_coordinator_logging_to(dir, port, log, &flags)
 }
 
 fn submit(url: &str) -> u64 {
@@ -355,16 +343,8 @@ fn a_hip_solve_coordinator_killed_mid_job_resumes_from_its_database() {
     assert_same_answer(&results(&url, job));
     // The dashboard's picture of the tree counts every unit resolved,
     // before the restart too (cancelled ones are not loaded as units).
-    let tree: serde_json::Value =
-        serde_json::from_str(&http_get(&format!("http://{http}/api/jobs/{job}/tree"))).unwrap();
-    let drawn: u64 = tree["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["done"].as_u64().unwrap())
-        .sum();
     assert_eq!(
-        drawn,
+        common::units_drawn_in_tree(&format!("http://{http}"), job),
         s["units_done"].as_u64().unwrap(),
         "units drawn in the tree against units resolved"
     );

@@ -230,6 +230,13 @@ pub fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
 /// logging to `coordinator.log`, with `extra` flags. Not waited for.
 #[allow(dead_code)] // not every test file starts its coordinator this way
 pub fn start_coordinator_with(dir: &TempDir, port: u16, extra: &[&str]) -> Proc {
+    start_coordinator_logging_to(dir, port, "coordinator.log", extra)
+}
+
+/// [`start_coordinator_with`], logging to `log` in `dir` (a test that
+/// restarts its coordinator keeps each life's log).
+#[allow(dead_code)] // not every test file starts its coordinator this way
+pub fn start_coordinator_logging_to(dir: &TempDir, port: u16, log: &str, extra: &[&str]) -> Proc {
     let db = dir.path("coord.db");
     let listen = format!("127.0.0.1:{port}");
     let mut args = vec![
@@ -240,7 +247,7 @@ pub fn start_coordinator_with(dir: &TempDir, port: u16, extra: &[&str]) -> Proc 
         db.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    Proc::spawn(&args, &dir.path("coordinator.log"))
+    Proc::spawn(&args, &dir.path(log))
 }
 
 /// GET over plain HTTP/1.1 with std only (no client dependency needed);
@@ -283,4 +290,19 @@ pub fn http_get(url: &str) -> String {
     } else {
         body.to_string()
     }
+}
+
+/// How many resolved (done or cancelled) units the dashboard's picture of
+/// job `job`'s tree draws, from the coordinator's HTTP address `http`
+/// (`http://host:port`).
+#[allow(dead_code)] // not every test file reads the dashboard
+pub fn units_drawn_in_tree(http: &str, job: u64) -> u64 {
+    let tree: serde_json::Value =
+        serde_json::from_str(&http_get(&format!("{http}/api/jobs/{job}/tree"))).unwrap();
+    tree["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["done"].as_u64().unwrap())
+        .sum()
 }
