@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{http_get, run_json, wait_coordinator, wait_status, Proc, TempDir};
+use common::{http_get_json, run_json, wait_coordinator, wait_status, Proc, TempDir};
 use orchard_shared::families::hc::{digits, HararyColumns, HcParams, RgsPrefix, Variant};
 use orchard_shared::family::explore_all;
 
@@ -77,8 +77,7 @@ fn start_coordinator_with(dir: &TempDir, port: u16, extra: &[&str]) -> Proc {
 /// How many units the coordinator says the worker named "victim" holds,
 /// from the dashboard's API.
 fn victim_units(http: &str) -> u64 {
-    let api: serde_json::Value =
-        serde_json::from_str(&http_get(&format!("http://{http}/api/jobs"))).unwrap();
+    let api = http_get_json(&format!("http://{http}/api/jobs"));
     api["workers"]
         .as_array()
         .unwrap()

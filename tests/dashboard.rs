@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{free_port, http_get, run_json, wait_coordinator, wait_status, Proc, TempDir};
+use common::{
+    free_port, http_get, http_get_json, run_json, wait_coordinator, wait_status, Proc, TempDir,
+};
 
 /// A coordinator with `--http`, one worker, and a finished h(3) job.
 struct Cluster {
@@ -87,8 +89,7 @@ fn metric(body: &str, line_prefix: &str) -> f64 {
 #[test]
 fn metrics_match_the_api() {
     let c = cluster("metrics");
-    let api: serde_json::Value =
-        serde_json::from_str(&http_get(&format!("{}/api/jobs", c.http))).unwrap();
+    let api = http_get_json(&format!("{}/api/jobs", c.http));
     let job = &api["jobs"][0];
     assert_eq!(job["state"], "done");
     assert_eq!(job["result"]["result"]["h"], 24);
@@ -176,8 +177,7 @@ fn dashboard_in_headless_chromium_shows_what_the_api_says() {
         dom.contains(r#"data-loaded="yes""#),
         "the page loaded its data: {dom}"
     );
-    let api: serde_json::Value =
-        serde_json::from_str(&http_get(&format!("{}/api/jobs", c.http))).unwrap();
+    let api = http_get_json(&format!("{}/api/jobs", c.http));
     let job = &api["jobs"][0];
     let row = format!(
         r#"data-job="1" data-state="done" data-nodes="{}""#,
@@ -262,8 +262,7 @@ fn a_running_job_shows_its_answer_so_far() {
         "--json",
     ]);
     assert_eq!(job["job_id"], 1);
-    let api: serde_json::Value =
-        serde_json::from_str(&http_get(&format!("{http}/api/jobs"))).unwrap();
+    let api = http_get_json(&format!("{http}/api/jobs"));
     let j = &api["jobs"][0];
     assert_eq!(j["state"], "running");
     assert!(j["result"].is_null(), "{j}");

@@ -51,27 +51,26 @@ impl Shared {
         dir: &std::path::Path,
     ) -> Option<String> {
         let path = dir.join(format!("job-{job_id}-{family}.units.tsv"));
+        let (store, target) = (self.store.clone(), path.clone());
         // Units cancelled by the job's last report were only enqueued; the
         // ledger is read on another connection and must see them.
-        if let Err(e) = self.store.flush().await {
-            tracing::warn!(job = job_id, "could not write {}: {e}", path.display());
-            return None;
-        }
-        let (store, target) = (self.store.clone(), path.clone());
-        let written = tokio::task::spawn_blocking(move || -> Result<(), String> {
-            let rows = store.unit_ledger(job_id).map_err(|e| e.to_string())?;
-            let label = |payload: &[u8]| {
-                prepared
-                    .as_ref()
-                    .and_then(|p| p.unit_label(payload).ok())
-                    .unwrap_or_else(|| "?".to_string())
-            };
-            let lines = units_lines(&rows, label).map_err(|e| e.to_string())?;
-            write_results_file(&target, &lines).map_err(|e| e.to_string())
-        })
-        .await
-        .map_err(|e| e.to_string())
-        .and_then(|r| r);
+        let written = match self.store.flush().await {
+            Err(e) => Err(e.to_string()),
+            Ok(()) => tokio::task::spawn_blocking(move || -> Result<(), String> {
+                let rows = store.unit_ledger(job_id).map_err(|e| e.to_string())?;
+                let label = |payload: &[u8]| {
+                    prepared
+                        .as_ref()
+                        .and_then(|p| p.unit_label(payload).ok())
+                        .unwrap_or_else(|| "?".to_string())
+                };
+                let lines = units_lines(&rows, label).map_err(|e| e.to_string())?;
+                write_results_file(&target, &lines).map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r),
+        };
         match written {
             Ok(()) => Some(path.display().to_string()),
             Err(e) => {

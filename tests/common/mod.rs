@@ -292,14 +292,18 @@ pub fn http_get(url: &str) -> String {
     }
 }
 
+/// [`http_get`], the body parsed as JSON.
+#[allow(dead_code)] // not every test file reads the dashboard
+pub fn http_get_json(url: &str) -> serde_json::Value {
+    serde_json::from_str(&http_get(url)).unwrap_or_else(|e| panic!("{url}: {e}"))
+}
+
 /// How many resolved (done or cancelled) units the dashboard's picture of
 /// job `job`'s tree draws, from the coordinator's HTTP address `http`
 /// (`http://host:port`).
 #[allow(dead_code)] // not every test file reads the dashboard
 pub fn units_drawn_in_tree(http: &str, job: u64) -> u64 {
-    let tree: serde_json::Value =
-        serde_json::from_str(&http_get(&format!("{http}/api/jobs/{job}/tree"))).unwrap();
-    tree["cells"]
+    http_get_json(&format!("{http}/api/jobs/{job}/tree"))["cells"]
         .as_array()
         .unwrap()
         .iter()
