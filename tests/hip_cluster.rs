@@ -729,3 +729,112 @@ fn bad_hip_parameters_give_one_line_errors() {
     assert_eq!(json["job_id"], 1, "{json}");
     assert_eq!(json["winner"], 0, "{json}");
 }
+
+/// Table snapshots (`ORCHARD_HIP_TABLE_DIR`): a worker writes back what its
+/// table settled, and a later process of the same game loads it and solves
+/// the game again in a fraction of the nodes, with the same answer. A
+/// damaged snapshot stops `run` and `worker` with one line, and is left as
+/// it was.
+#[test]
+fn table_snapshots_carry_settled_positions_to_the_next_process() {
+    let dir = TempDir::new("hiptables");
+    let tables = dir.path("tables");
+    std::fs::create_dir_all(&tables).unwrap();
+    let snapshot = tables.join(format!("hip-{ROWS}x{COLS}.table"));
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coord = start_coordinator(&dir, port, "coordinator.log");
+    wait_coordinator(&url, Duration::from_secs(20));
+    let log = std::fs::File::create(dir.path("worker.log")).unwrap();
+    let worker = common::orchard()
+        .args(["worker", "--coordinator", &url, "--threads", "1"])
+        .env("RUST_LOG", "info")
+        .env("ORCHARD_HIP_TABLE_DIR", &tables)
+        .env("ORCHARD_HIP_TABLE_SAVE_SECS", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("spawn orchard worker");
+    let _worker = Proc(worker);
+    let job = submit(&url);
+    let s = wait_status(&url, job, Duration::from_secs(300), |s| {
+        s["state"] == "done"
+    });
+    let first = results(&url, job);
+    assert_same_answer(&first);
+    let cluster_nodes = s["nodes"].as_u64().unwrap();
+    // A snapshot written after the job ended holds everything it settled.
+    let ended = std::time::SystemTime::now();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !std::fs::metadata(&snapshot)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t > ended)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no snapshot written after the job"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(_worker);
+
+    let db = dir.path("second.db");
+    let second = |extra_env: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = common::orchard();
+        cmd.args(args)
+            .env("ORCHARD_HIP_TABLE_DIR", &tables)
+            .stdin(std::process::Stdio::null());
+        for (k, v) in extra_env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run orchard")
+    };
+    let run_args = [
+        "run",
+        "hip-solve",
+        "--rows",
+        "4",
+        "--cols",
+        "5",
+        "--workers",
+        "1",
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+    ];
+    let out = second(&[], &run_args);
+    assert!(out.status.success(), "{out:?}");
+    let again: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_same_answer(&again);
+    let warm_nodes = again["nodes"].as_u64().unwrap();
+    assert!(
+        warm_nodes * 10 < cluster_nodes,
+        "{warm_nodes} nodes with the snapshot, {cluster_nodes} without"
+    );
+
+    // Damaged: refused at startup, by `run` and by a worker, untouched.
+    let mut bytes = std::fs::read(&snapshot).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x01;
+    std::fs::write(&snapshot, &bytes).unwrap();
+    let other_db = dir.path("third.db");
+    let mut refused_run = run_args.to_vec();
+    refused_run[9] = other_db.to_str().unwrap();
+    for args in [
+        refused_run,
+        vec!["worker", "--coordinator", "http://127.0.0.1:9"],
+    ] {
+        let out = second(&[], &args);
+        common::assert_one_line_error(&out, "ORCHARD_HIP_TABLE_DIR");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(err.contains("checksum"), "{err}");
+        assert_eq!(std::fs::read(&snapshot).unwrap(), bytes, "left as it was");
+    }
+    assert!(!other_db.exists(), "a refused run creates no database");
+    let out = second(
+        &[("ORCHARD_HIP_TABLE_SAVE_SECS", "soon")],
+        &["worker", "--coordinator", "http://127.0.0.1:9"],
+    );
+    common::assert_one_line_error(&out, "ORCHARD_HIP_TABLE_SAVE_SECS");
+}

@@ -4,9 +4,19 @@
 //! `cargo run --release -p orchard-shared --example hip_one_core -- solve 5 5 [double]`
 //! `cargo run --release -p orchard-shared --example hip_one_core -- direct 5 5 [double]` (one search, no units)
 //! `cargo run --release -p orchard-shared --example hip_one_core -- draws 7 7 [colours] [seeds|profile]`
+//! `cargo run --release -p orchard-shared --example hip_one_core -- tune 6 6 FILE [W ...]`
+//!
+//! `tune` measures move orders (Franke's method: the weights that need the
+//! fewest nodes on mid-sized games): it solves every position of FILE (one
+//! per line, the cells played from the empty board, e.g. `0 5 30 35 1`),
+//! each with a fresh table, once per weight vector `W` (six comma-separated
+//! integers, in the order of `WEIGHTS`; the solver's own when none is given),
+//! and prints the nodes per position and in total. Every order must find the
+//! same values; it stops if two disagree.
 
 use std::time::Instant;
 
+use orchard_shared::families::hip::solve::{solve_position_cold, MoveOrder, WEIGHTS};
 use orchard_shared::families::hip::{DrawsParams, HipDraws, HipSolve, Method, SolveParams};
 use orchard_shared::family::{explore_all, SearchFamily};
 
@@ -14,6 +24,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: u32| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
     let (rows, cols) = (num(1, 4), num(2, 4));
+    if args.first().is_some_and(|a| a == "tune") {
+        tune(rows, cols, &args[3..]);
+        return;
+    }
     let start = Instant::now();
     let (text, nodes) = match args.first().map(String::as_str) {
         Some("draws") => {
@@ -68,4 +82,55 @@ fn main() {
         "{nodes} nodes, {secs:.2} s, {:.3e} nodes/s on one core",
         nodes as f64 / secs
     );
+}
+
+fn tune(rows: u32, cols: u32, args: &[String]) {
+    let file = args.first().expect("tune R C FILE [W ...]");
+    let text = std::fs::read_to_string(file).expect("reading the positions");
+    let positions: Vec<Vec<u8>> = text
+        .lines()
+        .map(|l| l.split(|c: char| c == ',' || c.is_whitespace()))
+        .map(|cells| {
+            cells
+                .filter(|c| !c.is_empty())
+                .map(|c| c.parse().expect("a cell number"))
+        })
+        .map(Iterator::collect)
+        .filter(|p: &Vec<u8>| !p.is_empty())
+        .collect();
+    let mut orders: Vec<[i32; 6]> = args[1..]
+        .iter()
+        .map(|w| {
+            let v: Vec<i32> = w.split(',').map(|x| x.parse().expect("a weight")).collect();
+            v.try_into().expect("six weights")
+        })
+        .collect();
+    if orders.is_empty() {
+        orders.push(WEIGHTS);
+    }
+    let p = SolveParams::new(rows, cols, false);
+    let mut values: Vec<Option<i8>> = vec![None; positions.len()];
+    for w in orders {
+        let start = Instant::now();
+        let mut total = 0u64;
+        let mut each = Vec::new();
+        for (pos, seen) in positions.iter().zip(values.iter_mut()) {
+            let (v, nodes) = solve_position_cold(&p, pos, MoveOrder::new(w)).expect("search");
+            assert!(
+                seen.is_none_or(|s| s == v),
+                "two orders disagree on {pos:?}"
+            );
+            *seen = Some(v);
+            total += nodes;
+            each.push(nodes.to_string());
+            eprint!(" {nodes}");
+        }
+        eprintln!();
+        println!(
+            "weights {} total {total} ({:.1} s) per position {}",
+            w.map(|x| x.to_string()).join(","),
+            start.elapsed().as_secs_f64(),
+            each.join(" ")
+        );
+    }
 }

@@ -24,6 +24,7 @@ pub mod reference;
 mod search;
 pub mod solve;
 mod table;
+pub mod table_file;
 
 pub use draws::{DrawsParams, DrawsSummary, DrawsUnit, HipDraws, Method};
 pub use solve::{HipSolve, SolveParams, SolveSummary, SolveUnit};

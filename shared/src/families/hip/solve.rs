@@ -47,8 +47,9 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{cell_name, Board};
 use super::search::{ordered_moves, p1_moves, Pos, Solver};
+pub use super::search::{MoveOrder, WEIGHTS};
 pub use super::table::forget_table;
-use super::table::table_for;
+use super::table::{table_for, Table};
 use crate::family::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
 };
@@ -678,6 +679,27 @@ pub fn solve_position(p: &SolveParams, moves: &[u8]) -> Result<(i8, u64), Family
     Ok((if p1 { v } else { -v }, s.nodes))
 }
 
+/// Game value of a position by one search with a table of its own (so that
+/// the node count depends on nothing else) and a given move order: P1's
+/// value and the nodes searched. For measuring move orders against each
+/// other (the `hip_one_core` example's `tune` mode).
+pub fn solve_position_cold(
+    p: &SolveParams,
+    moves: &[u8],
+    order: MoveOrder,
+) -> Result<(i8, u64), FamilyError> {
+    let game = Game::new(p);
+    let pos = game.replay(moves)?;
+    let p1 = game.p1_to_move(&pos);
+    let table = Table::new(&game.board, p.double)?;
+    let mut s = Solver::new(&game.board, p.double, &table, None);
+    s.order = order;
+    let v = s
+        .search(&pos, -1, 1)
+        .expect("an unbounded search does not abort");
+    Ok((if p1 { v } else { -v }, s.nodes))
+}
+
 fn winner_code(v: i8) -> u8 {
     match v {
         1 => 1,
@@ -881,9 +903,11 @@ impl SearchFamily for HipSolve {
         Ok(())
     }
 
-    /// The table size (see [`super::table::TABLE_MIB_VAR`]).
+    /// The table size (see [`super::table::TABLE_MIB_VAR`]) and the table
+    /// snapshots (see [`super::table_file`]).
     fn check_environment() -> Result<(), FamilyError> {
-        super::table::table_mib().map(drop)
+        super::table::table_mib()?;
+        super::table_file::check_dir()
     }
 
     fn root_units(p: &SolveParams) -> Vec<SolveUnit> {

@@ -67,24 +67,25 @@ fn bad_mib(reason: &str) -> FamilyError {
 }
 
 /// The game a table serves: rows, columns, Double Hip.
-type Tag = (usize, usize, bool);
+pub type Tag = (usize, usize, bool);
 
 /// One entry as the search sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Entry {
-    k1: u64,
-    k2: u64,
+pub struct TableEntry {
+    /// The canonical key: P1's and P2's stones.
+    pub k1: u64,
+    pub k2: u64,
     /// P1's value lies in `lo..=hi`; `lo > hi` marks an empty slot.
-    lo: i8,
-    hi: i8,
+    pub lo: i8,
+    pub hi: i8,
     /// Best move in the canonical frame (255: none).
-    mv: u8,
+    pub mv: u8,
     /// Empty cells of the position: the replacement priority.
-    empty: u8,
+    pub empty: u8,
 }
 
-impl Entry {
-    const VACANT: Entry = Entry {
+impl TableEntry {
+    const VACANT: TableEntry = TableEntry {
         k1: 0,
         k2: 0,
         lo: 2,
@@ -109,11 +110,11 @@ impl Entry {
             | u64::from(self.empty) << 24
     }
 
-    fn from_words(k1: u64, k2: u64, data: u64) -> Entry {
+    fn from_words(k1: u64, k2: u64, data: u64) -> TableEntry {
         if data & USED == 0 {
-            return Entry::VACANT;
+            return TableEntry::VACANT;
         }
-        Entry {
+        TableEntry {
             k1,
             k2,
             lo: data as u8 as i8,
@@ -136,15 +137,15 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn load(&self) -> [Entry; 2] {
+    fn load(&self) -> [TableEntry; 2] {
         let w = &self.words;
         [
-            Entry::from_words(
+            TableEntry::from_words(
                 w[0].load(Ordering::Relaxed),
                 w[1].load(Ordering::Relaxed),
                 w[2].load(Ordering::Relaxed),
             ),
-            Entry::from_words(
+            TableEntry::from_words(
                 w[3].load(Ordering::Relaxed),
                 w[4].load(Ordering::Relaxed),
                 w[5].load(Ordering::Relaxed),
@@ -154,7 +155,7 @@ impl Bucket {
 
     /// A consistent snapshot of both entries.
     #[inline(always)]
-    fn read(&self) -> [Entry; 2] {
+    fn read(&self) -> [TableEntry; 2] {
         loop {
             let before = self.seq.load(Ordering::Acquire);
             if before & 1 == 0 {
@@ -174,7 +175,7 @@ impl Bucket {
 
     /// Runs `f` on the entries with the bucket locked, and stores them back.
     #[inline(always)]
-    fn update(&self, f: impl FnOnce(&mut [Entry; 2])) {
+    fn update(&self, f: impl FnOnce(&mut [TableEntry; 2])) {
         let seq = loop {
             let s = self.seq.load(Ordering::Relaxed);
             if s & 1 == 0
@@ -257,6 +258,30 @@ impl Table {
             .map(|e| (e.lo, e.hi, e.mv))
     }
 
+    /// The game the table serves: rows, columns, Double Hip.
+    pub fn tag(&self) -> Tag {
+        self.tag
+    }
+
+    /// How many used entries there are of each number of empty cells.
+    pub fn count_by_empty(&self) -> [u64; 65] {
+        let mut counts = [0u64; 65];
+        self.for_each_entry(0, |e| counts[usize::from(e.empty).min(64)] += 1);
+        counts
+    }
+
+    /// Calls `f` on every used entry with at least `min_empty` empty cells,
+    /// each read consistently (searches may go on meanwhile).
+    pub fn for_each_entry(&self, min_empty: u8, mut f: impl FnMut(&TableEntry)) {
+        for bucket in self.buckets.iter() {
+            for e in bucket.read() {
+                if e.used() && e.empty >= min_empty {
+                    f(&e);
+                }
+            }
+        }
+    }
+
     /// Records that P1's value lies in `lo..=hi` (intersected with what the
     /// table knew).
     #[inline(always)]
@@ -280,7 +305,7 @@ impl Table {
                     return;
                 }
             }
-            let new = Entry {
+            let new = TableEntry {
                 k1,
                 k2,
                 lo,
@@ -405,7 +430,14 @@ pub fn table_for(board: &Board, double: bool) -> Result<Arc<Table>, FamilyError>
         return private;
     }
     let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    fresh(&mut shared)
+    if let Some(t) = fits(&shared) {
+        return Ok(t);
+    }
+    let t = fresh(&mut shared)?;
+    if let Some(dir) = super::table_file::table_dir() {
+        super::table_file::attach(&t, &dir);
+    }
+    Ok(t)
 }
 
 /// From now on this thread searches with a table of its own, and the next
