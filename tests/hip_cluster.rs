@@ -730,16 +730,16 @@ fn bad_hip_parameters_give_one_line_errors() {
     assert_eq!(json["winner"], 0, "{json}");
 }
 
-/// Table snapshots (`ORCHARD_HIP_TABLE_DIR`): a worker writes back what its
-/// table settled, and a later process of the same game loads it and solves
+/// Table snapshots (`ORCHARD_HIP_TABLE_DIR`): a worker creates the directory
+/// and writes back what its table settled, and a later process of the same game loads it and solves
 /// the game again in a fraction of the nodes, with the same answer. A
 /// damaged snapshot stops `run` and `worker` with one line, and is left as
 /// it was.
 #[test]
 fn table_snapshots_carry_settled_positions_to_the_next_process() {
     let dir = TempDir::new("hiptables");
+    // Not there yet: the worker creates it.
     let tables = dir.path("tables");
-    std::fs::create_dir_all(&tables).unwrap();
     let snapshot = tables.join(format!("hip-{ROWS}x{COLS}.table"));
     let port = common::free_port();
     let url = format!("http://127.0.0.1:{port}");
@@ -747,7 +747,7 @@ fn table_snapshots_carry_settled_positions_to_the_next_process() {
     wait_coordinator(&url, Duration::from_secs(20));
     let log = std::fs::File::create(dir.path("worker.log")).unwrap();
     let worker = common::orchard()
-        .args(["worker", "--coordinator", &url, "--threads", "1"])
+        .args(["worker", "--coordinator", &url, "--threads", "2"])
         .env("RUST_LOG", "info")
         .env("ORCHARD_HIP_TABLE_DIR", &tables)
         .env("ORCHARD_HIP_TABLE_SAVE_SECS", "1")

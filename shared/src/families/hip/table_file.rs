@@ -95,13 +95,16 @@ fn env_error(reason: String) -> FamilyError {
 }
 
 /// Startup check of [`TABLE_DIR_VAR`] and [`SAVE_SECS_VAR`]: the directory
-/// exists and every snapshot in it is whole and sound.
+/// exists (it is created if missing: node-local scratch on a cluster) and
+/// every snapshot in it is whole and sound.
 pub fn check_dir() -> Result<(), FamilyError> {
     save_interval()?;
-    match table_dir() {
-        Some(dir) => check_snapshots_in(&dir),
-        None => Ok(()),
-    }
+    let Some(dir) = table_dir() else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| env_error(format!("cannot create directory {}: {e}", dir.display())))?;
+    check_snapshots_in(&dir)
 }
 
 /// Every snapshot in `dir` is whole and sound.
