@@ -117,9 +117,27 @@ fn check_snapshots_in(dir: &Path) -> Result<(), FamilyError> {
             .path();
         if path.extension().is_some_and(|x| x == "table") {
             read_snapshot(&path).map_err(|reason| env_error(reason.to_string()))?;
+        } else if is_stale_temporary(&path) {
+            // Left by a process killed while writing; another process may be
+            // writing its own right now, hence the age.
+            let _ = std::fs::remove_file(&path);
         }
     }
     Ok(())
+}
+
+/// A temporary snapshot (see [`write_snapshot`]) untouched for an hour.
+fn is_stale_temporary(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy());
+    name.starts_with(".hip-")
+        && name.ends_with(".tmp")
+        && std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > Duration::from_secs(3600))
 }
 
 /// Why a snapshot cannot be used.
@@ -495,6 +513,28 @@ mod tests {
         write_snapshot(&other, &path).unwrap();
         let fresh = Table::new(&board, true).unwrap();
         assert_eq!(load_into(&fresh, &dir), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A temporary file left by a killed writer is removed once it is an
+    /// hour old; a recent one (maybe being written) and snapshots stay.
+    #[test]
+    fn stale_temporaries_are_removed() {
+        let dir = temp_dir("stale");
+        let old = dir.join(".hip-4x4.table.1234.tmp");
+        let recent = dir.join(".hip-4x4.table.5678.tmp");
+        let other = dir.join("notes.tmp");
+        for p in [&old, &recent, &other] {
+            std::fs::write(p, b"partial").unwrap();
+        }
+        let hour_ago = std::time::SystemTime::now() - Duration::from_secs(7200);
+        for p in [&old, &other] {
+            let f = std::fs::File::options().write(true).open(p).unwrap();
+            f.set_modified(hour_ago).unwrap();
+        }
+        check_snapshots_in(&dir).unwrap();
+        assert!(!old.exists());
+        assert!(recent.exists() && other.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
