@@ -232,14 +232,35 @@ fn check_entry(board: &Board, e: &TableEntry) -> Result<(), &'static str> {
 /// atomically (temporary file, fsync, rename, fsync of the directory).
 /// Returns how many entries it wrote.
 pub fn write_snapshot(table: &Table, path: &Path) -> std::io::Result<u64> {
+    write_snapshot_capped(table, path, MAX_ENTRIES)
+}
+
+/// Which entries a snapshot of at most `cap` entries holds: every entry
+/// with at least `full` empty cells, and `extra` of those with `full - 1`
+/// (when the cap leaves room for part of that level only). `floor`: the
+/// fewest empty cells worth keeping.
+fn snapshot_levels(histogram: &[u64; 65], floor: usize, cap: u64) -> (usize, u64) {
+    let above = |level: usize| histogram[level..].iter().sum::<u64>();
+    let mut full = floor;
+    while above(full) > cap {
+        full += 1;
+    }
+    let extra = if full > floor {
+        (cap - above(full)).min(histogram[full - 1])
+    } else {
+        0
+    };
+    (full, extra)
+}
+
+fn write_snapshot_capped(table: &Table, path: &Path, cap: u64) -> std::io::Result<u64> {
     let (rows, cols, double) = table.tag();
     let cells = rows * cols;
-    // Entries with at least half the board empty, fewer if they are too many.
-    let histogram = table.count_by_empty();
-    let mut min_empty = cells / 2;
-    while histogram[min_empty..].iter().sum::<u64>() > MAX_ENTRIES {
-        min_empty += 1;
-    }
+    // Entries with at least half the board empty: the most expensive first
+    // if they are too many.
+    let (full, extra) = snapshot_levels(&table.count_by_empty(), cells / 2, cap);
+    let min_empty = if extra > 0 { full - 1 } else { full };
+    let mut extra_left = extra;
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -262,6 +283,12 @@ pub fn write_snapshot(table: &Table, path: &Path) -> std::io::Result<u64> {
         let mut count = 0u64;
         let mut err = Ok(());
         table.for_each_entry(min_empty as u8, |e| {
+            if usize::from(e.empty) < full {
+                if extra_left == 0 {
+                    return;
+                }
+                extra_left -= 1;
+            }
             if err.is_ok() && (e.lo, e.hi) != (-1, 1) {
                 let mut r = [0u8; RECORD];
                 r[0..8].copy_from_slice(&e.k1.to_le_bytes());
@@ -441,6 +468,39 @@ mod tests {
         let (v2, nodes2) = solve(&board, &fresh, false);
         assert_eq!(v2, v);
         assert!(nodes2 * 10 < nodes, "{nodes2} nodes warm, {nodes} cold");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Past the cap, a snapshot keeps the positions with the most empty
+    /// cells: whole levels from the top, then part of the next one.
+    #[test]
+    fn a_capped_snapshot_keeps_the_most_expensive_entries() {
+        let dir = temp_dir("capped");
+        let board = Board::new(4, 5);
+        let table = Table::new(&board, false).unwrap();
+        solve(&board, &table, false);
+        let histogram = table.count_by_empty();
+        let all: u64 = histogram[10..].iter().sum();
+        let cap = all / 3;
+        let (full, extra) = snapshot_levels(&histogram, 10, cap);
+        assert!(full > 10 && extra > 0, "{full} {extra} of {histogram:?}");
+        assert_eq!(histogram[full..].iter().sum::<u64>() + extra, cap);
+        assert!(histogram[full - 1..].iter().sum::<u64>() > cap);
+        let path = snapshot_path(&dir, 4, 5, false);
+        assert_eq!(write_snapshot_capped(&table, &path, cap).unwrap(), cap);
+        let snap = read_snapshot(&path).unwrap();
+        assert_eq!(snap.entries.len() as u64, cap);
+        let mut read = snap.entries.clone();
+        read.sort_by_key(|e| (e.k1, e.k2));
+        let top: Vec<TableEntry> = read
+            .iter()
+            .filter(|e| usize::from(e.empty) >= full)
+            .copied()
+            .collect();
+        assert_eq!(top, entries_of(&table, full as u8));
+        assert!(read.iter().all(|e| usize::from(e.empty) >= full - 1));
+        // Under the cap: everything from the floor.
+        assert_eq!(snapshot_levels(&histogram, 10, all), (10, 0));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
