@@ -669,14 +669,8 @@ pub fn explore_pruned(
 /// tests and measurements: P1's value and the nodes searched.
 pub fn solve_position(p: &SolveParams, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
     let game = Game::new(p);
-    let pos = game.replay(moves)?;
-    let p1 = game.p1_to_move(&pos);
     let table = table_for(&game.board, p.double)?;
-    let mut s = Solver::new(&game.board, p.double, &table, None);
-    let v = s
-        .search(&pos, -1, 1)
-        .expect("an unbounded search does not abort");
-    Ok((if p1 { v } else { -v }, s.nodes))
+    solve_with(&game, p, moves, &table, MoveOrder::TUNED)
 }
 
 /// Game value of a position by one search with a table of its own (so that
@@ -689,10 +683,20 @@ pub fn solve_position_cold(
     order: MoveOrder,
 ) -> Result<(i8, u64), FamilyError> {
     let game = Game::new(p);
+    let table = Table::new(&game.board, p.double)?;
+    solve_with(&game, p, moves, &table, order)
+}
+
+fn solve_with(
+    game: &Game,
+    p: &SolveParams,
+    moves: &[u8],
+    table: &Table,
+    order: MoveOrder,
+) -> Result<(i8, u64), FamilyError> {
     let pos = game.replay(moves)?;
     let p1 = game.p1_to_move(&pos);
-    let table = Table::new(&game.board, p.double)?;
-    let mut s = Solver::new(&game.board, p.double, &table, None);
+    let mut s = Solver::new(&game.board, p.double, table, None);
     s.order = order;
     let v = s
         .search(&pos, -1, 1)

@@ -34,16 +34,28 @@ use crate::family::FamilyError;
 /// nodes (6x6) want as much as the machine can give.
 pub const TABLE_MIB_VAR: &str = "ORCHARD_HIP_TABLE_MIB";
 
-/// The table size [`TABLE_MIB_VAR`] asks for, if set.
+/// The table size [`TABLE_MIB_VAR`] asks for, if set (1 TiB is plenty).
 pub fn table_mib() -> Result<Option<u64>, FamilyError> {
-    match std::env::var(TABLE_MIB_VAR) {
+    env_number(TABLE_MIB_VAR, "MiB", 1..=1_048_576)
+}
+
+/// A whole number from the environment variable `name`, if set, within
+/// `range` (`unit` names it in the error).
+pub fn env_number(
+    name: &'static str,
+    unit: &str,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, FamilyError> {
+    let bad = |reason: String| FamilyError::Environment { name, reason };
+    match std::env::var(name) {
         Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(std::env::VarError::NotUnicode(_)) => Err(bad_mib("not valid UTF-8")),
+        Err(std::env::VarError::NotUnicode(_)) => Err(bad("not valid UTF-8".into())),
         Ok(v) => match v.trim().parse::<u64>() {
-            // 1 TiB is plenty.
-            Ok(mib @ 1..=1_048_576) => Ok(Some(mib)),
-            _ => Err(bad_mib(&format!(
-                "expected MiB from 1 to 1048576, got '{v}'"
+            Ok(n) if range.contains(&n) => Ok(Some(n)),
+            _ => Err(bad(format!(
+                "expected {unit} from {} to {}, got '{v}'",
+                range.start(),
+                range.end()
             ))),
         },
     }
@@ -57,13 +69,6 @@ pub fn table_bits(cells: usize) -> Result<u32, FamilyError> {
         Some(mib) => 14 + mib.ilog2(),
         None => (cells as u32).saturating_sub(3).clamp(10, 24),
     })
-}
-
-fn bad_mib(reason: &str) -> FamilyError {
-    FamilyError::Environment {
-        name: TABLE_MIB_VAR,
-        reason: reason.to_string(),
-    }
 }
 
 /// The game a table serves: rows, columns, Double Hip.
@@ -417,27 +422,26 @@ thread_local! {
 pub fn table_for(board: &Board, double: bool) -> Result<Arc<Table>, FamilyError> {
     let tag = (board.rows, board.cols, double);
     let fits = |t: &Option<Arc<Table>>| t.as_ref().filter(|t| t.tag == tag).cloned();
-    let fresh = |slot: &mut Option<Arc<Table>>| -> Result<Arc<Table>, FamilyError> {
+    // `snapshots`: the process's table loads and keeps its snapshots (see
+    // `table_file`); a thread's own table stays cold.
+    let fresh = |slot: &mut Option<Arc<Table>>, snapshots: bool| {
         if let Some(t) = fits(slot) {
             return Ok(t);
         }
         drop(slot.take()); // free the old table before allocating the new one
         let t = Arc::new(Table::new(board, double)?);
+        if snapshots {
+            if let Some(dir) = super::table_file::table_dir() {
+                super::table_file::attach(&t, &dir);
+            }
+        }
         *slot = Some(t.clone());
         Ok(t)
     };
-    if let Some(private) = PRIVATE.with(|p| p.borrow_mut().as_mut().map(fresh)) {
+    if let Some(private) = PRIVATE.with(|p| p.borrow_mut().as_mut().map(|s| fresh(s, false))) {
         return private;
     }
-    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(t) = fits(&shared) {
-        return Ok(t);
-    }
-    let t = fresh(&mut shared)?;
-    if let Some(dir) = super::table_file::table_dir() {
-        super::table_file::attach(&t, &dir);
-    }
-    Ok(t)
+    fresh(&mut SHARED.lock().unwrap_or_else(|e| e.into_inner()), true)
 }
 
 /// From now on this thread searches with a table of its own, and the next

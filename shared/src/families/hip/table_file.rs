@@ -31,7 +31,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use super::board::Board;
-use super::table::{Table, TableEntry};
+use super::table::{env_number, Table, TableEntry};
 use crate::family::FamilyError;
 
 /// The environment variable naming the directory of table snapshots.
@@ -44,20 +44,8 @@ pub const SAVE_SECS_VAR: &str = "ORCHARD_HIP_TABLE_SAVE_SECS";
 /// How often the table is written back ([`SAVE_SECS_VAR`], checked at
 /// startup by [`check_dir`]).
 fn save_interval() -> Result<Duration, FamilyError> {
-    match std::env::var(SAVE_SECS_VAR) {
-        Err(std::env::VarError::NotPresent) => Ok(Duration::from_secs(300)),
-        Ok(v) => match v.trim().parse::<u64>() {
-            Ok(secs @ 1..=86_400) => Ok(Duration::from_secs(secs)),
-            _ => Err(FamilyError::Environment {
-                name: SAVE_SECS_VAR,
-                reason: format!("expected seconds from 1 to 86400, got '{v}'"),
-            }),
-        },
-        Err(std::env::VarError::NotUnicode(_)) => Err(FamilyError::Environment {
-            name: SAVE_SECS_VAR,
-            reason: "not valid UTF-8".into(),
-        }),
-    }
+    let secs = env_number(SAVE_SECS_VAR, "seconds", 1..=86_400)?;
+    Ok(Duration::from_secs(secs.unwrap_or(300)))
 }
 
 /// File magic and format version (the version changes whenever the key,
@@ -186,14 +174,7 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot, SnapshotError> {
     let board = Board::new(rows, cols);
     let mut entries = Vec::with_capacity(count as usize);
     for (i, r) in body[HEADER..].chunks_exact(RECORD).enumerate() {
-        let e = TableEntry {
-            k1: u64::from_le_bytes(r[0..8].try_into().expect("eight bytes")),
-            k2: u64::from_le_bytes(r[8..16].try_into().expect("eight bytes")),
-            lo: r[16] as i8,
-            hi: r[17] as i8,
-            mv: r[18],
-            empty: r[19],
-        };
+        let e = decode(r);
         check_entry(&board, &e).map_err(|why| bad(format!("entry {i}: {why}")))?;
         entries.push(e);
     }
@@ -203,6 +184,31 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot, SnapshotError> {
         double,
         entries,
     })
+}
+
+/// An entry as a record of the file: the key, then `lo`, `hi`, `mv` and
+/// `empty` (see [`RECORD`]).
+fn encode(e: &TableEntry) -> [u8; RECORD] {
+    let mut r = [0u8; RECORD];
+    r[0..8].copy_from_slice(&e.k1.to_le_bytes());
+    r[8..16].copy_from_slice(&e.k2.to_le_bytes());
+    r[16] = e.lo as u8;
+    r[17] = e.hi as u8;
+    r[18] = e.mv;
+    r[19] = e.empty;
+    r
+}
+
+/// See [`encode`].
+fn decode(r: &[u8]) -> TableEntry {
+    TableEntry {
+        k1: u64::from_le_bytes(r[0..8].try_into().expect("eight bytes")),
+        k2: u64::from_le_bytes(r[8..16].try_into().expect("eight bytes")),
+        lo: r[16] as i8,
+        hi: r[17] as i8,
+        mv: r[18],
+        empty: r[19],
+    }
 }
 
 /// An entry is a position of the board in canonical form, with an interval
@@ -290,14 +296,7 @@ fn write_snapshot_capped(table: &Table, path: &Path, cap: u64) -> std::io::Resul
                 extra_left -= 1;
             }
             if err.is_ok() && (e.lo, e.hi) != (-1, 1) {
-                let mut r = [0u8; RECORD];
-                r[0..8].copy_from_slice(&e.k1.to_le_bytes());
-                r[8..16].copy_from_slice(&e.k2.to_le_bytes());
-                r[16] = e.lo as u8;
-                r[17] = e.hi as u8;
-                r[18] = e.mv;
-                r[19] = e.empty;
-                err = out.write_all(&r);
+                err = out.write_all(&encode(e));
                 count += 1;
             }
         });
@@ -339,23 +338,21 @@ impl<W: Write> Write for CrcWriter<W> {
 /// [`SAVE_SECS_VAR`]) while the table lives. Never fails the caller: a snapshot that cannot be read is
 /// reported and ignored (startup has checked it, see [`check_dir`]).
 pub fn attach(table: &Arc<Table>, dir: &Path) {
-    load_into(table, dir);
     let (rows, cols, double) = table.tag();
     let path = snapshot_path(dir, rows, cols, double);
+    load_into(table, &path);
     let interval = save_interval().unwrap_or(Duration::from_secs(300));
     spawn_saver(Arc::downgrade(table), path, interval);
 }
 
-/// Loads the snapshot of `table`'s game from `dir` into it, if there is one
-/// and it is sound; returns how many entries it loaded.
-fn load_into(table: &Table, dir: &Path) -> usize {
-    let (rows, cols, double) = table.tag();
-    let path = snapshot_path(dir, rows, cols, double);
+/// Loads the snapshot at `path` into `table`, if there is one, it is sound
+/// and of the table's game; returns how many entries it loaded.
+fn load_into(table: &Table, path: &Path) -> usize {
     if !path.exists() {
         return 0;
     }
-    match read_snapshot(&path) {
-        Ok(s) if (s.rows, s.cols, s.double) == (rows, cols, double) => {
+    match read_snapshot(path) {
+        Ok(s) if (s.rows, s.cols, s.double) == table.tag() => {
             for e in &s.entries {
                 table.store(e.k1, e.k2, e.lo, e.hi, e.mv, e.empty);
             }
@@ -455,7 +452,7 @@ mod tests {
         let written = write_snapshot(&table, &path).unwrap();
         let snap = read_snapshot(&path).unwrap();
         assert_eq!((snap.rows, snap.cols, snap.double), (4, 5, false));
-        let mut read = snap.entries.clone();
+        let mut read = snap.entries;
         read.sort_by_key(|e| (e.k1, e.k2));
         let expected = entries_of(&table, 10);
         assert!(written > 100, "only {written} entries");
@@ -463,7 +460,7 @@ mod tests {
         assert_eq!(read, expected);
 
         let fresh = Table::new(&board, false).unwrap();
-        assert_eq!(load_into(&fresh, &dir), written as usize);
+        assert_eq!(load_into(&fresh, &path), written as usize);
         assert_eq!(entries_of(&fresh, 10), expected);
         let (v2, nodes2) = solve(&board, &fresh, false);
         assert_eq!(v2, v);
@@ -490,7 +487,7 @@ mod tests {
         assert_eq!(write_snapshot_capped(&table, &path, cap).unwrap(), cap);
         let snap = read_snapshot(&path).unwrap();
         assert_eq!(snap.entries.len() as u64, cap);
-        let mut read = snap.entries.clone();
+        let mut read = snap.entries;
         read.sort_by_key(|e| (e.k1, e.k2));
         let top: Vec<TableEntry> = read
             .iter()
@@ -526,7 +523,7 @@ mod tests {
             let e = check_snapshots_in(&dir).expect_err("refused").to_string();
             assert!(e.contains(why) && !e.contains('\n'), "{e}");
             let fresh = Table::new(&board, true).unwrap();
-            assert_eq!(load_into(&fresh, &dir), 0);
+            assert_eq!(load_into(&fresh, &path), 0);
             assert_eq!(fresh.count_by_empty().iter().sum::<u64>(), 0);
         };
         let mut flipped = good.clone();
@@ -543,23 +540,20 @@ mod tests {
             bytes
         };
         let snap = read_snapshot_bytes(&good);
-        let (i, e) = snap
+        let (i, image) = snap
             .iter()
             .enumerate()
-            .find(|(_, e)| {
-                (1..board.symmetries()).any(|g| {
-                    let t = (board.transform(g, e.k1), board.transform(g, e.k2));
-                    t != (e.k1, e.k2)
-                })
+            .find_map(|(i, e)| {
+                (1..board.symmetries())
+                    .map(|g| (board.transform(g, e.k1), board.transform(g, e.k2)))
+                    .find(|&t| t != (e.k1, e.k2))
+                    .map(|t| (i, t))
             })
             .expect("an asymmetric position");
-        let g = (1..board.symmetries())
-            .find(|&g| (board.transform(g, e.k1), board.transform(g, e.k2)) != (e.k1, e.k2))
-            .unwrap();
         let mut tampered = good.clone();
         let at = HEADER + i * RECORD;
-        tampered[at..at + 8].copy_from_slice(&board.transform(g, e.k1).to_le_bytes());
-        tampered[at + 8..at + 16].copy_from_slice(&board.transform(g, e.k2).to_le_bytes());
+        tampered[at..at + 8].copy_from_slice(&image.0.to_le_bytes());
+        tampered[at + 8..at + 16].copy_from_slice(&image.1.to_le_bytes());
         refused(&reseal(tampered), "canonical");
         let mut tampered = good.clone();
         tampered[at + 16] = 1;
@@ -572,7 +566,7 @@ mod tests {
         solve(&Board::new(3, 4), &other, false);
         write_snapshot(&other, &path).unwrap();
         let fresh = Table::new(&board, true).unwrap();
-        assert_eq!(load_into(&fresh, &dir), 0);
+        assert_eq!(load_into(&fresh, &path), 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -602,14 +596,7 @@ mod tests {
     fn read_snapshot_bytes(bytes: &[u8]) -> Vec<TableEntry> {
         bytes[HEADER..bytes.len() - TRAILER]
             .chunks_exact(RECORD)
-            .map(|r| TableEntry {
-                k1: u64::from_le_bytes(r[0..8].try_into().unwrap()),
-                k2: u64::from_le_bytes(r[8..16].try_into().unwrap()),
-                lo: r[16] as i8,
-                hi: r[17] as i8,
-                mv: r[18],
-                empty: r[19],
-            })
+            .map(decode)
             .collect()
     }
 
