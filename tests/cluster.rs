@@ -154,10 +154,13 @@ fn a_worker_killed_mid_job_loses_nothing() {
     let _third = common::start_worker(&dir, &url, "third");
     // Kill the victim while it holds a lease, so that its unit must expire
     // and be leased again. A kill between two of its units would leave
-    // nothing to re-lease, so the victim is frozen (SIGSTOP) once the
-    // coordinator says it holds a unit, and killed once a lease has expired
-    // and its unit has gone to another worker; if it had reported its unit
-    // just before it froze, it is thawed and frozen again.
+    // nothing to re-lease, so the victim is frozen (SIGSTOP) and the
+    // coordinator asked, once any report already in flight has landed,
+    // whether the frozen victim still holds a unit. If it does not, it is
+    // thawed at once and frozen again later (a fast machine finishes the
+    // whole job in under ten seconds, so no time is spent waiting on a
+    // victim that holds nothing). If it does, it is killed once a lease has
+    // expired and its unit has gone to another worker.
     let db = dir.path("coord.db");
     wait_status(&url, job, Duration::from_secs(120), |s| {
         s["units_done"].as_u64().unwrap() >= 20
@@ -174,10 +177,12 @@ fn a_worker_killed_mid_job_loses_nothing() {
         }
         let before = releases(&db);
         victim.signal("STOP");
+        std::thread::sleep(Duration::from_millis(300));
+        let frozen_with_a_unit = victim_units(&http) > 0;
         // The lease TTL is 2 s.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         let mut released = false;
-        while !released && std::time::Instant::now() < deadline {
+        while frozen_with_a_unit && !released && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(200));
             released = releases(&db) > before;
         }
@@ -190,7 +195,7 @@ fn a_worker_killed_mid_job_loses_nothing() {
         assert_eq!(s["state"], "running", "the job ended before the kill: {s}");
         attempts += 1;
         assert!(
-            attempts < 10,
+            attempts < 50,
             "the victim's lease never went to another worker"
         );
     }
