@@ -4,9 +4,10 @@
 # `orchard run`, which share one): `orchard coordinator` on a fresh database,
 # PROCS x `orchard worker --threads THREADS`, one job submitted, timed from
 # submission to the result.
-# Usage: [UNIT_BUDGET=N] bench/hip-procs.sh PROCS THREADS FLAGS...
+# Usage: [UNIT_BUDGET=N] [WORKER_FLAGS=...] bench/hip-procs.sh PROCS THREADS FLAGS...
 #   bench/hip-procs.sh 2 1 --rows 5 --cols 5
 #   UNIT_BUDGET=1000000 bench/hip-procs.sh 2 1 --rows 5 --cols 5   (units split every 1e6 nodes)
+#   WORKER_FLAGS=--no-lemmas bench/hip-procs.sh 2 1 --rows 5 --cols 6   (workers share no lemmas)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 procs="${1:?processes}"
@@ -31,7 +32,9 @@ trap cleanup EXIT
   2> "$dir/coordinator.log" &
 pids+=($!)
 for i in $(seq "$procs"); do
-  "$bin" worker --coordinator "$addr" --threads "$threads" --name "bench-$i" 2> "$dir/worker-$i.log" &
+  # shellcheck disable=SC2086 # WORKER_FLAGS is a list of flags
+  "$bin" worker --coordinator "$addr" --threads "$threads" --name "bench-$i" ${WORKER_FLAGS:-} \
+    2> "$dir/worker-$i.log" &
   pids+=($!)
 done
 sleep 1
@@ -56,5 +59,6 @@ r = json.load(open(sys.argv[1]))
 wall = float(sys.argv[3]) - float(sys.argv[2])
 print(f"hip-solve {sys.argv[6]}: winner {r['winner']} (value {r['value']}), nodes = {r['nodes']:.4e}, "
       f"discarded (searched in units cancelled as moot) = {r['nodes_discarded']:.4e}")
-print(f"{sys.argv[4]} processes x {sys.argv[5]} threads: wall {wall:.1f} s, {r['nodes'] / wall:.3e} nodes/s")
+print(f"{sys.argv[4]} processes x {sys.argv[5]} threads: wall {wall:.1f} s, {r['nodes'] / wall:.3e} nodes/s, "
+      f"lemmas shared: {r.get('lemma_bytes', 0) / 1e6:.2f} MB")
 PY

@@ -111,6 +111,11 @@ pub struct WorkerArgs {
     /// Serve Prometheus /metrics for this worker here, e.g. 0.0.0.0:9170.
     #[arg(long)]
     pub metrics: Option<String>,
+    /// Do not trade lemmas with the coordinator (facts one worker's search
+    /// proved that save other workers' searches work, for families that
+    /// have them, such as hip-solve). For measuring what they save.
+    #[arg(long)]
+    pub no_lemmas: bool,
     #[command(flatten)]
     pub access: AccessArgs,
 }

@@ -14,6 +14,7 @@ pub fn result_object(status: &JobStatus, result_json: &str, results_file: &str) 
     obj.insert("job_id".into(), json!(status.job_id));
     obj.insert("state".into(), json!(status.state));
     obj.insert("nodes_discarded".into(), json!(status.nodes_discarded));
+    obj.insert("lemma_bytes".into(), json!(status.lemma_bytes));
     if !results_file.is_empty() {
         obj.insert("results_file".into(), json!(results_file));
     }

@@ -555,9 +555,10 @@ fn the_units_file_accounts_for_every_node() {
     );
 }
 
-/// A database of schema version 1 (before `units.discarded_nodes`), holding
-/// an interrupted job, is migrated in place when opened and the job resumes
-/// to the right answer; a database of a newer version is refused, untouched.
+/// A database of schema version 1 (before `units.discarded_nodes` and the
+/// `lemmas` table), holding an interrupted job, is migrated in place when
+/// opened and the job resumes to the right answer; so is one of version 2;
+/// a database of a newer version is refused, untouched.
 #[test]
 fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let dir = TempDir::new("hipmigrate");
@@ -604,11 +605,12 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap()
     };
-    assert_eq!(version(&db), 2);
+    assert_eq!(version(&db), 3);
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(
-            "ALTER TABLE units DROP COLUMN discarded_nodes; PRAGMA user_version = 1;",
+            "DROP TABLE lemmas; ALTER TABLE units DROP COLUMN discarded_nodes;
+             PRAGMA user_version = 1;",
         )
         .unwrap();
     }
@@ -629,7 +631,7 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let json = run_json(&args);
     assert_eq!(json["resumed"], true, "{json}");
     assert_eq!(json["winner"], 0, "4x5 is a draw: {json}");
-    assert_eq!(version(&db), 2);
+    assert_eq!(version(&db), 3);
     // What was done before the migration was kept, not searched again.
     let after = units(&db);
     for (id, (state, leases, summary)) in &before {
@@ -638,17 +640,27 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
         }
     }
 
+    // Version 2 (before the `lemmas` table): migrated, the answer kept.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("DROP TABLE lemmas; PRAGMA user_version = 2;")
+            .unwrap();
+    }
+    let json = run_json(&args);
+    assert_eq!(json["winner"], 0, "{json}");
+    assert_eq!(version(&db), 3);
+
     // A newer schema: one line, a non-zero exit, the file untouched.
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch("PRAGMA user_version = 3;").unwrap();
+        conn.execute_batch("PRAGMA user_version = 4;").unwrap();
     }
     let bytes = std::fs::read(&db).unwrap();
     let out = run(&args);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("schema version 3 is not supported"), "{err}");
+    assert!(err.contains("schema version 4 is not supported"), "{err}");
     assert_eq!(std::fs::read(&db).unwrap(), bytes);
 }
 
@@ -837,4 +849,206 @@ fn table_snapshots_carry_settled_positions_to_the_next_process() {
         &["worker", "--coordinator", "http://127.0.0.1:9"],
     );
     common::assert_one_line_error(&out, "ORCHARD_HIP_TABLE_SAVE_SECS");
+}
+
+/// A counter of a worker's `/metrics`.
+fn worker_metric(addr: &str, name: &str) -> u64 {
+    let text = common::http_get(&format!("http://{addr}/metrics"));
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {text}"))
+}
+
+/// Two worker processes (as on two machines) trade lemmas through the
+/// coordinator: every byte stored is a byte a worker sent, each worker
+/// learns what the other proved and never gets its own back, the answer is
+/// table B's, and the job's lemmas are deleted when it ends. Over the wire:
+/// a malformed blob is refused and not stored; a stored blob goes to other
+/// sources, once; a job without lemmas to trade says so.
+#[test]
+fn workers_trade_lemmas_through_the_coordinator() {
+    use orchard_proto::v1::worker_service_client::WorkerServiceClient;
+    use orchard_proto::v1::ShareLemmasRequest;
+
+    let dir = TempDir::new("hiplemmas");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    // Units of 1e6 nodes: lemmas come from subtrees of 4096 nodes or more.
+    let _coord = common::start_coordinator_logging_to(
+        &dir,
+        port,
+        "coordinator.log",
+        &["--unit-budget", "1000000"],
+    );
+    wait_coordinator(&url, Duration::from_secs(20));
+    let metrics: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", common::free_port()))
+        .collect();
+    let workers: Vec<Proc> = metrics
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let name = format!("w{i}");
+            Proc::spawn(
+                &[
+                    "worker",
+                    "--coordinator",
+                    &url,
+                    "--threads",
+                    "1",
+                    "--name",
+                    &name,
+                    "--metrics",
+                    m,
+                ],
+                &dir.path(&format!("{name}.log")),
+            )
+        })
+        .collect();
+    // Standard 4x6: a draw (Franke's table B), some 2.4e7 nodes through two
+    // workers, long enough for several rounds of trading.
+    let job = run_json(&[
+        "submit",
+        "hip-solve",
+        "--rows",
+        "4",
+        "--cols",
+        "6",
+        "--coordinator",
+        &url,
+        "--json",
+    ])["job_id"]
+        .as_u64()
+        .unwrap();
+    wait_status(&url, job, Duration::from_secs(600), |s| {
+        s["state"] == "done"
+    });
+    let r = results(&url, job);
+    check_report(&r, 4, 6, false);
+    assert_eq!(r["winner"], 0, "4x6 is a draw: {r}");
+    let stored = r["lemma_bytes"].as_u64().unwrap();
+    let get = |i: usize, name: &str| worker_metric(&metrics[i], name);
+    // A round of trading that began before the job ended may still be on
+    // its way back to its worker.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let sent = loop {
+        let sent = [0, 1].map(|i| get(i, "orchard_worker_lemma_bytes_sent_total"));
+        if sent[0] + sent[1] == stored || std::time::Instant::now() > deadline {
+            break sent;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let received = [0, 1].map(|i| get(i, "orchard_worker_lemma_bytes_received_total"));
+    let learned = [0, 1].map(|i| get(i, "orchard_worker_lemmas_learned_total"));
+    assert!(stored > 0, "{r}");
+    assert_eq!(sent[0] + sent[1], stored, "sent {sent:?}");
+    assert!(
+        received[0] <= sent[1] && received[1] <= sent[0],
+        "{received:?} {sent:?}"
+    );
+    assert!(learned[0] + learned[1] > 0, "learned {learned:?}");
+    drop(workers);
+    let db = dir.path("coord.db");
+    let lemma_rows = |db: &Path| -> i64 {
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("SELECT count(*) FROM lemmas", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(lemma_rows(&db), 0, "a finished job's lemmas are deleted");
+
+    // The wire, with no workers: a 4x5 job that stays running, and valid
+    // lemmas of 4x5 proved in this process.
+    let p = params();
+    assert!(HipSolve::take_lemmas(&p, 1 << 20).is_empty());
+    orchard_shared::family::explore_all::<HipSolve>(&p, HipSolve::root_units(&p), u64::MAX)
+        .unwrap();
+    let blob = HipSolve::take_lemmas(&p, 1 << 20);
+    assert!(blob.len() > 100, "{} bytes of lemmas", blob.len());
+    let job2 = submit(&url);
+    let hc_job = run_json(&[
+        "submit",
+        "hc",
+        "--columns",
+        "3",
+        "--coordinator",
+        &url,
+        "--json",
+    ])["job_id"]
+        .as_u64()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut c = WorkerServiceClient::connect(url.clone()).await.unwrap();
+        let req = |job_id: u64, lemmas: Vec<u8>, source: u64, after: u64| ShareLemmasRequest {
+            worker_id: 0,
+            job_id,
+            lemmas,
+            source,
+            after,
+        };
+        let err = c
+            .share_lemmas(req(job2, vec![1, 0, 0], 7, 0))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
+        assert!(err.message().contains("bad lemmas"), "{err:?}");
+        let own = c
+            .share_lemmas(req(job2, blob.clone(), 7, 0))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            own.stored && own.lemmas.is_empty() && !own.job_over,
+            "{own:?}"
+        );
+        // The writer stores the blob soon after the answer.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let other = loop {
+            let r = c
+                .share_lemmas(req(job2, Vec::new(), 8, 0))
+                .await
+                .unwrap()
+                .into_inner();
+            if !r.lemmas.is_empty() || std::time::Instant::now() > deadline {
+                break r;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert_eq!(
+            other.lemmas,
+            vec![blob.clone()],
+            "the malformed blob was not stored"
+        );
+        assert!(!other.more && other.cursor > 0);
+        let again = c
+            .share_lemmas(req(job2, Vec::new(), 8, other.cursor))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            again.lemmas.is_empty() && again.cursor == other.cursor,
+            "{again:?}"
+        );
+        let back = c
+            .share_lemmas(req(job2, Vec::new(), 7, 0))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(back.lemmas.is_empty(), "a source's own lemmas came back");
+        for over in [job, hc_job, 999] {
+            let r = c
+                .share_lemmas(req(over, blob.clone(), 9, 0))
+                .await
+                .unwrap()
+                .into_inner();
+            assert!(r.job_over && !r.stored, "job {over}: {r:?}");
+        }
+    });
+    let s = common::status(&url, job2).unwrap();
+    assert_eq!(s["lemma_bytes"], blob.len() as u64, "{s}");
+    assert_eq!(lemma_rows(&db), 1);
 }

@@ -110,6 +110,8 @@ pub struct Job {
     /// workers last reported them. Not in `nodes_done`, which counts the
     /// nodes of the merged summaries (the answer's own count).
     pub nodes_discarded: u64,
+    /// Bytes of lemmas stored for the job (see [`Scheduler::admit_lemmas`]).
+    pub lemma_bytes: u64,
     pub created_ms: u64,
     pub finished_ms: Option<u64>,
     pub result: Option<FinalResult>,
@@ -255,6 +257,10 @@ pub struct Finishing {
     pub report: Result<FamilyReport, String>,
 }
 
+/// The most lemmas one job keeps in the database (they go when it ends).
+/// Past this, workers keep their lemmas to themselves.
+pub const MAX_LEMMA_BYTES_PER_JOB: u64 = 1 << 30;
+
 pub struct Scheduler {
     pub jobs: BTreeMap<JobId, Job>,
     pub counters: Counters,
@@ -296,6 +302,7 @@ impl Scheduler {
                 units_leased: 0,
                 nodes_done: 0,
                 nodes_discarded: row.discarded_nodes,
+                lemma_bytes: 0,
                 created_ms: row.created_ms,
                 finished_ms: row.finished_ms,
                 result: None,
@@ -329,6 +336,11 @@ impl Scheduler {
                 }
             }
             s.jobs.insert(job.id, job);
+        }
+        for (job_id, bytes) in loaded.lemma_bytes {
+            if let Some(job) = s.jobs.get_mut(&job_id) {
+                job.lemma_bytes = bytes;
+            }
         }
         // Cancelled units are over: counted, and drawn in the tree.
         for (job_id, position) in loaded.cancelled {
@@ -420,6 +432,7 @@ impl Scheduler {
             units_leased: 0,
             nodes_done: 0,
             nodes_discarded: 0,
+            lemma_bytes: 0,
             created_ms,
             finished_ms: None,
             result: None,
@@ -1020,6 +1033,7 @@ impl Scheduler {
                 .saturating_sub(job.units_done + job.units_leased),
             nodes,
             nodes_discarded: job.nodes_discarded,
+            lemma_bytes: job.lemma_bytes,
             bound: job.bound,
             nodes_per_second: if job.state == JobState::Running {
                 job.rate.rate()
@@ -1041,6 +1055,34 @@ impl Scheduler {
                 _ => 0.0,
             },
         })
+    }
+
+    /// The family of `job_id` if the job is running and its family shares
+    /// lemmas (see `SearchFamily::SHARES_LEMMAS`); `None`: the job is over,
+    /// unknown, or has no lemmas.
+    pub fn lemma_job(&self, job_id: JobId) -> Option<Arc<dyn PreparedJob>> {
+        let job = self.jobs.get(&job_id)?;
+        let prepared = job.prepared.as_ref()?;
+        (job.state == JobState::Running && prepared.shares_lemmas()).then(|| prepared.clone())
+    }
+
+    /// Counts `len` more bytes of lemmas against the job's share of the
+    /// database ([`MAX_LEMMA_BYTES_PER_JOB`]); false: they do not fit, or
+    /// the job is not running or is being finished (its end, which deletes
+    /// its lemmas, may be on its way to the store: a blob queued after it
+    /// would outlive the job).
+    pub fn admit_lemmas(&mut self, job_id: JobId, len: u64) -> bool {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return false;
+        };
+        if job.state != JobState::Running
+            || job.finishing
+            || job.lemma_bytes.saturating_add(len) > MAX_LEMMA_BYTES_PER_JOB
+        {
+            return false;
+        }
+        job.lemma_bytes += len;
+        true
     }
 
     /// Running jobs whose estimate is missing or assumed a lower bound than
@@ -1215,6 +1257,7 @@ pub struct JobSnapshot {
     pub nodes: u64,
     /// See [`Job::nodes_discarded`].
     pub nodes_discarded: u64,
+    pub lemma_bytes: u64,
     pub bound: u64,
     pub nodes_per_second: f64,
     pub created_ms: u64,

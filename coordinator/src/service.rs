@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use orchard_proto::v1::job_service_server::JobService;
 use orchard_proto::v1::worker_service_server::WorkerService;
 use orchard_proto::v1::*;
-use orchard_proto::PROTOCOL_VERSION;
+use orchard_proto::{LEMMA_PAGE_BYTES, MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
 use orchard_shared::families;
 use orchard_shared::family::PreparedJob;
 use tokio::sync::Notify;
@@ -393,6 +393,67 @@ impl WorkerService for Workers {
         self.0.work_available.notify_waiters();
         Ok(Response::new(ReturnLeasesResponse {}))
     }
+
+    /// Stores a worker's lemmas (checked by the family first: a malformed
+    /// blob is refused, never stored) and answers with the job's lemmas of
+    /// other workers after the worker's cursor. Lemmas only save work, so a
+    /// job over its lemma budget simply stops storing them.
+    async fn share_lemmas(
+        &self,
+        req: Request<ShareLemmasRequest>,
+    ) -> Result<Response<ShareLemmasResponse>, Status> {
+        let r = req.into_inner();
+        let over = || {
+            Ok(Response::new(ShareLemmasResponse {
+                job_over: true,
+                ..Default::default()
+            }))
+        };
+        let Some(prepared) = self.0.lock().lemma_job(r.job_id) else {
+            return over();
+        };
+        if r.lemmas.len() > MAX_LEMMA_UPLOAD_BYTES {
+            return Err(Status::invalid_argument(format!(
+                "{} bytes of lemmas in one request (at most {MAX_LEMMA_UPLOAD_BYTES})",
+                r.lemmas.len()
+            )));
+        }
+        let mut stored = false;
+        if !r.lemmas.is_empty() {
+            let (prepared, lemmas) = (prepared.clone(), r.lemmas);
+            let lemmas = tokio::task::spawn_blocking(move || {
+                prepared.check_lemmas(&lemmas).map(|()| lemmas)
+            })
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            // Admitted and queued under one lock: the writer stores blobs
+            // in the order they were admitted.
+            let mut s = self.0.lock();
+            stored = s.admit_lemmas(r.job_id, lemmas.len() as u64);
+            if stored {
+                self.0.store.enqueue(vec![Write::InsertLemmas {
+                    job_id: r.job_id,
+                    source: r.source,
+                    blob: lemmas,
+                }]);
+            }
+        }
+        let store = self.0.store.clone();
+        let page = tokio::task::spawn_blocking(move || {
+            store.lemmas_after(r.job_id, r.after, r.source, LEMMA_PAGE_BYTES)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(internal)?;
+        Ok(Response::new(ShareLemmasResponse {
+            stored,
+            lemmas: page.blobs,
+            cursor: page.cursor,
+            more: page.more,
+            job_over: false,
+        }))
+    }
 }
 
 /// A job's status as one JSON object: what `orchard status --json` prints
@@ -409,6 +470,7 @@ pub fn status_json(s: &JobStatus) -> serde_json::Value {
         "units_pending": s.units_pending,
         "nodes": s.nodes,
         "nodes_discarded": s.nodes_discarded,
+        "lemma_bytes": s.lemma_bytes,
         "nodes_per_second": s.nodes_per_second,
         "bound": s.bound,
         "live_workers": s.live_workers,
@@ -434,6 +496,7 @@ pub fn job_status(s: &JobSnapshot) -> JobStatus {
         units_pending: s.units_pending,
         nodes: s.nodes,
         nodes_discarded: s.nodes_discarded,
+        lemma_bytes: s.lemma_bytes,
         bound: s.bound,
         nodes_per_second: s.nodes_per_second,
         created_unix_ms: s.created_ms,

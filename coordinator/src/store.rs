@@ -1,5 +1,5 @@
 //! The durable store: one SQLite database (WAL, `synchronous = FULL`) with
-//! the tables `jobs`, `units` and `results`.
+//! the tables `jobs`, `units`, `results` and `lemmas`.
 //!
 //! Invariants:
 //! * A result is committed before it is acknowledged to the worker: the
@@ -8,7 +8,8 @@
 //!   off it happen in one transaction, so the stored units always partition
 //!   each job's search tree.
 //! * Every unit payload and summary carries a CRC32, checked when loaded; a
-//!   mismatch is reported as corruption, never silently used.
+//!   mismatch is reported as corruption, never silently used. Lemmas carry
+//!   one too; a damaged lemma is skipped (lemmas only save work).
 //! * Opening never writes to a file that is not an empty or orchard
 //!   database: a foreign or corrupt file is refused before any write.
 //!
@@ -25,9 +26,20 @@ use tokio::sync::oneshot;
 
 /// `PRAGMA application_id` of an orchard database: "ORCH".
 pub const APPLICATION_ID: i32 = 0x4F52_4348;
-/// `PRAGMA user_version`: the schema version. Version 1 databases are
-/// migrated in place when opened (see [`migrate`]).
-pub const SCHEMA_VERSION: i32 = 2;
+/// `PRAGMA user_version`: the schema version. Older versions are migrated in
+/// place when opened (see [`migrate`]).
+pub const SCHEMA_VERSION: i32 = 3;
+
+/// The lemmas table (schema version 3): blobs of lemmas in the order they
+/// were stored (`seq`, never reused), with the CRC32 of each.
+const CREATE_LEMMAS: &str = "CREATE TABLE lemmas (
+                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                 job_id INTEGER NOT NULL,
+                 source INTEGER NOT NULL,
+                 blob BLOB NOT NULL,
+                 blob_crc INTEGER NOT NULL
+             );
+             CREATE INDEX lemmas_by_job ON lemmas(job_id, seq);";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -149,6 +161,14 @@ pub enum Write {
     CancelUnits {
         units: Vec<(UnitId, u64)>,
     },
+    /// Lemmas a worker shared (see the `ShareLemmas` RPC). Queued without
+    /// waiting: losing some in a crash only loses work they would save.
+    InsertLemmas {
+        job_id: JobId,
+        source: u64,
+        blob: Vec<u8>,
+    },
+    /// The job is over: its state, answer or error. Its lemmas are deleted.
     FinishJob {
         job_id: JobId,
         state: &'static str,
@@ -244,11 +264,12 @@ fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError>
                  worker TEXT NOT NULL,
                  reported_ms INTEGER NOT NULL
              );
+             {CREATE_LEMMAS}
              COMMIT;"
         ))?;
     } else if app_id != APPLICATION_ID {
         return Err(foreign(format!("application_id is {app_id:#x}")));
-    } else if version != SCHEMA_VERSION && version != 1 {
+    } else if !(1..=SCHEMA_VERSION).contains(&version) {
         return Err(StoreError::Version {
             path: path.to_path_buf(),
             found: version,
@@ -263,12 +284,17 @@ fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError>
 
 /// Brings a database of an older schema version up to [`SCHEMA_VERSION`], in
 /// one transaction (a crash leaves it at the old version, untouched).
-/// Version 2 added `units.discarded_nodes`.
+/// Version 2 added `units.discarded_nodes`, version 3 the `lemmas` table.
 fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
-    debug_assert_eq!(from, 1);
+    let v2 = if from < 2 {
+        "ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;"
+    } else {
+        ""
+    };
     conn.execute_batch(&format!(
         "BEGIN IMMEDIATE;
-         ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;
+         {v2}
+         {CREATE_LEMMAS}
          PRAGMA user_version = {SCHEMA_VERSION};
          COMMIT;"
     ))?;
@@ -284,6 +310,18 @@ pub struct Loaded {
     /// cancelled as moot: over, but counted among the job's units.
     pub cancelled: Vec<(JobId, Vec<u8>)>,
     pub max_unit_id: UnitId,
+    /// Bytes of lemmas stored per running job.
+    pub lemma_bytes: Vec<(JobId, u64)>,
+}
+
+/// Lemmas read for one worker (see [`Store::lemmas_after`]).
+#[derive(Debug, Default)]
+pub struct LemmaPage {
+    pub blobs: Vec<Vec<u8>>,
+    /// The `seq` of the last row read: where the next page starts.
+    pub cursor: u64,
+    /// Rows were left for the next page.
+    pub more: bool,
 }
 
 impl Store {
@@ -389,6 +427,55 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The lemmas of `job_id` stored after `after` by other sources than
+    /// `source`, oldest first, up to about `max_bytes` (at least one blob).
+    /// A blob whose CRC does not match is skipped with a warning. Read on a
+    /// connection of its own, like [`Store::unit_ledger`]: rows the writer
+    /// has not committed yet come in a later page (the writer commits them
+    /// in `seq` order, so a cursor never passes over one).
+    pub fn lemmas_after(
+        &self,
+        job_id: JobId,
+        after: u64,
+        source: u64,
+        max_bytes: usize,
+    ) -> Result<LemmaPage, StoreError> {
+        let conn = Connection::open_with_flags(
+            &self.path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        let mut stmt = conn.prepare(
+            "SELECT seq, source, blob, blob_crc FROM lemmas
+             WHERE job_id = ?1 AND seq > ?2 ORDER BY seq",
+        )?;
+        let mut rows = stmt.query(params![to_i64(job_id), to_i64(after)])?;
+        let mut page = LemmaPage {
+            cursor: after,
+            ..LemmaPage::default()
+        };
+        let mut bytes = 0usize;
+        while let Some(r) = rows.next()? {
+            let seq = to_u64(r.get(0)?);
+            if r.get::<_, i64>(1)? == source as i64 {
+                page.cursor = seq;
+                continue;
+            }
+            let blob: Vec<u8> = r.get(2)?;
+            if !page.blobs.is_empty() && bytes + blob.len() > max_bytes {
+                page.more = true;
+                break;
+            }
+            page.cursor = seq;
+            if crc(&blob) != r.get::<_, i64>(3)? {
+                tracing::warn!(job = job_id, seq, "lemma blob checksum mismatch; skipped");
+                continue;
+            }
+            bytes += blob.len();
+            page.blobs.push(blob);
+        }
+        Ok(page)
+    }
+
     /// Queues `writes` without waiting for them (bookkeeping whose loss in a
     /// crash is harmless, such as lease counts).
     pub fn enqueue(&self, writes: Vec<Write>) {
@@ -479,11 +566,19 @@ fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         .query_row("SELECT max(id) FROM units", [], |r| r.get(0))
         .optional()?
         .flatten();
+    let mut stmt = conn.prepare(
+        "SELECT l.job_id, sum(length(l.blob)) FROM lemmas l JOIN jobs j ON j.id = l.job_id
+         WHERE j.state = 'running' GROUP BY l.job_id",
+    )?;
+    let lemma_bytes = stmt
+        .query_map([], |r| Ok((to_u64(r.get(0)?), to_u64(r.get(1)?))))?
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Loaded {
         jobs,
         units,
         cancelled,
         max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
+        lemma_bytes,
     })
 }
 
@@ -628,6 +723,20 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                     params![to_i64(*job_id)],
                 )?;
             }
+            tx.execute(
+                "DELETE FROM lemmas WHERE job_id = ?1",
+                params![to_i64(*job_id)],
+            )?;
+        }
+        Write::InsertLemmas {
+            job_id,
+            source,
+            blob,
+        } => {
+            tx.prepare_cached(
+                "INSERT INTO lemmas (job_id, source, blob, blob_crc) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![to_i64(*job_id), *source as i64, blob, crc(blob)])?;
         }
     }
     Ok(())

@@ -9,6 +9,13 @@ pub mod access;
 /// registration and the coordinator refuses a mismatch.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// The largest blob of lemmas a worker sends in one `ShareLemmas` request;
+/// the coordinator refuses larger ones.
+pub const MAX_LEMMA_UPLOAD_BYTES: usize = 1 << 20;
+
+/// About how many bytes of lemmas one `ShareLemmas` answer carries.
+pub const LEMMA_PAGE_BYTES: usize = 4 << 20;
+
 #[allow(clippy::all)]
 pub mod v1 {
     tonic::include_proto!("orchard.v1");

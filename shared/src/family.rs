@@ -59,6 +59,8 @@ pub enum FamilyError {
     Capacity(String),
     #[error("invalid environment variable {name}: {reason}")]
     Environment { name: &'static str, reason: String },
+    #[error("bad lemmas: {0}")]
+    BadLemmas(String),
 }
 
 /// What a worker hands to [`SearchFamily::explore`]: the budget and the
@@ -178,6 +180,40 @@ pub trait SearchFamily: Send + Sync + 'static {
         false
     }
 
+    /// Whether this family's searches prove *lemmas*: facts about parts of
+    /// the search tree that other units of the same job can reuse instead of
+    /// searching them again (`hip-solve`: the value of a position whose
+    /// subtree was expensive, which sibling units reach by other move
+    /// orders). Threads of one worker share them in memory already; across
+    /// workers they travel through the coordinator, which stores them with
+    /// the job and hands them to every other worker of the job (see
+    /// [`SearchFamily::take_lemmas`]). Lemmas only save work: a search gives
+    /// the same answer with or without them.
+    const SHARES_LEMMAS: bool = false;
+
+    /// Lemmas this process proved since the last call, at most about
+    /// `max_bytes` of them, encoded by the family (empty: none). The first
+    /// call may only start collecting them.
+    fn take_lemmas(_params: &Self::Params, _max_bytes: usize) -> Vec<u8> {
+        Vec::new()
+    }
+
+    /// Checks that a blob of lemmas is well formed for these parameters
+    /// (the coordinator checks every upload before storing it).
+    fn check_lemmas(_params: &Self::Params, _lemmas: &[u8]) -> Result<(), FamilyError> {
+        Err(FamilyError::BadLemmas(format!(
+            "family {} shares no lemmas",
+            Self::NAME
+        )))
+    }
+
+    /// Makes lemmas another worker proved available to this process's
+    /// searches; returns how many it took in. Checks them first, and takes
+    /// in nothing from a malformed blob.
+    fn learn_lemmas(params: &Self::Params, lemmas: &[u8]) -> Result<u64, FamilyError> {
+        Self::check_lemmas(params, lemmas).map(|()| 0)
+    }
+
     /// One random root-to-leaf walk down `unit`'s search tree, for Knuth's
     /// estimate of its size (see [`crate::estimate`]): from the unit's root,
     /// the number of children the real search would visit at each node on
@@ -246,6 +282,14 @@ pub trait PreparedJob: Send + Sync {
         bound: u64,
         pick: &mut dyn FnMut(u64) -> u64,
     ) -> Result<Option<Probe>, FamilyError>;
+    /// See [`SearchFamily::SHARES_LEMMAS`].
+    fn shares_lemmas(&self) -> bool;
+    /// See [`SearchFamily::take_lemmas`].
+    fn take_lemmas(&self, max_bytes: usize) -> Vec<u8>;
+    /// See [`SearchFamily::check_lemmas`].
+    fn check_lemmas(&self, lemmas: &[u8]) -> Result<(), FamilyError>;
+    /// See [`SearchFamily::learn_lemmas`].
+    fn learn_lemmas(&self, lemmas: &[u8]) -> Result<u64, FamilyError>;
 }
 
 /// The encoded result of exploring one unit.
@@ -396,6 +440,22 @@ impl<F: SearchFamily> PreparedJob for Job<F> {
         pick: &mut dyn FnMut(u64) -> u64,
     ) -> Result<Option<Probe>, FamilyError> {
         F::probe(&self.params, &codec::decode::<F::Unit>(unit)?, bound, pick)
+    }
+
+    fn shares_lemmas(&self) -> bool {
+        F::SHARES_LEMMAS
+    }
+
+    fn take_lemmas(&self, max_bytes: usize) -> Vec<u8> {
+        F::take_lemmas(&self.params, max_bytes)
+    }
+
+    fn check_lemmas(&self, lemmas: &[u8]) -> Result<(), FamilyError> {
+        F::check_lemmas(&self.params, lemmas)
+    }
+
+    fn learn_lemmas(&self, lemmas: &[u8]) -> Result<u64, FamilyError> {
+        F::learn_lemmas(&self.params, lemmas)
     }
 }
 

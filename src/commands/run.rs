@@ -130,6 +130,9 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
                 token: None,
                 tls_ca: None,
                 metrics: Default::default(),
+                // The workers of one process share its memory (the
+                // hip-solve table) already.
+                share_lemmas: false,
             };
             handles.push(tokio::spawn(async move {
                 run_worker(config, async move {

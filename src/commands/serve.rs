@@ -98,6 +98,7 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         token: read_token(args.access.token_file.as_deref())?,
         tls_ca: args.access.tls_ca,
         metrics: Arc::new(WorkerMetrics::default()),
+        share_lemmas: !args.no_lemmas,
     };
     if let Some(addr) = &args.metrics {
         let listener = tokio::net::TcpListener::bind(addr)

@@ -5,7 +5,9 @@
 //! (budget, stop flag and the job-wide bound shared lock-free with the search
 //! loop), then reports the summary and the unexplored rest. A heartbeat task
 //! renews leases, publishes progress and bounds, and relays the
-//! coordinator's cancellations and split requests to the search loops.
+//! coordinator's cancellations and split requests to the search loops. A
+//! lemma task trades the families' lemmas (facts a search proved that save
+//! other workers' searches work) with the coordinator.
 //!
 //! * [`connection`] — reaching the coordinator, with retry and backoff.
 //! * [`runner`] — the lease / explore / report loop.

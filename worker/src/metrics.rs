@@ -16,6 +16,12 @@ pub struct WorkerMetrics {
     pub nodes_reported: AtomicU64,
     /// Nodes explored so far by running units (refreshed every heartbeat).
     pub nodes_in_flight: AtomicU64,
+    /// Bytes of lemmas sent to the coordinator and stored there.
+    pub lemma_bytes_sent: AtomicU64,
+    /// Bytes of other workers' lemmas received.
+    pub lemma_bytes_received: AtomicU64,
+    /// Lemmas taken into this worker's searches.
+    pub lemmas_learned: AtomicU64,
 }
 
 impl WorkerMetrics {
@@ -64,6 +70,24 @@ impl WorkerMetrics {
             "counter",
             "Search-tree nodes explored (reported units plus running progress); rate() gives nodes per second.",
             get(&self.nodes_reported).saturating_add(get(&self.nodes_in_flight)),
+        );
+        one(
+            "orchard_worker_lemma_bytes_sent_total",
+            "counter",
+            "Bytes of lemmas this worker shared (stored by the coordinator).",
+            get(&self.lemma_bytes_sent),
+        );
+        one(
+            "orchard_worker_lemma_bytes_received_total",
+            "counter",
+            "Bytes of other workers' lemmas received.",
+            get(&self.lemma_bytes_received),
+        );
+        one(
+            "orchard_worker_lemmas_learned_total",
+            "counter",
+            "Other workers' lemmas taken into this worker's searches.",
+            get(&self.lemmas_learned),
         );
         out
     }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use orchard_proto::v1::*;
-use orchard_proto::PROTOCOL_VERSION;
+use orchard_proto::{MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
 use orchard_shared::families;
 use orchard_shared::family::{ExploreContext, PreparedJob};
 use tokio::sync::{oneshot, Semaphore};
@@ -38,6 +38,9 @@ pub struct WorkerConfig {
     pub tls_ca: Option<std::path::PathBuf>,
     /// Counters to keep up to date (for `/metrics`).
     pub metrics: Arc<WorkerMetrics>,
+    /// Trade lemmas with the coordinator (see [`lemma_loop`]). Off for the
+    /// workers of `orchard run`, which share one process.
+    pub share_lemmas: bool,
 }
 
 /// What a worker did, returned when it stops.
@@ -61,6 +64,10 @@ struct Running {
 struct JobHandle {
     prepared: Arc<dyn PreparedJob>,
     bound: Arc<AtomicU64>,
+    /// Where the next `ShareLemmas` request for this job starts.
+    lemma_cursor: AtomicU64,
+    /// The coordinator said the job is over: no more lemmas for it.
+    lemmas_over: AtomicBool,
 }
 
 struct State {
@@ -134,6 +141,8 @@ impl State {
         let handle = Arc::new(JobHandle {
             prepared,
             bound: Arc::new(AtomicU64::new(lease.bound)),
+            lemma_cursor: AtomicU64::new(0),
+            lemmas_over: AtomicBool::new(false),
         });
         jobs.insert(lease.job_id, handle.clone());
         Ok(handle)
@@ -177,6 +186,10 @@ pub async fn run_worker(
 
     let slots = Arc::new(Semaphore::new(threads));
     let heartbeat = tokio::spawn(heartbeat_loop(state.clone()));
+    let lemmas = state
+        .config
+        .share_lemmas
+        .then(|| tokio::spawn(lemma_loop(state.clone())));
     {
         let state = state.clone();
         tokio::spawn(async move {
@@ -257,6 +270,9 @@ pub async fn run_worker(
         .await
         .expect("semaphore open");
     heartbeat.abort();
+    if let Some(l) = lemmas {
+        l.abort();
+    }
     if let Some(e) = state.fatal.lock().unwrap().take() {
         return Err(e);
     }
@@ -497,5 +513,119 @@ async fn heartbeat_loop(state: Arc<State>) {
                 j.bound.fetch_max(b.bound, Ordering::Relaxed);
             }
         }
+    }
+}
+
+/// How often a worker trades lemmas with the coordinator.
+const LEMMA_INTERVAL: Duration = Duration::from_secs(2);
+
+/// Trades lemmas for every job with a unit running here whose family has
+/// them: sends what this process's searches proved since the last round,
+/// takes in what other workers sent. Best effort: lemmas only save work, so
+/// a failed round is logged and the next one goes on (a job's lemmas taken
+/// in a failed round are not sent again).
+async fn lemma_loop(state: Arc<State>) {
+    // Identifies this process's lemmas to the coordinator, which never
+    // sends them back; random, so that it survives a coordinator restart
+    // (worker ids do not).
+    let source = {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        h.finish() | 1
+    };
+    let mut interval = tokio::time::interval(LEMMA_INTERVAL);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let jobs: Vec<(u64, Arc<JobHandle>)> = {
+            let running = state.running.lock().unwrap();
+            let jobs = state.jobs.lock().unwrap();
+            let mut ids: Vec<u64> = running.values().map(|r| r.job_id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.into_iter()
+                .filter_map(|id| {
+                    let j = jobs.get(&id)?;
+                    (j.prepared.shares_lemmas() && !j.lemmas_over.load(Ordering::Relaxed))
+                        .then(|| (id, j.clone()))
+                })
+                .collect()
+        };
+        for (job_id, job) in jobs {
+            match trade_lemmas(&state, source, job_id, &job).await {
+                Ok(()) => {}
+                Err(s) if s.code() == tonic::Code::Unimplemented => {
+                    tracing::warn!("the coordinator does not trade lemmas (an older version)");
+                    return;
+                }
+                Err(s) => tracing::warn!(job = job_id, "lemmas not traded: {}", s.message()),
+            }
+        }
+    }
+}
+
+/// One round of [`lemma_loop`] for one job.
+async fn trade_lemmas(
+    state: &Arc<State>,
+    source: u64,
+    job_id: u64,
+    job: &Arc<JobHandle>,
+) -> Result<(), tonic::Status> {
+    let take = |job: &Arc<JobHandle>| {
+        let prepared = job.prepared.clone();
+        tokio::task::spawn_blocking(move || prepared.take_lemmas(MAX_LEMMA_UPLOAD_BYTES))
+    };
+    let mut upload = take(job).await.unwrap_or_default();
+    let metrics = &state.config.metrics;
+    loop {
+        // A full upload: more may be waiting.
+        let full = upload.len() >= MAX_LEMMA_UPLOAD_BYTES / 2;
+        let sent = upload.len() as u64;
+        let req = ShareLemmasRequest {
+            worker_id: state.id(),
+            job_id,
+            lemmas: upload,
+            source,
+            after: job.lemma_cursor.load(Ordering::Relaxed),
+        };
+        let resp = state.client.clone().share_lemmas(req).await?.into_inner();
+        if resp.job_over {
+            job.lemmas_over.store(true, Ordering::Relaxed);
+            return Ok(());
+        }
+        if resp.stored {
+            metrics.lemma_bytes_sent.fetch_add(sent, Ordering::Relaxed);
+        }
+        if !resp.lemmas.is_empty() {
+            let bytes: u64 = resp.lemmas.iter().map(|b| b.len() as u64).sum();
+            metrics
+                .lemma_bytes_received
+                .fetch_add(bytes, Ordering::Relaxed);
+            let prepared = job.prepared.clone();
+            let learned = tokio::task::spawn_blocking(move || {
+                let mut learned = 0;
+                for blob in &resp.lemmas {
+                    match prepared.learn_lemmas(blob) {
+                        Ok(n) => learned += n,
+                        Err(e) => tracing::warn!(job = job_id, "lemmas ignored: {e}"),
+                    }
+                }
+                learned
+            })
+            .await
+            .unwrap_or(0);
+            metrics.lemmas_learned.fetch_add(learned, Ordering::Relaxed);
+            tracing::debug!(job = job_id, bytes, learned, "lemmas learned");
+        }
+        job.lemma_cursor.store(resp.cursor, Ordering::Relaxed);
+        if !resp.more && !full {
+            return Ok(());
+        }
+        upload = if full {
+            take(job).await.unwrap_or_default()
+        } else {
+            Vec::new()
+        };
     }
 }

@@ -22,7 +22,7 @@ use std::sync::atomic::Ordering;
 
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::Endgame;
-use super::table::Table;
+use super::table::{Table, TableEntry};
 use crate::family::ExploreContext;
 
 /// How many nodes between two looks at the shared atomics.
@@ -35,6 +35,11 @@ const TT_MIN_EMPTY: u32 = 4;
 /// Positions with at least this many empty cells look up all their children
 /// in the table before searching any (see [`Solver::etc`]).
 const ETC_MIN_EMPTY: u32 = 8;
+
+/// A position whose search took at least this many nodes is offered to the
+/// table as a lemma for other workers (see [`Table::offer_lemma`]): rarer
+/// than one node in a thousand, and each saves a receiver that much work.
+pub const LEMMA_MIN_NODES: u64 = 1 << 12;
 
 /// Move-ordering penalties, tuned on 4x4 to 4x6 boards (node counts halve to
 /// tenth against no ordering): a new dead cell of mine, obstructing one or two
@@ -414,6 +419,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             return None;
         }
         self.nodes += 1;
+        let first_node = self.nodes;
         if self.nodes >= self.next_poll {
             self.poll();
         }
@@ -498,6 +504,19 @@ impl<'a, 'c> Solver<'a, 'c> {
                 board.perms[key.2][best_move as usize]
             };
             self.table.store(key.0, key.1, lo, hi, mv, empties as u8);
+            if self.nodes - first_node >= LEMMA_MIN_NODES
+                && (lo, hi) != (-1, 1)
+                && self.table.wants_lemmas()
+            {
+                self.table.offer_lemma(TableEntry {
+                    k1: key.0,
+                    k2: key.1,
+                    lo,
+                    hi,
+                    mv,
+                    empty: empties as u8,
+                });
+            }
         }
         Some(best)
     }

@@ -102,7 +102,7 @@ impl SolveParams {
         }
     }
 
-    fn board(&self) -> Board {
+    pub(super) fn board(&self) -> Board {
         Board::new(
             self.rows.min(self.cols) as usize,
             self.rows.max(self.cols) as usize,
@@ -916,6 +916,22 @@ impl SearchFamily for HipSolve {
 
     fn root_units(p: &SolveParams) -> Vec<SolveUnit> {
         Game::new(p).frontier(p.root_depth())
+    }
+
+    /// Values of positions whose search was expensive (see
+    /// [`super::lemmas`]).
+    const SHARES_LEMMAS: bool = true;
+
+    fn take_lemmas(p: &SolveParams, max_bytes: usize) -> Vec<u8> {
+        super::lemmas::take(p, max_bytes)
+    }
+
+    fn check_lemmas(p: &SolveParams, lemmas: &[u8]) -> Result<(), FamilyError> {
+        super::lemmas::check(p, lemmas)
+    }
+
+    fn learn_lemmas(p: &SolveParams, lemmas: &[u8]) -> Result<u64, FamilyError> {
+        super::lemmas::learn(p, lemmas)
     }
 
     fn explore(

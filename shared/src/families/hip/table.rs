@@ -19,7 +19,7 @@
 
 use std::cell::RefCell;
 use std::hint::spin_loop;
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::board::Board;
@@ -212,7 +212,17 @@ pub struct Table {
     tag: Tag,
     buckets: Buckets,
     mask: usize,
+    /// Whether a worker collects this table's lemmas (set by the first
+    /// [`Table::take_lemmas`]; until then nothing is collected).
+    sharing: AtomicBool,
+    /// Lemmas proven since the last [`Table::take_lemmas`], oldest first.
+    outbox: Mutex<Vec<TableEntry>>,
 }
+
+/// At most this many lemmas wait in a table's outbox (20 MiB); a worker
+/// takes them every few seconds, so the cap only matters if the coordinator
+/// is out of reach, and then the newest are not kept.
+const OUTBOX_CAP: usize = 1 << 20;
 
 #[inline(always)]
 fn hash(k1: u64, k2: u64) -> u64 {
@@ -228,7 +238,35 @@ impl Table {
             tag: (board.rows, board.cols, double),
             buckets: Buckets::zeroed(1usize << bits),
             mask: (1usize << bits) - 1,
+            sharing: AtomicBool::new(false),
+            outbox: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Whether [`Table::offer_lemma`] keeps what it is given: a worker
+    /// shares this table's lemmas with other workers.
+    #[inline(always)]
+    pub fn wants_lemmas(&self) -> bool {
+        self.sharing.load(Ordering::Relaxed)
+    }
+
+    /// Queues an entry whose subtree was expensive to search, for other
+    /// workers (see [`Table::take_lemmas`]).
+    pub fn offer_lemma(&self, e: TableEntry) {
+        let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        if outbox.len() < OUTBOX_CAP {
+            outbox.push(e);
+        }
+    }
+
+    /// The oldest `max` lemmas offered since the last call; from the first
+    /// call on, the table keeps what is offered.
+    pub fn take_lemmas(&self, max: usize) -> Vec<TableEntry> {
+        self.sharing.store(true, Ordering::Relaxed);
+        let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        let n = max.min(outbox.len());
+        let rest = outbox.split_off(n);
+        std::mem::replace(&mut *outbox, rest)
     }
 
     /// Asks the CPU to start loading the bucket of a canonical key into the
@@ -442,6 +480,24 @@ pub fn table_for(board: &Board, double: bool) -> Result<Arc<Table>, FamilyError>
         return private;
     }
     fresh(&mut SHARED.lock().unwrap_or_else(|e| e.into_inner()), true)
+}
+
+/// The process's table, if it serves the game `tag` (lemmas go only to and
+/// from the table of their game: taking or learning them never replaces
+/// another game's table, which a search may be using). `create`: make it if
+/// the process has no table yet.
+pub fn current_table(board: &Board, double: bool, create: bool) -> Option<Arc<Table>> {
+    let tag = (board.rows, board.cols, double);
+    {
+        let slot = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.as_ref() {
+            Some(t) if t.tag == tag => return Some(t.clone()),
+            Some(_) => return None,
+            None if !create => return None,
+            None => {}
+        }
+    }
+    table_for(board, double).ok()
 }
 
 /// From now on this thread searches with a table of its own, and the next

@@ -55,7 +55,7 @@ const MAGIC: &[u8; 8] = b"ORCHTT\x00\x01";
 /// entries, the trailer (the entry count, then the CRC-32 of everything
 /// before it), little-endian.
 const HEADER: usize = 16;
-const RECORD: usize = 20;
+pub(super) const RECORD: usize = 20;
 const TRAILER: usize = 12;
 
 /// About this many entries per snapshot (20 bytes each: 320 MiB); when
@@ -191,7 +191,7 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot, SnapshotError> {
 
 /// An entry as a record of the file: the key, then `lo`, `hi`, `mv` and
 /// `empty` (see [`RECORD`]).
-fn encode(e: &TableEntry) -> [u8; RECORD] {
+pub(super) fn encode(e: &TableEntry) -> [u8; RECORD] {
     let mut r = [0u8; RECORD];
     r[0..8].copy_from_slice(&e.k1.to_le_bytes());
     r[8..16].copy_from_slice(&e.k2.to_le_bytes());
@@ -203,7 +203,7 @@ fn encode(e: &TableEntry) -> [u8; RECORD] {
 }
 
 /// See [`encode`].
-fn decode(r: &[u8]) -> TableEntry {
+pub(super) fn decode(r: &[u8]) -> TableEntry {
     TableEntry {
         k1: u64::from_le_bytes(r[0..8].try_into().expect("eight bytes")),
         k2: u64::from_le_bytes(r[8..16].try_into().expect("eight bytes")),
@@ -217,7 +217,7 @@ fn decode(r: &[u8]) -> TableEntry {
 /// An entry is a position of the board in canonical form, with an interval
 /// inside `-1..=1`, the right count of empty cells and a move (if any) on an
 /// empty cell.
-fn check_entry(board: &Board, e: &TableEntry) -> Result<(), &'static str> {
+pub(super) fn check_entry(board: &Board, e: &TableEntry) -> Result<(), &'static str> {
     if (e.k1 | e.k2) & !board.full != 0 || e.k1 & e.k2 != 0 {
         return Err("stones off the board or on one cell twice");
     }

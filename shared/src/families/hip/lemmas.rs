@@ -1,0 +1,209 @@
+//! `hip-solve`'s lemmas (see [`crate::family::SearchFamily::SHARES_LEMMAS`]):
+//! the table entries of positions whose search took at least
+//! [`super::search::LEMMA_MIN_NODES`] nodes, shared between workers through the coordinator.
+//!
+//! Why: in a placement game the subtrees of sibling moves share most of their
+//! positions, so two workers solving siblings solve the same positions twice
+//! (two processes on 5x6 searched 65% more nodes than one). The threads of
+//! one process share a table; lemmas give a worker on another machine the
+//! expensive part of that table, a few seconds late.
+//!
+//! On the wire: a format byte, then the 20-byte records of a table snapshot
+//! (see [`super::table_file`]), each checked like a snapshot's entries before
+//! any is used. A lemma states P1's value interval of a canonical position of
+//! the job's game, which holds in every job of that game.
+
+use super::board::Board;
+use super::solve::SolveParams;
+use super::table::{current_table, Table, TableEntry};
+use super::table_file::{check_entry, decode, encode, RECORD};
+use crate::family::FamilyError;
+
+/// The format byte of a blob of lemmas.
+const FORMAT: u8 = 1;
+
+/// See [`crate::family::SearchFamily::take_lemmas`]: drains the outbox of
+/// the process's table of this game (and makes the table fill it from now
+/// on; the table is created if the process has none). The process's table
+/// serves another game: nothing.
+pub fn take(p: &SolveParams, max_bytes: usize) -> Vec<u8> {
+    let Some(table) = current_table(&p.board(), p.double, true) else {
+        return Vec::new();
+    };
+    let entries = table.take_lemmas(max_bytes.saturating_sub(1) / RECORD);
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    encode_all(&entries)
+}
+
+/// Encodes lemmas for the wire.
+pub fn encode_all(entries: &[TableEntry]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + entries.len() * RECORD);
+    out.push(FORMAT);
+    for e in entries {
+        out.extend_from_slice(&encode(e));
+    }
+    out
+}
+
+/// Decodes a blob of lemmas and checks every one against `board`.
+pub fn decode_all(board: &Board, bytes: &[u8]) -> Result<Vec<TableEntry>, FamilyError> {
+    let bad = |why: String| FamilyError::BadLemmas(why);
+    let Some((&format, records)) = bytes.split_first() else {
+        return Err(bad("empty blob".into()));
+    };
+    if format != FORMAT {
+        return Err(bad(format!("unknown format {format}")));
+    }
+    if records.is_empty() || records.len() % RECORD != 0 {
+        return Err(bad(format!(
+            "{} bytes of records, not a positive multiple of {RECORD}",
+            records.len()
+        )));
+    }
+    records
+        .chunks_exact(RECORD)
+        .enumerate()
+        .map(|(i, r)| {
+            let e = decode(r);
+            check_entry(board, &e).map_err(|why| bad(format!("lemma {i}: {why}")))?;
+            Ok(e)
+        })
+        .collect()
+}
+
+/// See [`crate::family::SearchFamily::check_lemmas`].
+pub fn check(p: &SolveParams, bytes: &[u8]) -> Result<(), FamilyError> {
+    decode_all(&p.board(), bytes).map(drop)
+}
+
+/// See [`crate::family::SearchFamily::learn_lemmas`]: into the process's
+/// table of this game, if there is one.
+pub fn learn(p: &SolveParams, bytes: &[u8]) -> Result<u64, FamilyError> {
+    let board = p.board();
+    let entries = decode_all(&board, bytes)?;
+    Ok(current_table(&board, p.double, false).map_or(0, |t| learn_into(&t, &entries)))
+}
+
+/// Stores lemmas in `table` (each intersected with what the table knows).
+pub fn learn_into(table: &Table, entries: &[TableEntry]) -> u64 {
+    for e in entries {
+        table.store(e.k1, e.k2, e.lo, e.hi, e.mv, e.empty);
+    }
+    entries.len() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::search::{Pos, Solver, LEMMA_MIN_NODES};
+    use super::*;
+
+    /// Solves the empty board of a game into `table`: P1's value and nodes.
+    fn solve(board: &Board, table: &Table, double: bool) -> (i8, u64) {
+        let mut s = Solver::new(board, double, table, None);
+        let v = s.search(&Pos::EMPTY, -1, 1).unwrap();
+        (v, s.nodes)
+    }
+
+    /// A table collects lemmas only once asked to; what it collects are
+    /// sound entries of expensive positions, which survive the wire and let
+    /// a second, empty table solve the game again with the same value in a
+    /// fraction of the nodes.
+    #[test]
+    fn lemmas_carry_expensive_positions_to_another_table() {
+        let board = Board::new(4, 5);
+        let quiet = Table::new(&board, false).unwrap();
+        solve(&board, &quiet, false);
+        assert!(
+            quiet.take_lemmas(usize::MAX).is_empty(),
+            "collected unasked"
+        );
+        assert!(quiet.take_lemmas(usize::MAX).is_empty());
+
+        let source = Table::new(&board, false).unwrap();
+        source.take_lemmas(0);
+        let (v, nodes) = solve(&board, &source, false);
+        let lemmas = source.take_lemmas(usize::MAX);
+        assert!(
+            lemmas.len() > 10 && (lemmas.len() as u64) < nodes / LEMMA_MIN_NODES * 64,
+            "{} lemmas from {nodes} nodes",
+            lemmas.len()
+        );
+        assert!(source.take_lemmas(usize::MAX).is_empty(), "taken twice");
+        // Every lemma is what the table holds (or a wider interval of it),
+        // unless the table replaced it since.
+        let mut held = 0;
+        for e in &lemmas {
+            if let Some((lo, hi, _)) = source.probe(e.k1, e.k2) {
+                assert!(e.lo <= lo && hi <= e.hi, "{e:?} against [{lo}, {hi}]");
+                held += 1;
+            }
+        }
+        assert!(held * 2 > lemmas.len(), "{held} of {} held", lemmas.len());
+        let wire = encode_all(&lemmas);
+        let back = decode_all(&board, &wire).unwrap();
+        assert_eq!(back, lemmas);
+
+        let fresh = Table::new(&board, false).unwrap();
+        assert_eq!(learn_into(&fresh, &back), lemmas.len() as u64);
+        let (v2, nodes2) = solve(&board, &fresh, false);
+        assert_eq!(v2, v);
+        assert!(
+            nodes2 * 5 < nodes,
+            "{nodes2} nodes with lemmas, {nodes} without"
+        );
+    }
+
+    /// A blob that is not a set of sound lemmas of this game is refused
+    /// whole, with the reason.
+    #[test]
+    fn malformed_lemmas_are_refused() {
+        let board = Board::new(4, 5);
+        let good = TableEntry {
+            k1: 0b1,
+            k2: 0b10,
+            lo: -1,
+            hi: 0,
+            mv: 255,
+            empty: 18,
+        };
+        let (c1, c2, _) = board.canonical2(good.k1, good.k2);
+        let good = TableEntry {
+            k1: c1,
+            k2: c2,
+            ..good
+        };
+        assert_eq!(decode_all(&board, &encode_all(&[good])).unwrap(), [good]);
+        let refused = |bytes: &[u8]| decode_all(&board, bytes).unwrap_err().to_string();
+        assert!(refused(&[]).contains("empty"));
+        assert!(refused(&[FORMAT]).contains("multiple of 20"));
+        let mut wrong_format = encode_all(&[good]);
+        wrong_format[0] = 9;
+        assert!(refused(&wrong_format).contains("format 9"));
+        let mut short = encode_all(&[good]);
+        short.pop();
+        assert!(refused(&short).contains("multiple of 20"));
+        let bad_interval = TableEntry {
+            lo: 1,
+            hi: 0,
+            ..good
+        };
+        assert!(refused(&encode_all(&[good, bad_interval])).contains("lemma 1"));
+        let off_board = TableEntry {
+            k1: 1 << 40,
+            ..good
+        };
+        assert!(refused(&encode_all(&[off_board])).contains("off the board"));
+        // A lemma of another board (6x6 keys on a 4x5 board).
+        let other = Board::new(6, 6);
+        let (o1, o2, _) = other.canonical2(1 << 35, 1 << 30);
+        let foreign = TableEntry {
+            k1: o1,
+            k2: o2,
+            empty: 34,
+            ..good
+        };
+        assert!(decode_all(&board, &encode_all(&[foreign])).is_err());
+    }
+}
