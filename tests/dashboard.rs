@@ -250,18 +250,8 @@ fn a_running_job_shows_its_answer_so_far() {
     let grpc = format!("http://127.0.0.1:{port}");
     let http = format!("http://127.0.0.1:{http_port}");
     let _coord = start_coordinator(&dir, port, http_port, &[]);
-    let job = run_json(&[
-        "submit",
-        "hip-solve",
-        "--rows",
-        "4",
-        "--cols",
-        "4",
-        "--coordinator",
-        &grpc,
-        "--json",
-    ]);
-    assert_eq!(job["job_id"], 1);
+    let job = common::submit_job(&grpc, &["hip-solve", "--rows", "4", "--cols", "4"]);
+    assert_eq!(job, 1);
     let api = http_get_json(&format!("{http}/api/jobs"));
     let j = &api["jobs"][0];
     assert_eq!(j["state"], "running");

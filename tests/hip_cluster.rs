@@ -907,19 +907,7 @@ fn workers_trade_lemmas_through_the_coordinator() {
         .collect();
     // Standard 4x6: a draw (Franke's table B), some 2.4e7 nodes through two
     // workers, long enough for several rounds of trading.
-    let job = run_json(&[
-        "submit",
-        "hip-solve",
-        "--rows",
-        "4",
-        "--cols",
-        "6",
-        "--coordinator",
-        &url,
-        "--json",
-    ])["job_id"]
-        .as_u64()
-        .unwrap();
+    let job = common::submit_job(&url, &["hip-solve", "--rows", "4", "--cols", "6"]);
     wait_status(&url, job, Duration::from_secs(600), |s| {
         s["state"] == "done"
     });
@@ -966,17 +954,7 @@ fn workers_trade_lemmas_through_the_coordinator() {
     let blob = HipSolve::take_lemmas(&p, 1 << 20);
     assert!(blob.len() > 100, "{} bytes of lemmas", blob.len());
     let job2 = submit(&url);
-    let hc_job = run_json(&[
-        "submit",
-        "hc",
-        "--columns",
-        "3",
-        "--coordinator",
-        &url,
-        "--json",
-    ])["job_id"]
-        .as_u64()
-        .unwrap();
+    let hc_job = common::submit_job(&url, &["hc", "--columns", "3"]);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

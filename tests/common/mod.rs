@@ -73,6 +73,19 @@ pub fn run(args: &[&str]) -> Output {
         .expect("run orchard")
 }
 
+/// Submits a job (`family_args`: the family and its flags) to the
+/// coordinator at `url`; returns its id.
+#[allow(dead_code)] // not every test file submits this way
+pub fn submit_job(url: &str, family_args: &[&str]) -> u64 {
+    let mut args = vec!["submit"];
+    args.extend_from_slice(family_args);
+    args.extend_from_slice(&["--coordinator", url, "--json"]);
+    let r = run_json(&args);
+    r["job_id"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no job id: {r}"))
+}
+
 /// Runs `orchard ... --json`, asserting success, and parses its JSON.
 pub fn run_json(args: &[&str]) -> serde_json::Value {
     let out = run(args);
