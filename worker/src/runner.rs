@@ -341,12 +341,20 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
         let outcome = rx
             .await
             .unwrap_or_else(|_| Err("search thread panicked".to_string()));
-        state.running.lock().unwrap().remove(&unit_id);
-        state
-            .config
-            .metrics
-            .units_running
-            .fetch_sub(1, Ordering::Relaxed);
+        {
+            // The unit's nodes leave the in-flight figure before its report
+            // adds them to the reported one, so `/metrics` never counts them
+            // twice (the heartbeat refreshes the figure only every 500 ms).
+            let mut running = state.running.lock().unwrap();
+            running.remove(&unit_id);
+            let in_flight = running
+                .values()
+                .map(|r| r.progress.load(Ordering::Relaxed))
+                .sum();
+            let m = &state.config.metrics;
+            m.nodes_in_flight.store(in_flight, Ordering::Relaxed);
+            m.units_running.fetch_sub(1, Ordering::Relaxed);
+        }
         if cancelled.load(Ordering::SeqCst) {
             state
                 .config
