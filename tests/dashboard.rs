@@ -9,7 +9,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::{
-    free_port, http_get, http_get_json, run_json, wait_coordinator, wait_status, Proc, TempDir,
+    free_port, http_get, http_get_json, metric, run_json, wait_coordinator, wait_status, Proc,
+    TempDir,
 };
 
 /// A coordinator with `--http`, one worker, and a finished h(3) job.
@@ -73,17 +74,6 @@ fn cluster(tag: &str) -> Cluster {
         worker_metrics: format!("http://127.0.0.1:{metrics_port}/metrics"),
         _dir: dir,
     }
-}
-
-fn metric(body: &str, line_prefix: &str) -> f64 {
-    body.lines()
-        .find(|l| l.starts_with(line_prefix))
-        .unwrap_or_else(|| panic!("no '{line_prefix}' in:\n{body}"))
-        .rsplit(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
 }
 
 #[test]

@@ -854,9 +854,7 @@ fn table_snapshots_carry_settled_positions_to_the_next_process() {
 /// A counter of a worker's `/metrics`.
 fn worker_metric(addr: &str, name: &str) -> u64 {
     let text = common::http_get(&format!("http://{addr}/metrics"));
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in {text}"))
+    common::metric(&text, &format!("{name} ")) as u64
 }
 
 /// Two worker processes (as on two machines) trade lemmas through the

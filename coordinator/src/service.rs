@@ -427,8 +427,9 @@ impl WorkerService for Workers {
             .await
             .map_err(|e| Status::internal(e.to_string()))?
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
-            // Admitted and queued under one lock: the writer stores blobs
-            // in the order they were admitted.
+            // Admitted and queued under one lock: a job being finished
+            // admits nothing, and its end (which deletes its lemmas) is
+            // queued after every blob it admitted.
             let mut s = self.0.lock();
             stored = s.admit_lemmas(r.job_id, lemmas.len() as u64);
             if stored {

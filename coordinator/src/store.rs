@@ -402,10 +402,7 @@ impl Store {
     /// so this does not block the writer), and only after the writes it must
     /// see have committed.
     pub fn unit_ledger(&self, job_id: JobId) -> Result<Vec<LedgerRow>, StoreError> {
-        let conn = Connection::open_with_flags(
-            &self.path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
+        let conn = self.reader()?;
         let mut stmt = conn.prepare(
             "SELECT u.id, u.parent_id, u.state, u.lease_count, u.payload, r.nodes, r.worker,
                     u.discarded_nodes
@@ -427,6 +424,15 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// A read-only connection of its own (the database is in WAL mode, so
+    /// reading does not block the writer).
+    fn reader(&self) -> Result<Connection, StoreError> {
+        Ok(Connection::open_with_flags(
+            &self.path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?)
+    }
+
     /// The lemmas of `job_id` stored after `after` by other sources than
     /// `source`, oldest first, up to about `max_bytes` (at least one blob).
     /// A blob whose CRC does not match is skipped with a warning. Read on a
@@ -440,10 +446,7 @@ impl Store {
         source: u64,
         max_bytes: usize,
     ) -> Result<LemmaPage, StoreError> {
-        let conn = Connection::open_with_flags(
-            &self.path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
+        let conn = self.reader()?;
         let mut stmt = conn.prepare(
             "SELECT seq, source, blob, blob_crc FROM lemmas
              WHERE job_id = ?1 AND seq > ?2 ORDER BY seq",

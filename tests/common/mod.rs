@@ -73,6 +73,20 @@ pub fn run(args: &[&str]) -> Output {
         .expect("run orchard")
 }
 
+/// The value of the first line of a Prometheus text `body` that starts with
+/// `line_prefix` (a metric's name and labels).
+#[allow(dead_code)] // not every test file reads metrics
+pub fn metric(body: &str, line_prefix: &str) -> f64 {
+    body.lines()
+        .find(|l| l.starts_with(line_prefix))
+        .unwrap_or_else(|| panic!("no '{line_prefix}' in:\n{body}"))
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 /// Submits a job (`family_args`: the family and its flags) to the
 /// coordinator at `url`; returns its id.
 #[allow(dead_code)] // not every test file submits this way

@@ -347,12 +347,8 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
             // twice (the heartbeat refreshes the figure only every 500 ms).
             let mut running = state.running.lock().unwrap();
             running.remove(&unit_id);
-            let in_flight = running
-                .values()
-                .map(|r| r.progress.load(Ordering::Relaxed))
-                .sum();
             let m = &state.config.metrics;
-            m.nodes_in_flight.store(in_flight, Ordering::Relaxed);
+            publish_in_flight(&running, m);
             m.units_running.fetch_sub(1, Ordering::Relaxed);
         }
         if cancelled.load(Ordering::SeqCst) {
@@ -436,6 +432,25 @@ async fn report(
     }
 }
 
+/// The jobs of the units running here, each once.
+fn running_jobs(running: &HashMap<u64, Running>) -> Vec<u64> {
+    let mut ids: Vec<u64> = running.values().map(|r| r.job_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Sets the in-flight node figure of `/metrics` to the progress of the
+/// units in `running` (called with the lock held, so that a finished unit
+/// leaves the figure before its report counts its nodes).
+fn publish_in_flight(running: &HashMap<u64, Running>, metrics: &WorkerMetrics) {
+    let in_flight = running
+        .values()
+        .map(|r| r.progress.load(Ordering::Relaxed))
+        .sum();
+    metrics.nodes_in_flight.store(in_flight, Ordering::Relaxed);
+}
+
 /// Renews leases, publishes progress and bounds, applies cancellations,
 /// split requests and bounds from the coordinator.
 async fn heartbeat_loop(state: Arc<State>) {
@@ -453,16 +468,8 @@ async fn heartbeat_loop(state: Arc<State>) {
                     nodes: r.progress.load(Ordering::Relaxed),
                 })
                 .collect();
-            let in_flight = progress.iter().map(|p| p.nodes).sum();
-            state
-                .config
-                .metrics
-                .nodes_in_flight
-                .store(in_flight, Ordering::Relaxed);
-            let mut job_ids: Vec<u64> = running.values().map(|r| r.job_id).collect();
-            job_ids.sort_unstable();
-            job_ids.dedup();
-            let bounds: Vec<JobBound> = job_ids
+            publish_in_flight(&running, &state.config.metrics);
+            let bounds: Vec<JobBound> = running_jobs(&running)
                 .into_iter()
                 .filter_map(|id| {
                     jobs.get(&id).map(|j| JobBound {
@@ -549,10 +556,8 @@ async fn lemma_loop(state: Arc<State>) {
         let jobs: Vec<(u64, Arc<JobHandle>)> = {
             let running = state.running.lock().unwrap();
             let jobs = state.jobs.lock().unwrap();
-            let mut ids: Vec<u64> = running.values().map(|r| r.job_id).collect();
-            ids.sort_unstable();
-            ids.dedup();
-            ids.into_iter()
+            running_jobs(&running)
+                .into_iter()
                 .filter_map(|id| {
                     let j = jobs.get(&id)?;
                     (j.prepared.shares_lemmas() && !j.lemmas_over.load(Ordering::Relaxed))
