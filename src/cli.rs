@@ -38,6 +38,10 @@ pub enum Command {
     /// Estimate a search's size and running time from random probes,
     /// without running it.
     Estimate(crate::commands::EstimateArgs),
+    /// Copy a database to another file (another disk, another machine's
+    /// mount) while its coordinator runs: a consistent, verified snapshot
+    /// that `--db` resumes from.
+    Backup(BackupArgs),
 }
 
 #[derive(Args, Debug)]
@@ -92,6 +96,15 @@ pub struct CoordinatorArgs {
     /// The PEM private key of --tls-cert.
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BackupArgs {
+    /// The database to copy (read only; its coordinator may be running).
+    #[arg(long, env = "ORCHARD_DB")]
+    pub db: PathBuf,
+    /// The backup file: created, or replaced if it is an earlier backup.
+    pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]

@@ -204,6 +204,78 @@ fn corrupt_or_foreign_database_is_refused_and_left_alone() {
 }
 
 #[test]
+fn backup_refuses_what_it_must_not_overwrite() {
+    let dir = TempDir::new("backupbad");
+    let db = dir.path("orchard.db");
+    let r = run_hc(&dir, &["--columns", "2"]);
+    assert_eq!(r["h"], 9);
+    let db_s = db.to_str().unwrap();
+    let before = std::fs::read(&db).unwrap();
+
+    // Onto a file that is not an earlier backup: refused, file untouched.
+    let notes = dir.path("notes.txt");
+    std::fs::write(&notes, b"my notes").unwrap();
+    common::assert_one_line_error(
+        &run(&["backup", "--db", db_s, notes.to_str().unwrap()]),
+        "not an orchard database",
+    );
+    assert_eq!(std::fs::read(&notes).unwrap(), b"my notes");
+    // Onto the database itself.
+    common::assert_one_line_error(&run(&["backup", "--db", db_s, db_s]), "database itself");
+    // From something that is not an orchard database, or nothing.
+    common::assert_one_line_error(
+        &run(&["backup", "--db", notes.to_str().unwrap(), "x.db"]),
+        "not an orchard database",
+    );
+    common::assert_one_line_error(
+        &run(&[
+            "backup",
+            "--db",
+            dir.path("none.db").to_str().unwrap(),
+            "x.db",
+        ]),
+        "no such database",
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the source is never written"
+    );
+
+    // A good backup, replaced by the next one; each one answers as the original.
+    let copy = dir.path("copy.db");
+    for _ in 0..2 {
+        let out = run(&["backup", "--db", db_s, copy.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = String::from_utf8_lossy(&out.stdout);
+        assert!(line.contains("1 jobs (0 running)"), "{line}");
+    }
+    let again = run_json(&[
+        "run",
+        "hc",
+        "--columns",
+        "2",
+        "--db",
+        copy.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(again["resumed"], true);
+    assert_eq!(again["h"], 9);
+    assert_eq!(again["maximal_count"], r["maximal_count"]);
+    // No temporary file is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path("."))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
 fn worker_gives_up_on_a_dead_coordinator() {
     let port = common::free_port();
     let url = format!("http://127.0.0.1:{port}");

@@ -369,6 +369,73 @@ fn a_hip_solve_coordinator_killed_mid_job_resumes_from_its_database() {
     assert!(after.values().filter(|u| u.0 == "done").count() > done_before.len());
 }
 
+#[test]
+fn a_backup_taken_mid_job_resumes_when_the_disk_is_lost() {
+    let disk = TempDir::new("hipbackupdisk");
+    let other = TempDir::new("hipbackupother");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let db = disk.path("coord.db");
+    let copy = other.path("coord.db");
+    let mut coord = start_coordinator(&disk, port, "coordinator-1.log");
+    wait_coordinator(&url, Duration::from_secs(20));
+    let job = submit(&url);
+    let mut w1 = common::start_worker(&disk, &url, "w1");
+    let mut w2 = common::start_worker(&disk, &url, "w2");
+    wait_status(&url, job, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap() >= 40
+    });
+    // Taken while the coordinator writes and the workers report.
+    let out = run(&[
+        "backup",
+        "--db",
+        db.to_str().unwrap(),
+        copy.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "backup failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("verified"));
+    // Work goes on after the backup, then the machine and its disk are lost.
+    let done_at_backup = units(&copy).values().filter(|u| u.0 == "done").count();
+    wait_status(&url, job, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap() as usize >= done_at_backup + 20
+    });
+    coord.sigkill();
+    w1.sigkill();
+    w2.sigkill();
+    assert_eq!(job_state(&copy, job), "running", "the backup came mid-job");
+    let before = units(&copy);
+    assert!(before.values().any(|u| u.0 == "done"));
+    assert!(before.values().any(|u| u.0 == "pending"));
+    drop(disk);
+
+    // The backup on the other disk resumes the job.
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coord = start_coordinator(&other, port, "coordinator-2.log");
+    wait_coordinator(&url, Duration::from_secs(20));
+    let _w3 = common::start_worker(&other, &url, "w3");
+    let _w4 = common::start_worker(&other, &url, "w4");
+    wait_status(&url, job, Duration::from_secs(300), |s| {
+        s["state"] == "done"
+    });
+    assert_same_answer(&results(&url, job));
+    // What the backup held as done was not searched again.
+    let after = units(&copy);
+    for (id, (state, leases, summary)) in before.iter().filter(|(_, u)| u.0 == "done") {
+        let (state_after, leases_after, summary_after) = &after[id];
+        assert_eq!(state_after, state);
+        assert_eq!(
+            leases_after, leases,
+            "unit {id} done in the backup was leased again"
+        );
+        assert_eq!(summary_after, summary, "unit {id} result changed");
+    }
+}
+
 fn run_args<'a>(db: &'a str, args: &[&'a str]) -> Vec<&'a str> {
     let mut v = vec!["run"];
     v.extend_from_slice(args);

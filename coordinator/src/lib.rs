@@ -6,11 +6,13 @@
 //! SQLite so that a restart on the same database resumes every job.
 //!
 //! * [`store`] — the SQLite store and its grouped-commit writer thread.
+//! * [`backup`] — verified copies of the store, taken while it runs.
 //! * [`scheduler`] — the in-memory state machine (jobs, units, leases).
 //! * [`service`] — the gRPC handlers gluing the two.
 //! * [`results`] — the atomically written results files.
 //! * [`http`] — the dashboard, its JSON API and Prometheus `/metrics`.
 
+pub mod backup;
 pub mod http;
 pub mod results;
 pub mod scheduler;

@@ -47,6 +47,9 @@ pub enum StoreError {
     Foreign { path: PathBuf, reason: String },
     #[error("{path}: database schema version {found} is not supported (this build uses {SCHEMA_VERSION})")]
     Version { path: PathBuf, found: i32 },
+    /// An operation that would overwrite what it must not (see [`crate::backup`]).
+    #[error("{path}: {reason}")]
+    Refused { path: PathBuf, reason: String },
     #[error("database corrupt: {0}")]
     Corrupt(String),
     #[error("database error: {0}")]
@@ -285,7 +288,7 @@ fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError>
 /// Brings a database of an older schema version up to [`SCHEMA_VERSION`], in
 /// one transaction (a crash leaves it at the old version, untouched).
 /// Version 2 added `units.discarded_nodes`, version 3 the `lemmas` table.
-fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
+pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
     let v2 = if from < 2 {
         "ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;"
     } else {
@@ -493,7 +496,7 @@ impl Store {
     }
 }
 
-fn load(conn: &Connection) -> Result<Loaded, StoreError> {
+pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     let mut jobs = Vec::new();
     let mut stmt = conn.prepare(
         "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error,

@@ -1,5 +1,6 @@
 //! One module per group of subcommands.
 
+mod backup;
 mod client;
 mod estimate;
 mod run;
@@ -25,6 +26,7 @@ pub async fn dispatch(inv: Invocation) -> CliResult {
         Command::Status(args) => client::status(args).await,
         Command::Results(args) => client::results(args).await,
         Command::Cancel(args) => client::cancel(args).await,
+        Command::Backup(args) => backup::backup(args),
         Command::Estimate(args) => {
             estimate::estimate(args, inv.family.expect("estimate has a family"))
         }
