@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The long run of standard Hip on 6x6 through the cluster (BENCHMARKS.md,
+# "Long runs in progress"), carried across sessions and machines: its
+# database lives in RUN_DIR (default /work/runs) while it runs, and a
+# verified, compressed copy is kept in the repository (runs/hip-6x6.db.xz),
+# so that losing the machine loses only the work since the last checkpoint.
+#
+#   bench/hip-6x6.sh start       build, then resume the run in the background
+#                                (restoring the database from the checkpoint
+#                                when RUN_DIR has none)
+#   bench/hip-6x6.sh status      one line: nodes, units, the openings' values
+#   bench/hip-6x6.sh checkpoint  `orchard backup` of the running database,
+#                                compressed into runs/hip-6x6.db.xz (commit it)
+#   bench/hip-6x6.sh stop        SIGTERM: units in flight hand back their rest
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+run_dir="${RUN_DIR:-/work/runs}"
+db="$run_dir/hip-6x6.db"
+checkpoint="$repo/runs/hip-6x6.db.xz"
+http="${HTTP_ADDR:-127.0.0.1:7080}"
+target="${CARGO_TARGET_DIR:-target}"
+
+case "${1:-}" in
+start)
+  mkdir -p "$run_dir/tables"
+  if [ -f "$run_dir/pid" ] && kill -0 "$(cat "$run_dir/pid")" 2> /dev/null; then
+    echo "already running (pid $(cat "$run_dir/pid"))" >&2
+    exit 1
+  fi
+  cargo build --release --quiet --bin orchard
+  # A copy: rebuilding the repository does not change the binary under the run.
+  cp "$target/release/orchard" "$run_dir/orchard-bin"
+  if [ ! -f "$db" ] && [ -f "$checkpoint" ]; then
+    xz -dc "$checkpoint" > "$db.restoring"
+    mv "$db.restoring" "$db"
+    echo "restored $db from $checkpoint"
+  fi
+  cd "$run_dir"
+  RUST_LOG="${RUST_LOG:-warn,orchard_shared=info}" \
+    ORCHARD_HIP_TABLE_DIR="$run_dir/tables" ORCHARD_HIP_TABLE_MIB=8192 \
+    nohup ./orchard-bin run hip-solve --rows 6 --cols 6 --db "$db" --workers 2 \
+    --unit-budget 200000000 --http "$http" >> "$run_dir/hip-6x6.log" 2>&1 &
+  echo $! > "$run_dir/pid"
+  echo "started (pid $!), log $run_dir/hip-6x6.log, dashboard http://$http/"
+  ;;
+status)
+  curl -sf "http://$http/api/jobs" | python3 -c '
+import json, sys, time
+j = json.load(sys.stdin)["jobs"][0]
+r = j["interim"]["result"] if j.get("interim") else json.loads(j.get("result_json") or "{}")
+o = " ".join("%s=%s" % (x["cell"], x["winner"] if x.get("winner") is not None else "?") for x in r.get("openings", []))
+print("%s state=%s nodes=%.4g units=%s/%s openings: %s" % (time.strftime("%H:%M"), j["state"], j["nodes"], j["units_done"], j["units_done"] + j["units_pending"], o))'
+  ;;
+checkpoint)
+  cargo build --release --quiet --bin orchard
+  "$target/release/orchard" backup --db "$db" "$run_dir/backup.db"
+  xz -6 -T2 -c "$run_dir/backup.db" > "$checkpoint.tmp"
+  xz -t "$checkpoint.tmp"
+  mv "$checkpoint.tmp" "$checkpoint"
+  ls -l "$checkpoint"
+  ;;
+stop)
+  pid="$(cat "$run_dir/pid")"
+  kill -TERM "$pid"
+  while kill -0 "$pid" 2> /dev/null; do sleep 1; done
+  echo "stopped"
+  ;;
+*)
+  echo "usage: bench/hip-6x6.sh start|status|checkpoint|stop" >&2
+  exit 2
+  ;;
+esac
