@@ -919,6 +919,72 @@ fn table_snapshots_carry_settled_positions_to_the_next_process() {
 }
 
 /// A counter of a worker's `/metrics`.
+/// An interrupted `orchard run` writes its table snapshot as it stops,
+/// though the periodic saver has not ticked: a resume starts warm.
+#[test]
+fn an_interrupted_run_saves_its_table_snapshot() {
+    let dir = TempDir::new("hiptablestop");
+    let tables = dir.path("tables");
+    let snapshot = tables.join("hip-5x5.table");
+    let db = dir.path("run.db");
+    let log = std::fs::File::create(dir.path("run.log")).unwrap();
+    let child = common::orchard()
+        .args([
+            "run",
+            "hip-solve",
+            "--rows",
+            "5",
+            "--cols",
+            "5",
+            "--workers",
+            "2",
+        ])
+        .args(["--unit-budget", "100000", "--db", db.to_str().unwrap()])
+        .env("RUST_LOG", "info")
+        .env("ORCHARD_HIP_TABLE_DIR", &tables)
+        .env("ORCHARD_HIP_TABLE_SAVE_SECS", "86400")
+        .stdin(std::process::Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("spawn orchard run");
+    let mut run = Proc(child);
+    // Let the searches fill the table (5x5 takes some 15 million nodes).
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while job_nodes(&db) < 2_000_000 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!snapshot.exists(), "the saver has not ticked");
+    run.sigterm();
+    let status = run
+        .wait_for(Duration::from_secs(120))
+        .expect("run stops on SIGTERM");
+    assert_eq!(status.code(), Some(130), "interrupted");
+    assert_eq!(job_state(&db, 1), "running", "the job was not finished");
+    let entries = orchard_shared::families::hip::table_file::read_snapshot(&snapshot)
+        .expect("a sound snapshot written at the stop")
+        .entries
+        .len();
+    assert!(entries > 0, "the snapshot holds the settled positions");
+}
+
+/// Nodes of the job's finished units, from the database.
+fn job_nodes(db: &Path) -> u64 {
+    let Ok(conn) =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+    else {
+        return 0;
+    };
+    conn.query_row("SELECT coalesce(sum(nodes), 0) FROM results", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map_or(0, |n| n as u64)
+}
+
 fn worker_metric(addr: &str, name: &str) -> u64 {
     let text = common::http_get(&format!("http://{addr}/metrics"));
     common::metric(&text, &format!("{name} ")) as u64

@@ -125,6 +125,12 @@ pub trait SearchFamily: Send + Sync + 'static {
         Ok(())
     }
 
+    /// Writes out now what this family keeps in the process across units
+    /// for a later process to load (a cache, such as a transposition table
+    /// snapshot). Called once by a worker process that stops gracefully,
+    /// after its units have handed back their rest. The default: nothing.
+    fn save_caches() {}
+
     /// The initial units of a job. They partition the search tree, and are
     /// listed in the order a sequential search would visit them: the
     /// coordinator leases units in that order (see [`Exploration::Split`]).
@@ -256,6 +262,8 @@ pub trait DynFamily: Send + Sync {
     fn prepare(&self, params_json: &str) -> Result<Arc<dyn PreparedJob>, FamilyError>;
     /// See [`SearchFamily::check_environment`].
     fn check_environment(&self) -> Result<(), FamilyError>;
+    /// See [`SearchFamily::save_caches`].
+    fn save_caches(&self);
 }
 
 /// A family bound to one job's parameters.
@@ -366,6 +374,10 @@ impl<F: SearchFamily> DynFamily for Erased<F> {
 
     fn check_environment(&self) -> Result<(), FamilyError> {
         F::check_environment()
+    }
+
+    fn save_caches(&self) {
+        F::save_caches()
     }
 }
 

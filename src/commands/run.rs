@@ -188,6 +188,9 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     };
     if interrupted {
         stop_all().await;
+        // The workers have handed back their rest: keep what their caches
+        // learned since the last periodic save for the resume.
+        let _ = tokio::task::spawn_blocking(orchard_shared::families::save_caches).await;
         let snap = shared.lock().status(job_id).ok_or("job vanished")?;
         let status = job_status(&snap);
         eprintln!(

@@ -131,6 +131,9 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         });
     }
     let stats = run_worker(config, termination()).await?;
+    // Stopped gracefully: keep what the searches' caches learned for the
+    // next worker process on this machine.
+    let _ = tokio::task::spawn_blocking(orchard_shared::families::save_caches).await;
     eprintln!(
         "worker stopped: {} units reported ({} split), {} nodes",
         stats.units_reported, stats.units_split, stats.nodes

@@ -30,6 +30,13 @@ pub fn check_environment() -> Result<(), FamilyError> {
     REGISTRY.iter().try_for_each(|f| f.check_environment())
 }
 
+/// Writes out what every family keeps for a later process (see
+/// [`crate::family::SearchFamily::save_caches`]); for a process whose
+/// workers have stopped gracefully.
+pub fn save_caches() {
+    REGISTRY.iter().for_each(|f| f.save_caches());
+}
+
 /// The names of all families, for error messages.
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|f| f.name()).collect()

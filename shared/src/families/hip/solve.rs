@@ -914,6 +914,11 @@ impl SearchFamily for HipSolve {
         super::table_file::check_dir()
     }
 
+    /// The table snapshot (see [`super::table_file::save_now`]).
+    fn save_caches() {
+        super::table_file::save_now();
+    }
+
     fn root_units(p: &SolveParams) -> Vec<SolveUnit> {
         Game::new(p).frontier(p.root_depth())
     }

@@ -500,6 +500,11 @@ pub fn current_table(board: &Board, double: bool, create: bool) -> Option<Arc<Ta
     table_for(board, double).ok()
 }
 
+/// The process's table, if it has one.
+pub fn shared_table() -> Option<Arc<Table>> {
+    SHARED.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// From now on this thread searches with a table of its own, and the next
 /// search starts with it empty: a unit leased to another machine does not
 /// see this one's table (tests and measurements).

@@ -262,7 +262,12 @@ fn snapshot_levels(histogram: &[u64; 65], floor: usize, cap: u64) -> (usize, u64
     (full, extra)
 }
 
+/// One snapshot write at a time in a process (the saver thread and
+/// [`save_now`] use the same temporary file name).
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn write_snapshot_capped(table: &Table, path: &Path, cap: u64) -> std::io::Result<u64> {
+    let _writing = WRITING.lock().unwrap_or_else(|e| e.into_inner());
     let (rows, cols, double) = table.tag();
     let cells = rows * cols;
     // Entries with at least half the board empty: the most expensive first
@@ -380,6 +385,32 @@ fn load_into(table: &Table, path: &Path) -> usize {
     }
 }
 
+/// Writes the snapshot of the process's table now, if snapshots are on
+/// ([`TABLE_DIR_VAR`]) and the process has a table: what a process stopping
+/// gracefully does last, so that its successor does not lose the minutes
+/// since the saver's last tick.
+pub fn save_now() {
+    let (Some(dir), Some(table)) = (table_dir(), super::table::shared_table()) else {
+        return;
+    };
+    let (rows, cols, double) = table.tag();
+    save(&table, &snapshot_path(&dir, rows, cols, double));
+}
+
+fn save(table: &Table, path: &Path) {
+    match write_snapshot(table, path) {
+        Ok(entries) => tracing::info!(
+            entries,
+            path = %path.display(),
+            "hip-solve: table snapshot written"
+        ),
+        Err(e) => tracing::warn!(
+            path = %path.display(),
+            "hip-solve: cannot write the table snapshot: {e}"
+        ),
+    }
+}
+
 /// Writes the table to `path` every `interval` until it is dropped; the
 /// thread ends at the first tick after that.
 pub fn spawn_saver(
@@ -394,17 +425,7 @@ pub fn spawn_saver(
             let Some(table) = table.upgrade() else {
                 return;
             };
-            match write_snapshot(&table, &path) {
-                Ok(entries) => tracing::info!(
-                    entries,
-                    path = %path.display(),
-                    "hip-solve: table snapshot written"
-                ),
-                Err(e) => tracing::warn!(
-                    path = %path.display(),
-                    "hip-solve: cannot write the table snapshot: {e}"
-                ),
-            }
+            save(&table, &path);
         });
     spawned
         .map_err(|e| tracing::warn!("hip-solve: cannot start the table saver: {e}"))
