@@ -63,6 +63,21 @@ pub struct RunArgs {
     /// e.g. 127.0.0.1:7080.
     #[arg(long, global = true)]
     pub http: Option<String>,
+    #[command(flatten)]
+    pub backup: BackupFlags,
+}
+
+/// A coordinator's periodic backup (see `orchard backup`).
+#[derive(Args, Debug)]
+pub struct BackupFlags {
+    /// Copy the database to this file (on another disk) at startup and
+    /// every --backup-every seconds: a verified snapshot that --db resumes
+    /// from if the machine is lost.
+    #[arg(long, global = true)]
+    pub backup_to: Option<PathBuf>,
+    /// Seconds between backups (default: 3600).
+    #[arg(long, global = true, allow_negative_numbers = true)]
+    pub backup_every: Option<f64>,
 }
 
 #[derive(Args, Debug)]
@@ -96,6 +111,8 @@ pub struct CoordinatorArgs {
     /// The PEM private key of --tls-cert.
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    #[command(flatten)]
+    pub backup: BackupFlags,
 }
 
 #[derive(Args, Debug)]

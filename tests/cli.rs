@@ -242,6 +242,36 @@ fn backup_refuses_what_it_must_not_overwrite() {
         "the source is never written"
     );
 
+    // The same refusals for a coordinator's --backup-to, before it creates
+    // its database; and --backup-every alone.
+    let fresh = dir.path("fresh.db");
+    let fresh_s = fresh.to_str().unwrap();
+    for (flags, needle) in [
+        (
+            vec!["--backup-to", notes.to_str().unwrap()],
+            "not an orchard database",
+        ),
+        (vec!["--backup-to", fresh_s], "database itself"),
+        (
+            vec!["--backup-to", "/nonexistent-dir/b.db"],
+            "does not exist",
+        ),
+        (vec!["--backup-every", "60"], "--backup-to"),
+        (
+            vec!["--backup-to", "b.db", "--backup-every", "0"],
+            "--backup-every",
+        ),
+    ] {
+        let mut args = vec!["run", "hc", "--columns", "2", "--db", fresh_s];
+        args.extend_from_slice(&flags);
+        common::assert_one_line_error(&run(&args), needle);
+        assert!(
+            !fresh.exists(),
+            "{flags:?}: a refused run creates no database"
+        );
+    }
+    assert_eq!(std::fs::read(&notes).unwrap(), b"my notes");
+
     // A good backup, replaced by the next one; each one answers as the original.
     let copy = dir.path("copy.db");
     for _ in 0..2 {
@@ -273,6 +303,43 @@ fn backup_refuses_what_it_must_not_overwrite() {
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// `--backup-to`: a coordinator backs its database up at startup and then
+/// on schedule, while it serves.
+#[test]
+fn a_coordinator_backs_itself_up_on_schedule() {
+    let dir = TempDir::new("backupsched");
+    let backup = dir.path("elsewhere.db");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coord = common::start_coordinator_with(
+        &dir,
+        port,
+        &[
+            "--backup-to",
+            backup.to_str().unwrap(),
+            "--backup-every",
+            "1",
+        ],
+    );
+    common::wait_coordinator(&url, Duration::from_secs(20));
+    let jobs_in = |path: &std::path::Path| -> i64 {
+        let conn =
+            rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        conn.query_row("SELECT count(*) FROM jobs", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(jobs_in(&backup), 0, "the backup taken at startup");
+    // No worker: the job stays running, and a later backup holds it.
+    let job = common::submit_job(&url, &["hc", "--columns", "3"]);
+    assert_eq!(job, 1);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while jobs_in(&backup) != 1 {
+        assert!(Instant::now() < deadline, "no backup after the submission");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]

@@ -52,27 +52,10 @@ pub fn backup(src: &Path, dst: &Path) -> Result<BackupSummary, StoreError> {
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such database"),
         });
     }
-    if same_file(src, dst) {
-        return Err(refused(dst, "is the database itself".into()));
-    }
-    if dst.exists() {
-        let earlier = Connection::open_with_flags(dst, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(StoreError::from)
-            .and_then(|conn| check_header(&conn, dst));
-        if earlier.is_err() {
-            return Err(refused(
-                dst,
-                "exists and is not an orchard database; only an earlier backup is replaced".into(),
-            ));
-        }
-    }
-
+    check_target(src, dst)?;
     let source = Connection::open_with_flags(src, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     check_header(&source, src)?;
-    let dir = match dst.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = target_dir(dst);
     let name = dst
         .file_name()
         .ok_or_else(|| refused(dst, "not a file name".into()))?;
@@ -105,6 +88,38 @@ pub fn backup(src: &Path, dst: &Path) -> Result<BackupSummary, StoreError> {
     result
 }
 
+/// Whether `dst` may receive a backup of `src`: its directory exists, and it
+/// is not `src` itself nor a file other than an earlier backup. Checked
+/// before every backup, and by a coordinator before it opens its database
+/// (a bad `--backup-to` is refused before anything is written).
+pub fn check_target(src: &Path, dst: &Path) -> Result<(), StoreError> {
+    if same_file(src, dst) {
+        return Err(refused(dst, "is the database itself".into()));
+    }
+    if !target_dir(dst).is_dir() {
+        return Err(refused(dst, "its directory does not exist".into()));
+    }
+    if dst.exists() {
+        let earlier = Connection::open_with_flags(dst, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(StoreError::from)
+            .and_then(|conn| check_header(&conn, dst));
+        if earlier.is_err() {
+            return Err(refused(
+                dst,
+                "exists and is not an orchard database; only an earlier backup is replaced".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn target_dir(dst: &Path) -> PathBuf {
+    match dst.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 fn refused(path: &Path, reason: String) -> StoreError {
     StoreError::Refused {
         path: path.to_path_buf(),
@@ -112,12 +127,15 @@ fn refused(path: &Path, reason: String) -> StoreError {
     }
 }
 
-/// True when `a` and `b` name the same existing file.
+/// True when `a` and `b` name the same file (existing or not).
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+    let resolved = |p: &Path| -> Option<PathBuf> {
+        if let Ok(c) = p.canonicalize() {
+            return Some(c);
+        }
+        Some(target_dir(p).canonicalize().ok()?.join(p.file_name()?))
+    };
+    matches!((resolved(a), resolved(b)), (Some(a), Some(b)) if a == b)
 }
 
 /// An orchard database of a schema this build can read.

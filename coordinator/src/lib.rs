@@ -61,6 +61,15 @@ pub struct CoordinatorConfig {
     pub max_workers: usize,
     /// Largest request accepted, in bytes.
     pub max_message_bytes: usize,
+    /// Copy the database here every so often (see [`backup`]).
+    pub backup: Option<BackupSchedule>,
+}
+
+/// Where and how often a coordinator backs its database up.
+#[derive(Debug, Clone)]
+pub struct BackupSchedule {
+    pub path: PathBuf,
+    pub every: Duration,
 }
 
 /// The coordinator's TLS certificate chain and key, PEM-encoded.
@@ -88,6 +97,7 @@ impl CoordinatorConfig {
             tls: None,
             max_workers: 10_000,
             max_message_bytes: 64 << 20,
+            backup: None,
         }
     }
 }
@@ -107,6 +117,23 @@ pub enum CoordinatorError {
     Serve(#[from] tonic::transport::Error),
     #[error("TLS certificate or key unusable: {0}")]
     Tls(String),
+    #[error("backup: {0}")]
+    Backup(StoreError),
+}
+
+/// One [`backup::backup`] of `db` to `to`, off the async threads.
+async fn take_backup(db: &Path, to: &Path) -> Result<(), StoreError> {
+    let (db, to) = (db.to_path_buf(), to.to_path_buf());
+    let summary = tokio::task::spawn_blocking(move || backup::backup(&db, &to))
+        .await
+        .map_err(|e| StoreError::Corrupt(format!("backup task: {e}")))??;
+    tracing::info!(
+        units = summary.units,
+        done = summary.done_units,
+        bytes = summary.bytes,
+        "database backed up"
+    );
+    Ok(())
 }
 
 /// A running coordinator: state loaded, background tasks started. Serve it
@@ -123,6 +150,9 @@ impl Coordinator {
         db: &Path,
         config: CoordinatorConfig,
     ) -> Result<Coordinator, CoordinatorError> {
+        if let Some(schedule) = &config.backup {
+            backup::check_target(db, &schedule.path).map_err(CoordinatorError::Backup)?;
+        }
         let (store, loaded) = store::Store::open(db)?;
         let scheduler =
             scheduler::Scheduler::from_store(loaded, config.lease_ttl).map_err(|reason| {
@@ -186,6 +216,30 @@ impl Coordinator {
                 }
             }
         });
+        if let Some(schedule) = shared.config.backup.clone() {
+            // The first backup now: a target that cannot take one is a bad
+            // flag, refused at startup rather than found out an hour later.
+            take_backup(db, &schedule.path)
+                .await
+                .map_err(CoordinatorError::Backup)?;
+            let db = db.to_path_buf();
+            let alive = Arc::downgrade(&shared);
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(schedule.every);
+                tick.tick().await;
+                loop {
+                    tick.tick().await;
+                    if alive.strong_count() == 0 {
+                        break;
+                    }
+                    // A failure here (the backup disk full or gone) must not
+                    // stop the search: say so, and try again next time.
+                    if let Err(e) = take_backup(&db, &schedule.path).await {
+                        tracing::warn!("backup to {} failed: {e}", schedule.path.display());
+                    }
+                }
+            });
+        }
         let ticker = Arc::downgrade(&shared);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis(250));

@@ -12,7 +12,7 @@ use orchard_coordinator::{Coordinator, CoordinatorConfig, Jobs};
 use orchard_worker::{run_worker, WorkerConfig};
 use tokio::sync::watch;
 
-use super::serve::{check_db_parent, hostname};
+use super::serve::{backup_schedule, check_db_parent, hostname};
 use super::{termination, CliResult};
 use crate::cli::{FamilyChoice, RunArgs};
 use crate::output::{progress_line, result_object};
@@ -57,6 +57,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         }
         config.unit_budget = b;
     }
+    config.backup = backup_schedule(&args.backup)?;
     let started = Instant::now();
     let coordinator = Coordinator::open(&db, config).await?;
     let jobs = Jobs(coordinator.shared.clone());

@@ -5,14 +5,28 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use orchard_coordinator::{Coordinator, CoordinatorConfig, TlsIdentity};
+use orchard_coordinator::{BackupSchedule, Coordinator, CoordinatorConfig, TlsIdentity};
 use orchard_proto::access::read_token;
 use orchard_worker::{run_worker, WorkerConfig, WorkerMetrics};
 
 use super::{termination, CliResult};
-use crate::cli::{CoordinatorArgs, WorkerArgs};
+use crate::cli::{BackupFlags, CoordinatorArgs, WorkerArgs};
 
-fn seconds(flag: &str, v: f64) -> Result<Duration, String> {
+/// The coordinator's backup schedule from its flags.
+pub fn backup_schedule(flags: &BackupFlags) -> Result<Option<BackupSchedule>, String> {
+    let Some(path) = &flags.backup_to else {
+        return match flags.backup_every {
+            Some(_) => Err("--backup-every needs --backup-to".into()),
+            None => Ok(None),
+        };
+    };
+    Ok(Some(BackupSchedule {
+        path: path.clone(),
+        every: seconds("backup-every", flags.backup_every.unwrap_or(3600.0))?,
+    }))
+}
+
+pub fn seconds(flag: &str, v: f64) -> Result<Duration, String> {
     if v.is_finite() && v > 0.0 && v < 1e9 {
         Ok(Duration::from_secs_f64(v))
     } else {
@@ -47,6 +61,7 @@ pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
         config.results_dir = dir;
     }
     config.token = read_token(args.token_file.as_deref())?;
+    config.backup = backup_schedule(&args.backup)?;
     if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
         let read =
             |p: &Path| std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
