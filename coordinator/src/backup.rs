@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::store::{self, StoreError, APPLICATION_ID, SCHEMA_VERSION};
+use crate::store::{self, StoreError, SCHEMA_VERSION};
 
 /// What a backup holds, as counted in the verified copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,28 +138,13 @@ fn same_file(a: &Path, b: &Path) -> bool {
     matches!((resolved(a), resolved(b)), (Some(a), Some(b)) if a == b)
 }
 
-/// An orchard database of a schema this build can read.
+/// An orchard database of a schema this build can read (see
+/// [`store::schema_version`]; an empty database is not one).
 fn check_header(conn: &Connection, path: &Path) -> Result<i32, StoreError> {
-    let foreign = |reason: String| StoreError::Foreign {
+    store::schema_version(conn, path)?.ok_or_else(|| StoreError::Foreign {
         path: path.to_path_buf(),
-        reason,
-    };
-    let app_id: i32 = conn
-        .query_row("PRAGMA application_id", [], |r| r.get(0))
-        .map_err(|e| foreign(e.to_string()))?;
-    if app_id != APPLICATION_ID {
-        return Err(foreign(format!("application_id is {app_id:#x}")));
-    }
-    let version: i32 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(|e| foreign(e.to_string()))?;
-    if !(1..=SCHEMA_VERSION).contains(&version) {
-        return Err(StoreError::Version {
-            path: path.to_path_buf(),
-            found: version,
-        });
-    }
-    Ok(version)
+        reason: "empty database".into(),
+    })
 }
 
 /// Checks the copy as a coordinator would load it (a copy of an older

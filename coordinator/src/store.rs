@@ -206,18 +206,15 @@ fn to_u64(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-/// Opens (or creates) the database at `path`, refusing foreign or corrupt
-/// files before writing anything. `Some(version)`: an older schema that
-/// [`migrate`] must bring up to date, which the caller does only once it
-/// holds the database's lock.
-fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError> {
+/// What the header of the database behind `conn` says: `None` for an empty
+/// database (no schema yet), the schema version of an orchard database this
+/// build can read, and an error for anything else (a file that is not
+/// SQLite fails at the first read). Reads only.
+pub(crate) fn schema_version(conn: &Connection, path: &Path) -> Result<Option<i32>, StoreError> {
     let foreign = |reason: String| StoreError::Foreign {
         path: path.to_path_buf(),
         reason,
     };
-    let conn = Connection::open(path)?;
-    // Reading the header is the first access: a file that is not SQLite
-    // fails here, before anything is written.
     let app_id: i32 = conn
         .query_row("PRAGMA application_id", [], |r| r.get(0))
         .map_err(|e| foreign(e.to_string()))?;
@@ -228,6 +225,28 @@ fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError>
         .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
         .map_err(|e| foreign(e.to_string()))?;
     if app_id == 0 && version == 0 && tables == 0 {
+        Ok(None)
+    } else if app_id != APPLICATION_ID {
+        Err(foreign(format!("application_id is {app_id:#x}")))
+    } else if !(1..=SCHEMA_VERSION).contains(&version) {
+        Err(StoreError::Version {
+            path: path.to_path_buf(),
+            found: version,
+        })
+    } else {
+        Ok(Some(version))
+    }
+}
+
+/// Opens (or creates) the database at `path`, refusing foreign or corrupt
+/// files before writing anything. `Some(version)`: an older schema that
+/// [`migrate`] must bring up to date, which the caller does only once it
+/// holds the database's lock.
+fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError> {
+    let conn = Connection::open(path)?;
+    // Reading the header is the first access: nothing is written before it.
+    let version = schema_version(&conn, path)?;
+    if version.is_none() {
         conn.execute_batch("PRAGMA journal_mode = WAL;")?;
         conn.execute_batch(&format!(
             "BEGIN;
@@ -270,19 +289,11 @@ fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError>
              {CREATE_LEMMAS}
              COMMIT;"
         ))?;
-    } else if app_id != APPLICATION_ID {
-        return Err(foreign(format!("application_id is {app_id:#x}")));
-    } else if !(1..=SCHEMA_VERSION).contains(&version) {
-        return Err(StoreError::Version {
-            path: path.to_path_buf(),
-            found: version,
-        });
     } else {
         conn.execute_batch("PRAGMA journal_mode = WAL;")?;
     }
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
-    let old_version = (app_id == APPLICATION_ID && version < SCHEMA_VERSION).then_some(version);
-    Ok((conn, old_version))
+    Ok((conn, version.filter(|&v| v < SCHEMA_VERSION)))
 }
 
 /// Brings a database of an older schema version up to [`SCHEMA_VERSION`], in
