@@ -342,6 +342,71 @@ fn a_coordinator_backs_itself_up_on_schedule() {
     }
 }
 
+/// A database restored from a backup onto a disk that lost the results
+/// files: the coordinator writes every finished job's results and units
+/// files again, from the units' stored results, identical to the originals.
+#[test]
+fn results_files_lost_with_the_disk_are_written_again_from_the_database() {
+    let dir = TempDir::new("refiles");
+    let spare = TempDir::new("refilesbackup");
+    let db = dir.path("orchard.db");
+    let db_arg = db.to_str().unwrap();
+    let jobs: [&[&str]; 3] = [
+        &["hc", "--columns", "3"],
+        &["hip-draws", "--rows", "3", "--cols", "4"],
+        &["hip-solve", "--rows", "3", "--cols", "4", "--double"],
+    ];
+    let run_job = |family_args: &[&str]| {
+        let mut args = vec!["run"];
+        args.extend_from_slice(family_args);
+        args.extend_from_slice(&["--db", db_arg, "--json", "--workers", "2"]);
+        run_json(&args)
+    };
+    let mut originals = Vec::new();
+    for family_args in jobs {
+        let r = run_job(family_args);
+        assert_eq!(r["state"], "done", "{r}");
+        for key in ["results_file", "units_file"] {
+            let path = std::path::PathBuf::from(r[key].as_str().unwrap());
+            let text = std::fs::read_to_string(&path).unwrap();
+            originals.push((path, text));
+        }
+    }
+    // The results files list h(3)'s 3 maximal games and the 1236 draws of
+    // 3x4 (hip-solve has no list): a rebuild must find them all. Every
+    // units file has its header, a line per unit and the totals.
+    assert_eq!(originals[0].1.lines().count(), 3);
+    assert_eq!(originals[2].1.lines().count(), 1236);
+    assert!(originals[4].1.is_empty());
+    for (_, units) in originals.iter().skip(1).step_by(2) {
+        assert!(units.lines().count() >= 3, "{units}");
+    }
+
+    let copy = spare.path("orchard.db");
+    let out = run(&["backup", "--db", db_arg, copy.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The disk is lost; the backup comes back to the same place.
+    std::fs::remove_dir_all(dir.path("results")).unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db_arg}{suffix}"));
+    }
+    std::fs::copy(&copy, &db).unwrap();
+
+    for family_args in jobs {
+        let r = run_job(family_args);
+        assert_eq!(r["resumed"], true, "{r}");
+    }
+    for (path, text) in &originals {
+        let again = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("{} not written again: {e}", path.display()));
+        assert_eq!(&again, text, "{} differs from the original", path.display());
+    }
+}
+
 #[test]
 fn worker_gives_up_on_a_dead_coordinator() {
     let port = common::free_port();

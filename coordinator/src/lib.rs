@@ -176,6 +176,7 @@ impl Coordinator {
         for f in finished {
             shared.finish(f).await;
         }
+        shared.restore_missing_files().await;
         let estimator = Arc::downgrade(&shared);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(2));

@@ -4,11 +4,16 @@
 //!
 //! Two files per job: the results file (the family's lines, e.g. every
 //! maximal game) and the units file (every unit with the nodes it took,
-//! which is how a user sees where a search spent its time).
+//! which is how a user sees where a search spent its time). Both are built
+//! from what the database keeps, so a coordinator writes them again when
+//! they are missing (see [`rebuild_report`]).
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::Path;
+
+use orchard_shared::families;
+use orchard_shared::family::FamilyReport;
 
 use crate::store::LedgerRow;
 
@@ -77,4 +82,26 @@ pub fn write_results_file(path: &Path, lines: &[String]) -> std::io::Result<()> 
     fs::rename(&tmp, path)?;
     File::open(dir)?.sync_all()?;
     Ok(())
+}
+
+/// The final report of a finished job, built again from its units' stored
+/// results (`summaries`, in unit id order) exactly as it was built when the
+/// job ended: the same family merge over the same summaries. Merges are
+/// order-independent (a count is a sum, a game value a negamax over the
+/// same tree, listed boards sorted), so the files it gives are the ones the
+/// job wrote. Used when a results file is missing, e.g. after a database is
+/// restored from a backup on another machine.
+pub fn rebuild_report(
+    family: &str,
+    params_json: &str,
+    summaries: &[Vec<u8>],
+) -> Result<FamilyReport, String> {
+    let prepared = families::by_name(family)
+        .and_then(|f| f.prepare(params_json))
+        .map_err(|e| e.to_string())?;
+    let mut aggregate = prepared.new_aggregate();
+    for s in summaries {
+        aggregate.absorb(s).map_err(|e| e.to_string())?;
+    }
+    Ok(aggregate.report())
 }

@@ -18,7 +18,7 @@ use orchard_shared::family::PreparedJob;
 use tokio::sync::Notify;
 use tonic::{Request, Response, Status};
 
-use crate::results::{units_lines, write_results_file};
+use crate::results::{rebuild_report, units_lines, write_results_file};
 use crate::scheduler::{FinalResult, Finishing, JobSnapshot, JobState, Scheduler, SchedulerError};
 use crate::store::{Store, StoreError, Write};
 use crate::CoordinatorConfig;
@@ -51,31 +51,107 @@ impl Shared {
         dir: &std::path::Path,
     ) -> Option<String> {
         let path = dir.join(format!("job-{job_id}-{family}.units.tsv"));
-        let (store, target) = (self.store.clone(), path.clone());
         // Units cancelled by the job's last report were only enqueued; the
         // ledger is read on another connection and must see them.
         let written = match self.store.flush().await {
             Err(e) => Err(e.to_string()),
-            Ok(()) => tokio::task::spawn_blocking(move || -> Result<(), String> {
-                let rows = store.unit_ledger(job_id).map_err(|e| e.to_string())?;
-                let label = |payload: &[u8]| {
-                    prepared
-                        .as_ref()
-                        .and_then(|p| p.unit_label(payload).ok())
-                        .unwrap_or_else(|| "?".to_string())
-                };
-                let lines = units_lines(&rows, label).map_err(|e| e.to_string())?;
-                write_results_file(&target, &lines).map_err(|e| e.to_string())
-            })
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r),
+            Ok(()) => self.write_units_file_at(job_id, prepared, &path).await,
         };
         match written {
             Ok(()) => Some(path.display().to_string()),
             Err(e) => {
                 tracing::warn!(job = job_id, "could not write {}: {e}", path.display());
                 None
+            }
+        }
+    }
+
+    /// The units file of `job_id` from the ledger, written at `path`.
+    async fn write_units_file_at(
+        &self,
+        job_id: u64,
+        prepared: Option<Arc<dyn PreparedJob>>,
+        path: &std::path::Path,
+    ) -> Result<(), String> {
+        let (store, target) = (self.store.clone(), path.to_path_buf());
+        tokio::task::spawn_blocking(move || -> Result<(), String> {
+            let rows = store.unit_ledger(job_id).map_err(|e| e.to_string())?;
+            let label = |payload: &[u8]| {
+                prepared
+                    .as_ref()
+                    .and_then(|p| p.unit_label(payload).ok())
+                    .unwrap_or_else(|| "?".to_string())
+            };
+            let lines = units_lines(&rows, label).map_err(|e| e.to_string())?;
+            write_results_file(&target, &lines).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r)
+    }
+
+    /// Writes again the results and units files of finished jobs that are
+    /// missing from disk (deleted, or a database restored from a backup on a
+    /// machine that never had them), at the paths the database records, from
+    /// the units' stored results (see [`crate::results::rebuild_report`]).
+    /// A file that cannot be rebuilt or written is logged and left missing:
+    /// the job's answer stays in the database either way.
+    pub async fn restore_missing_files(&self) {
+        let done: Vec<(u64, String, String, FinalResult)> = self
+            .lock()
+            .jobs
+            .values()
+            .filter(|j| j.state == JobState::Done)
+            .filter_map(|j| {
+                let r = j.result.clone()?;
+                Some((j.id, j.family.clone(), j.params_json.clone(), r))
+            })
+            .collect();
+        for (job_id, family, params_json, result) in done {
+            let results = PathBuf::from(&result.results_file);
+            let units = serde_json::from_str::<serde_json::Value>(&result.json)
+                .ok()
+                .and_then(|v| v["result"]["units_file"].as_str().map(PathBuf::from));
+            let missing = |p: &PathBuf| !p.as_os_str().is_empty() && !p.exists();
+            let prepared = families::by_name(&family)
+                .and_then(|f| f.prepare(&params_json))
+                .ok();
+            if missing(&results) {
+                let (store, target) = (self.store.clone(), results.clone());
+                let rebuilt = tokio::task::spawn_blocking(move || -> Result<(), String> {
+                    let summaries = store.done_summaries(job_id).map_err(|e| e.to_string())?;
+                    let report = rebuild_report(&family, &params_json, &summaries)?;
+                    write_results_file(&target, &report.results_lines).map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|r| r);
+                match rebuilt {
+                    Ok(()) => tracing::warn!(
+                        job = job_id,
+                        "results file {} was missing: written again from the database",
+                        results.display()
+                    ),
+                    Err(e) => tracing::warn!(
+                        job = job_id,
+                        "results file {} is missing and could not be written again: {e}",
+                        results.display()
+                    ),
+                }
+            }
+            if let Some(units) = units.filter(missing) {
+                match self.write_units_file_at(job_id, prepared, &units).await {
+                    Ok(()) => tracing::warn!(
+                        job = job_id,
+                        "units file {} was missing: written again from the database",
+                        units.display()
+                    ),
+                    Err(e) => tracing::warn!(
+                        job = job_id,
+                        "units file {} is missing and could not be written again: {e}",
+                        units.display()
+                    ),
+                }
             }
         }
     }

@@ -438,6 +438,32 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The stored results of a job's done units, in id order, each checked
+    /// against its CRC: everything its aggregate was built from, so a
+    /// finished job's report can be built again (see
+    /// [`crate::results::rebuild_report`]). Read like [`Store::unit_ledger`].
+    pub fn done_summaries(&self, job_id: JobId) -> Result<Vec<Vec<u8>>, StoreError> {
+        let conn = self.reader()?;
+        let mut stmt = conn.prepare(
+            "SELECT u.id, r.summary, r.summary_crc
+             FROM units u JOIN results r ON r.unit_id = u.id
+             WHERE u.job_id = ?1 AND u.state = 'done' ORDER BY u.id",
+        )?;
+        let mut rows = stmt.query(params![to_i64(job_id)])?;
+        let mut summaries = Vec::new();
+        while let Some(r) = rows.next()? {
+            let summary: Vec<u8> = r.get(1)?;
+            if crc(&summary) != r.get::<_, i64>(2)? {
+                return Err(StoreError::Corrupt(format!(
+                    "unit {}: summary checksum mismatch",
+                    to_u64(r.get(0)?)
+                )));
+            }
+            summaries.push(summary);
+        }
+        Ok(summaries)
+    }
+
     /// A read-only connection of its own (the database is in WAL mode, so
     /// reading does not block the writer).
     fn reader(&self) -> Result<Connection, StoreError> {
