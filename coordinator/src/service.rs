@@ -126,32 +126,11 @@ impl Shared {
                 .await
                 .map_err(|e| e.to_string())
                 .and_then(|r| r);
-                match rebuilt {
-                    Ok(()) => tracing::warn!(
-                        job = job_id,
-                        "results file {} was missing: written again from the database",
-                        results.display()
-                    ),
-                    Err(e) => tracing::warn!(
-                        job = job_id,
-                        "results file {} is missing and could not be written again: {e}",
-                        results.display()
-                    ),
-                }
+                log_rewrite(job_id, "results", &results, rebuilt);
             }
             if let Some(units) = units.filter(missing) {
-                match self.write_units_file_at(job_id, prepared, &units).await {
-                    Ok(()) => tracing::warn!(
-                        job = job_id,
-                        "units file {} was missing: written again from the database",
-                        units.display()
-                    ),
-                    Err(e) => tracing::warn!(
-                        job = job_id,
-                        "units file {} is missing and could not be written again: {e}",
-                        units.display()
-                    ),
-                }
+                let written = self.write_units_file_at(job_id, prepared, &units).await;
+                log_rewrite(job_id, "units", &units, written);
             }
         }
     }
@@ -726,4 +705,20 @@ pub fn split_stored_result(res: &FinalResult) -> (String, Vec<String>, String) {
         })
         .unwrap_or_default();
     (result.to_string(), text, res.results_file.clone())
+}
+
+/// Says what [`Shared::restore_missing_files`] did with one missing file.
+fn log_rewrite(job_id: u64, kind: &str, path: &std::path::Path, outcome: Result<(), String>) {
+    match outcome {
+        Ok(()) => tracing::warn!(
+            job = job_id,
+            "{kind} file {} was missing: written again from the database",
+            path.display()
+        ),
+        Err(e) => tracing::warn!(
+            job = job_id,
+            "{kind} file {} is missing and could not be written again: {e}",
+            path.display()
+        ),
+    }
 }
