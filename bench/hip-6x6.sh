@@ -9,6 +9,8 @@
 #                                (restoring the database from the checkpoint
 #                                when RUN_DIR has none)
 #   bench/hip-6x6.sh status      one line: nodes, units, the openings' values
+#   bench/hip-6x6.sh openings    nodes and units under each opening, from the
+#                                database (read-only; works while it runs)
 #   bench/hip-6x6.sh checkpoint  `orchard backup` of the running database,
 #                                compressed into runs/hip-6x6.db.xz (commit it)
 #   bench/hip-6x6.sh stop        SIGTERM: units in flight hand back their rest
@@ -52,6 +54,23 @@ r = j["interim"]["result"] if j.get("interim") else json.loads(j.get("result_jso
 o = " ".join("%s=%s" % (x["cell"], x["winner"] if x.get("winner") is not None else "?") for x in r.get("openings", []))
 print("%s state=%s nodes=%.4g units=%s/%s openings: %s" % (time.strftime("%H:%M"), j["state"], j["nodes"], j["units_done"], j["units_done"] + j["units_pending"], o))'
   ;;
+openings)
+  # A unit's payload is its moves (a version byte, a length byte, then the
+  # cells): the first cell is the opening.
+  python3 - "$db" << 'EOF'
+import collections, sqlite3, sys
+names = {0: "a1", 1: "b1", 2: "c1", 7: "b2", 8: "c2", 14: "c3"}
+conn = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+nodes, states = collections.Counter(), collections.defaultdict(collections.Counter)
+q = "SELECT u.payload, u.state, coalesce(r.nodes, 0) FROM units u LEFT JOIN results r ON r.unit_id = u.id"
+for payload, state, n in conn.execute(q):
+    name = names.get(payload[2], str(payload[2]))
+    nodes[name] += n
+    states[name][state] += 1
+for name in names.values():
+    print("%s %.4g nodes in done units; units %s" % (name, nodes[name], dict(sorted(states[name].items()))))
+EOF
+  ;;
 checkpoint)
   cargo build --release --quiet --bin orchard
   "$target/release/orchard" backup --db "$db" "$run_dir/backup.db"
@@ -67,7 +86,7 @@ stop)
   echo "stopped"
   ;;
 *)
-  echo "usage: bench/hip-6x6.sh start|status|checkpoint|stop" >&2
+  echo "usage: bench/hip-6x6.sh start|status|openings|checkpoint|stop" >&2
   exit 2
   ;;
 esac
