@@ -12,8 +12,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use orchard_shared::families;
-use orchard_shared::family::FamilyReport;
+use orchard_shared::family::{FamilyReport, PreparedJob};
 
 use crate::store::LedgerRow;
 
@@ -92,13 +91,9 @@ pub fn write_results_file(path: &Path, lines: &[String]) -> std::io::Result<()> 
 /// job wrote. Used when a results file is missing, e.g. after a database is
 /// restored from a backup on another machine.
 pub fn rebuild_report(
-    family: &str,
-    params_json: &str,
+    prepared: &dyn PreparedJob,
     summaries: &[Vec<u8>],
 ) -> Result<FamilyReport, String> {
-    let prepared = families::by_name(family)
-        .and_then(|f| f.prepare(params_json))
-        .map_err(|e| e.to_string())?;
     let mut aggregate = prepared.new_aggregate();
     for s in summaries {
         aggregate.absorb(s).map_err(|e| e.to_string())?;

@@ -113,14 +113,13 @@ impl Shared {
                 .ok()
                 .and_then(|v| v["result"]["units_file"].as_str().map(PathBuf::from));
             let missing = |p: &PathBuf| !p.as_os_str().is_empty() && !p.exists();
-            let prepared = families::by_name(&family)
-                .and_then(|f| f.prepare(&params_json))
-                .ok();
+            let prepared = families::by_name(&family).and_then(|f| f.prepare(&params_json));
             if missing(&results) {
                 let (store, target) = (self.store.clone(), results.clone());
+                let job = prepared.as_ref().map(Arc::clone).map_err(|e| e.to_string());
                 let rebuilt = tokio::task::spawn_blocking(move || -> Result<(), String> {
                     let summaries = store.done_summaries(job_id).map_err(|e| e.to_string())?;
-                    let report = rebuild_report(&family, &params_json, &summaries)?;
+                    let report = rebuild_report(job?.as_ref(), &summaries)?;
                     write_results_file(&target, &report.results_lines).map_err(|e| e.to_string())
                 })
                 .await
@@ -129,7 +128,9 @@ impl Shared {
                 log_rewrite(job_id, "results", &results, rebuilt);
             }
             if let Some(units) = units.filter(missing) {
-                let written = self.write_units_file_at(job_id, prepared, &units).await;
+                let written = self
+                    .write_units_file_at(job_id, prepared.ok(), &units)
+                    .await;
                 log_rewrite(job_id, "units", &units, written);
             }
         }
