@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The long run of standard Hip on 6x6 through the cluster (BENCHMARKS.md,
-# "Long runs in progress"), carried across sessions and machines: its
+# "Long runs"; finished in session 12: second player wins), carried across sessions and machines: its
 # database lives in RUN_DIR (default /work/runs) while it runs, and a
 # verified, compressed copy is kept in the repository (runs/hip-6x6.db.xz),
 # so that losing the machine loses only the work since the last checkpoint.
@@ -9,6 +9,7 @@
 #                                (restoring the database from the checkpoint
 #                                when RUN_DIR has none)
 #   bench/hip-6x6.sh status      one line: nodes, units, the openings' values
+#                                (from the database when it is not running)
 #   bench/hip-6x6.sh openings    nodes and units under each opening, from the
 #                                database (read-only; works while it runs)
 #   bench/hip-6x6.sh checkpoint  `orchard backup` of the running database,
@@ -47,7 +48,19 @@ start)
   echo "started (pid $!), log $run_dir/hip-6x6.log, dashboard http://$http/"
   ;;
 status)
-  curl -sf "http://$http/api/jobs" | python3 -c '
+  if ! json="$(curl -sf "http://$http/api/jobs")"; then
+    # Not running: the job's state and answer as the database keeps them.
+    python3 - "$db" << 'EOF'
+import json, sqlite3, sys
+conn = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+state, result = conn.execute("SELECT state, result_json FROM jobs WHERE id = 1").fetchone()
+r = json.loads(result or "{}").get("result", {})
+o = " ".join("%s=%s" % (x["cell"], x.get("winner", "?")) for x in r.get("openings", []))
+print("not running; state=%s nodes=%s winner=%s openings: %s" % (state, r.get("nodes", "?"), r.get("winner", "?"), o))
+EOF
+    exit 0
+  fi
+  echo "$json" | python3 -c '
 import json, sys, time
 j = json.load(sys.stdin)["jobs"][0]
 r = j["interim"]["result"] if j.get("interim") else json.loads(j.get("result_json") or "{}")

@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use super::serve::{backup_schedule, check_db_parent, hostname};
 use super::{termination, CliResult};
 use crate::cli::{FamilyChoice, RunArgs};
-use crate::output::{progress_line, result_object};
+use crate::output::{duration, progress_line, result_object};
 
 /// `$ORCHARD_HOME/orchard.db`, `$ORCHARD_HOME` defaulting to
 /// `$XDG_DATA_HOME/orchard` or `~/.local/share/orchard`.
@@ -234,10 +234,22 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
                 )
             })
             .unwrap_or_default();
-        println!(
-            "job {job_id} done in {:.1} s{latency}",
-            started.elapsed().as_secs_f64()
-        );
+        // A resumed job's time in this process is not its time: say both.
+        let since_submitted =
+            duration(snap.finished_ms.saturating_sub(snap.created_ms) as f64 / 1000.0);
+        if initial.state == "done" {
+            println!("job {job_id} was already done: {since_submitted} from submission to answer");
+        } else if existing {
+            println!(
+                "job {job_id} done: {:.1} s in this run, {since_submitted} from submission to answer (stops included){latency}",
+                started.elapsed().as_secs_f64()
+            );
+        } else {
+            println!(
+                "job {job_id} done in {:.1} s{latency}",
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
     stop_all().await;
     Ok(ExitCode::SUCCESS)

@@ -1225,10 +1225,13 @@ impl SearchFamily for HipSolve {
             text.push(format!("principal variation: {}", pv_names.join(" ")));
         }
         text.push(format!("nodes explored: {}", s.nodes));
+        // The results file holds the answer itself (the value, each
+        // opening's, the principal variation and the nodes): a game value
+        // has no list to write, and the file is what outlives the terminal.
         FamilyReport {
             json,
+            results_lines: text.clone(),
             text,
-            results_lines: Vec::new(),
         }
     }
 
