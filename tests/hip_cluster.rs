@@ -259,9 +259,12 @@ fn a_hip_solve_worker_killed_mid_job_loses_nothing() {
     // A victim works alone and is killed; units are short and a worker
     // holds none between a report and its next lease, so the kill may miss:
     // then another victim is tried, until one dies holding a lease (its
-    // lease is still counted as running: leases only end by expiry).
+    // lease is still counted as running: leases only end by expiry). The
+    // database decides, after the lease has expired: a report the victim
+    // sent just before it died may still have been on its way when the
+    // status was read, and then its unit is done, not held.
     let mut attempts = 0;
-    loop {
+    let held: Vec<i64> = loop {
         attempts += 1;
         assert!(attempts <= 20, "no victim died holding a lease");
         let done = common::status(&url, job).unwrap()["units_done"]
@@ -274,22 +277,27 @@ fn a_hip_solve_worker_killed_mid_job_loses_nothing() {
         victim.sigkill();
         let s = common::status(&url, job).unwrap();
         assert_eq!(s["state"], "running", "the kill came mid-job: {s}");
-        if s["units_running"] == 1 {
-            break;
+        if s["units_running"] != 1 {
+            continue;
         }
-    }
-    // Nothing is merged until the lease expires (2 s), so the unit is not
-    // cancelled as moot in the meantime (a sibling's result could cut it).
-    std::thread::sleep(Duration::from_secs(3));
+        // Nothing is merged until the lease expires (2 s), so the unit is
+        // not cancelled as moot in the meantime (a sibling's result could
+        // cut it).
+        std::thread::sleep(Duration::from_secs(3));
+        // The victim's unit: leased, never finished.
+        let held: Vec<i64> = units(&dir.path("coord.db"))
+            .into_iter()
+            .filter(|(_, (state, leases, _))| state == "pending" && *leases >= 1)
+            .map(|(id, _)| id)
+            .collect();
+        // One thread holds one unit; a victim killed while its lease
+        // request was on the way may have left one more, unseen.
+        if !held.is_empty() {
+            break held;
+        }
+    };
     // With no worker left, the job is running: its answer so far is sound.
     check_interim_results(&url, job);
-    // The victim's unit: leased, never finished.
-    let held: Vec<i64> = units(&dir.path("coord.db"))
-        .into_iter()
-        .filter(|(_, (state, leases, _))| state == "pending" && *leases >= 1)
-        .map(|(id, _)| id)
-        .collect();
-    assert_eq!(held.len(), 1, "the victim held one unit: {held:?}");
     let _survivor = common::start_worker(&dir, &url, "survivor");
     let _other = common::start_worker(&dir, &url, "other");
     let s = wait_status(&url, job, Duration::from_secs(300), |s| {
@@ -301,12 +309,14 @@ fn a_hip_solve_worker_killed_mid_job_loses_nothing() {
     // unit that must wait for an elder sibling goes after the others, see
     // `must_wait`) that sibling decided its parent first and it was
     // cancelled as moot. Either way nothing was lost.
-    let (state, leases, _) = &units(&dir.path("coord.db"))[&held[0]];
-    assert!(
-        (state == "done" && *leases >= 2) || state == "cancelled",
-        "the victim's unit {} ended {state} after {leases} leases",
-        held[0]
-    );
+    let after = units(&dir.path("coord.db"));
+    for id in held {
+        let (state, leases, _) = &after[&id];
+        assert!(
+            (state == "done" && *leases >= 2) || state == "cancelled",
+            "the victim's unit {id} ended {state} after {leases} leases"
+        );
+    }
 }
 
 #[test]
