@@ -74,7 +74,7 @@ impl Shared {
         path: &std::path::Path,
     ) -> Result<(), String> {
         let (store, target) = (self.store.clone(), path.to_path_buf());
-        tokio::task::spawn_blocking(move || -> Result<(), String> {
+        write_off_thread(move || {
             let rows = store.unit_ledger(job_id).map_err(|e| e.to_string())?;
             let label = |payload: &[u8]| {
                 prepared
@@ -86,8 +86,6 @@ impl Shared {
             write_results_file(&target, &lines).map_err(|e| e.to_string())
         })
         .await
-        .map_err(|e| e.to_string())
-        .and_then(|r| r)
     }
 
     /// Writes again the results and units files of finished jobs that are
@@ -117,14 +115,12 @@ impl Shared {
             if missing(&results) {
                 let (store, target) = (self.store.clone(), results.clone());
                 let job = prepared.as_ref().map(Arc::clone).map_err(|e| e.to_string());
-                let rebuilt = tokio::task::spawn_blocking(move || -> Result<(), String> {
+                let rebuilt = write_off_thread(move || {
                     let summaries = store.done_summaries(job_id).map_err(|e| e.to_string())?;
                     let report = rebuild_report(job?.as_ref(), &summaries)?;
                     write_results_file(&target, &report.results_lines).map_err(|e| e.to_string())
                 })
-                .await
-                .map_err(|e| e.to_string())
-                .and_then(|r| r);
+                .await;
                 log_rewrite(job_id, "results", &results, rebuilt);
             }
             if let Some(units) = units.filter(missing) {
@@ -146,12 +142,10 @@ impl Shared {
                 let path = dir.join(name);
                 let lines = report.results_lines;
                 let path_for_write = path.clone();
-                let written = tokio::task::spawn_blocking(move || {
-                    write_results_file(&path_for_write, &lines)
+                let written = write_off_thread(move || {
+                    write_results_file(&path_for_write, &lines).map_err(|e| e.to_string())
                 })
-                .await
-                .map_err(|e| e.to_string())
-                .and_then(|r| r.map_err(|e| e.to_string()));
+                .await;
                 match written {
                     Ok(()) => {
                         let units = self
@@ -706,6 +700,17 @@ pub fn split_stored_result(res: &FinalResult) -> (String, Vec<String>, String) {
         })
         .unwrap_or_default();
     (result.to_string(), text, res.results_file.clone())
+}
+
+/// Runs a file write (fsyncs included) on the blocking pool, so the gRPC
+/// handlers keep running; a panic in it is an error like any other.
+async fn write_off_thread(
+    write: impl FnOnce() -> Result<(), String> + Send + 'static,
+) -> Result<(), String> {
+    tokio::task::spawn_blocking(write)
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r)
 }
 
 /// Says what [`Shared::restore_missing_files`] did with one missing file.
