@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::families::FAMILIES;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use orchard_shared::families;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -232,7 +232,7 @@ impl Invocation {
 fn with_families(cmd: clap::Command) -> clap::Command {
     cmd.subcommand_required(true)
         .subcommand_value_name("FAMILY")
-        .subcommands(families::REGISTRY.iter().map(|f| f.command()))
+        .subcommands(FAMILIES.cli.iter().map(|f| (f.command)()))
 }
 
 pub fn parse() -> Result<Invocation, clap::Error> {
@@ -254,9 +254,12 @@ pub fn parse() -> Result<Invocation, clap::Error> {
 
 fn family_choice(cmd: &mut clap::Command, sub: &ArgMatches) -> Result<FamilyChoice, clap::Error> {
     let (name, fam_matches) = sub.subcommand().expect("a family subcommand is required");
-    let family = families::by_name(name).expect("subcommands come from the registry");
-    let params_json = family
-        .params_from_matches(fam_matches)
+    let family = FAMILIES
+        .registry
+        .by_name(name)
+        .expect("subcommands come from the registry");
+    let params_json = FAMILIES
+        .params_from_matches(name, fam_matches)
         .map_err(|e| cmd.error(clap::error::ErrorKind::ValueValidation, e))?;
     Ok(FamilyChoice {
         family: family.name(),
@@ -276,7 +279,7 @@ pub fn one_line(e: &clap::Error) -> String {
     if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
         format!(
             "{first} (search families: {})",
-            families::names().join(", ")
+            FAMILIES.registry.names().join(", ")
         )
     } else {
         first

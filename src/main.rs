@@ -1,11 +1,13 @@
 //! `orchard`: the one user-facing binary, a thin layer over the
-//! `orchard-coordinator`, `orchard-worker` and `orchard-shared` crates.
+//! `orchard-coordinator` and `orchard-worker` crates, with the families of
+//! `shared/` listed in [`families`].
 //!
 //! Every failure ends in one line on stderr (`error: ...`) and a non-zero
 //! exit code.
 
 mod cli;
 mod commands;
+mod families;
 mod output;
 
 use std::process::ExitCode;

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use orchard_core::{FamilyError, Host, PreparedJob, Registry};
 use orchard_proto::access::TokenCheck;
 use orchard_proto::v1::job_service_server::JobServiceServer;
 use orchard_proto::v1::worker_service_server::WorkerServiceServer;
@@ -41,6 +42,9 @@ const ESTIMATE_PROBES: u64 = 20_000;
 /// Tunables of a coordinator.
 #[derive(Debug, Clone)]
 pub struct CoordinatorConfig {
+    /// The search families this coordinator accepts jobs of (the binary's
+    /// registry; the coordinator knows none by name).
+    pub families: Registry,
     /// A unit whose worker is silent this long is leased again.
     pub lease_ttl: Duration,
     /// How often workers should heartbeat.
@@ -80,13 +84,26 @@ pub struct TlsIdentity {
 }
 
 impl CoordinatorConfig {
+    /// A job of `family` with these parameters, as the coordinator holds it
+    /// (it never explores, so it lends the job nothing: [`Host::default`]).
+    pub fn prepare(
+        &self,
+        family: &str,
+        params_json: &str,
+    ) -> Result<Arc<dyn PreparedJob>, FamilyError> {
+        self.families
+            .by_name(family)?
+            .prepare(params_json, &Host::default())
+    }
+
     /// Defaults, with results files beside the database.
-    pub fn beside(db: &Path) -> Self {
+    pub fn beside(db: &Path, families: Registry) -> Self {
         let dir = db
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
         CoordinatorConfig {
+            families,
             lease_ttl: Duration::from_secs(30),
             heartbeat_interval: Duration::from_millis(500),
             unit_budget: 2_000_000_000,
@@ -155,11 +172,12 @@ impl Coordinator {
         }
         let (store, loaded) = store::Store::open(db)?;
         let scheduler =
-            scheduler::Scheduler::from_store(loaded, config.lease_ttl).map_err(|reason| {
-                CoordinatorError::Resume {
-                    path: db.to_path_buf(),
-                    reason,
-                }
+            scheduler::Scheduler::from_store(loaded, config.lease_ttl, &|family, params| {
+                config.prepare(family, params).map_err(|e| e.to_string())
+            })
+            .map_err(|reason| CoordinatorError::Resume {
+                path: db.to_path_buf(),
+                reason,
             })?;
         let shared = Arc::new(Shared {
             scheduler: Mutex::new(scheduler),
@@ -189,7 +207,7 @@ impl Coordinator {
                 drop(shared);
                 for (job, prepared, bound) in due {
                     let est = tokio::task::spawn_blocking(move || {
-                        orchard_shared::estimate::estimate(
+                        orchard_core::estimate::estimate(
                             prepared.as_ref(),
                             ESTIMATE_PROBES,
                             job,
@@ -207,7 +225,7 @@ impl Coordinator {
                     j.estimate = match est {
                         Ok(Ok(e)) => Some((e.nodes, e.std_error, bound)),
                         // The family cannot estimate: never ask again.
-                        Ok(Err(orchard_shared::estimate::EstimateError::Unsupported(_))) => {
+                        Ok(Err(orchard_core::estimate::EstimateError::Unsupported(_))) => {
                             Some((0.0, 0.0, u64::MAX))
                         }
                         // E.g. a tree too large for f64 before any bound

@@ -12,7 +12,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use orchard_shared::family::{FamilyReport, PreparedJob};
+use orchard_core::{FamilyReport, PreparedJob};
 
 use crate::store::LedgerRow;
 

@@ -13,8 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use orchard_shared::families;
-use orchard_shared::family::{Aggregate, FamilyReport, PreparedJob};
+use orchard_core::{Aggregate, FamilyReport, PreparedJob};
 
 use crate::store::{JobId, Loaded, NewUnit, UnitId, Write};
 
@@ -275,7 +274,11 @@ pub struct Scheduler {
 impl Scheduler {
     /// Rebuilds the state from the store. Jobs whose family or parameters
     /// cannot be loaded are marked failed, with the reason.
-    pub fn from_store(loaded: Loaded, lease_ttl: Duration) -> Result<Scheduler, String> {
+    pub fn from_store(
+        loaded: Loaded,
+        lease_ttl: Duration,
+        prepare: &dyn Fn(&str, &str) -> Result<Arc<dyn PreparedJob>, String>,
+    ) -> Result<Scheduler, String> {
         let mut s = Scheduler {
             jobs: BTreeMap::new(),
             counters: Counters::default(),
@@ -323,7 +326,7 @@ impl Scheduler {
                 });
             }
             if job.state == JobState::Running {
-                match families::by_name(&row.family).and_then(|f| f.prepare(&row.params_json)) {
+                match prepare(&row.family, &row.params_json) {
                     Ok(p) => {
                         job.has_moot_units = p.has_moot_units();
                         job.aggregate = Some(p.new_aggregate());
@@ -1063,7 +1066,7 @@ impl Scheduler {
     pub fn lemma_job(&self, job_id: JobId) -> Option<Arc<dyn PreparedJob>> {
         let job = self.jobs.get(&job_id)?;
         let prepared = job.prepared.as_ref()?;
-        (job.state == JobState::Running && prepared.shares_lemmas()).then(|| prepared.clone())
+        (job.state == JobState::Running && prepared.lemmas().is_some()).then(|| prepared.clone())
     }
 
     /// Counts `len` more bytes of lemmas against the job's share of the

@@ -9,12 +9,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use orchard_core::{FamilyError, Host, PreparedJob};
 use orchard_proto::v1::job_service_server::JobService;
 use orchard_proto::v1::worker_service_server::WorkerService;
 use orchard_proto::v1::*;
 use orchard_proto::{LEMMA_PAGE_BYTES, MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
-use orchard_shared::families;
-use orchard_shared::family::PreparedJob;
 use tokio::sync::Notify;
 use tonic::{Request, Response, Status};
 
@@ -111,7 +110,7 @@ impl Shared {
                 .ok()
                 .and_then(|v| v["result"]["units_file"].as_str().map(PathBuf::from));
             let missing = |p: &PathBuf| !p.as_os_str().is_empty() && !p.exists();
-            let prepared = families::by_name(&family).and_then(|f| f.prepare(&params_json));
+            let prepared = self.config.prepare(&family, &params_json);
             if missing(&results) {
                 let (store, target) = (self.store.clone(), results.clone());
                 let job = prepared.as_ref().map(Arc::clone).map_err(|e| e.to_string());
@@ -471,8 +470,12 @@ impl WorkerService for Workers {
         let mut stored = false;
         if !r.lemmas.is_empty() {
             let (prepared, lemmas) = (prepared.clone(), r.lemmas);
-            let lemmas = tokio::task::spawn_blocking(move || {
-                prepared.check_lemmas(&lemmas).map(|()| lemmas)
+            let lemmas = tokio::task::spawn_blocking(move || match prepared.lemmas() {
+                Some(exchange) => exchange.check(&lemmas).map(|()| lemmas),
+                None => Err(FamilyError::BadLemmas(format!(
+                    "family {} shares no lemmas",
+                    prepared.family()
+                ))),
             })
             .await
             .map_err(|e| Status::internal(e.to_string()))?
@@ -563,11 +566,12 @@ pub fn job_status(s: &JobSnapshot) -> JobStatus {
 impl Jobs {
     /// Submits a job, or returns the identical job that already exists.
     pub async fn submit_job(&self, family: &str, params_json: &str) -> Result<(u64, bool), Status> {
-        let fam = families::by_name(family).map_err(|e| {
-            Status::invalid_argument(format!("{e} (known: {})", families::names().join(", ")))
+        let families = &self.0.config.families;
+        let fam = families.by_name(family).map_err(|e| {
+            Status::invalid_argument(format!("{e} (known: {})", families.names().join(", ")))
         })?;
         let prepared = fam
-            .prepare(params_json)
+            .prepare(params_json, &Host::default())
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let (job_id, writes) = {
             let mut s = self.0.lock();

@@ -1,14 +1,16 @@
 //! `orchard estimate`: how big is a search, and how long will it take?
 //! Knuth's random probes estimate the node count (see
-//! `orchard_shared::estimate`), and a short real run on one core measures the
+//! `orchard_core::estimate`), and a short real run on one core measures the
 //! node rate. Nothing is stored and no coordinator is involved.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use orchard_shared::estimate::{calibrate, estimate as knuth, supported};
-use orchard_shared::families;
+use orchard_core::estimate::{calibrate, estimate as knuth, supported};
+use orchard_core::Host;
+
+use crate::families::FAMILIES;
 
 use super::CliResult;
 use crate::cli::FamilyChoice;
@@ -60,7 +62,10 @@ pub fn estimate(args: EstimateArgs, family: FamilyChoice) -> CliResult {
             .unwrap_or(1),
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let job = families::by_name(family.family)?.prepare(&family.params_json)?;
+    let job = FAMILIES
+        .registry
+        .by_name(family.family)?
+        .prepare(&family.params_json, &Host::default())?;
     if !supported(job.as_ref())? {
         return Err(format!(
             "search family '{}' does not support estimates",

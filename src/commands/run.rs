@@ -4,12 +4,14 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use orchard_coordinator::service::{job_status, split_stored_result};
 use orchard_coordinator::{Coordinator, CoordinatorConfig, Jobs};
-use orchard_worker::{run_worker, WorkerConfig};
+use orchard_core::Host;
+use orchard_worker::{run_worker, OpenJobs, WorkerConfig};
 use tokio::sync::watch;
 
 use super::serve::{backup_schedule, check_db_parent, hostname};
@@ -37,7 +39,7 @@ fn default_db() -> Result<PathBuf, String> {
 
 pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     // The local workers would refuse to start; say so before touching the database.
-    orchard_shared::families::check_environment()?;
+    crate::families::check_environment()?;
     let db = match args.db {
         Some(p) => p,
         None => default_db()?,
@@ -50,7 +52,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
             .map(|n| n.get())
             .unwrap_or(1),
     };
-    let mut config = CoordinatorConfig::beside(&db);
+    let mut config = CoordinatorConfig::beside(&db, crate::families::registry());
     if let Some(b) = args.unit_budget {
         if b == 0 {
             return Err("--unit-budget must be at least 1".into());
@@ -119,10 +121,14 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     let (stop_workers, workers_stop) = watch::channel(false);
     let mut handles = Vec::new();
     if initial.state == "running" {
+        // One set of open jobs for all local workers: they share each job's
+        // in-process state (the hip-solve table).
+        let jobs = Arc::new(OpenJobs::new(crate::families::registry(), Host::default()));
         for i in 0..workers {
             let mut rx = workers_stop.clone();
             let config = WorkerConfig {
                 coordinator: url.clone(),
+                jobs: jobs.clone(),
                 threads: 1,
                 name: format!("{}-local-{i}", hostname()),
                 give_up_after: Duration::from_secs(30),
@@ -191,7 +197,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         stop_all().await;
         // The workers have handed back their rest: keep what their caches
         // learned since the last periodic save for the resume.
-        let _ = tokio::task::spawn_blocking(orchard_shared::families::save_caches).await;
+        let _ = tokio::task::spawn_blocking(crate::families::save_caches).await;
         let snap = shared.lock().status(job_id).ok_or("job vanished")?;
         let status = job_status(&snap);
         eprintln!(

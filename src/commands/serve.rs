@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use orchard_coordinator::{BackupSchedule, Coordinator, CoordinatorConfig, TlsIdentity};
+use orchard_core::Host;
 use orchard_proto::access::read_token;
-use orchard_worker::{run_worker, WorkerConfig, WorkerMetrics};
+use orchard_worker::{run_worker, OpenJobs, WorkerConfig, WorkerMetrics};
 
 use super::{termination, CliResult};
 use crate::cli::{BackupFlags, CoordinatorArgs, WorkerArgs};
@@ -49,7 +50,7 @@ pub fn check_db_parent(db: &Path) -> Result<(), String> {
 
 pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
     check_db_parent(&args.db)?;
-    let mut config = CoordinatorConfig::beside(&args.db);
+    let mut config = CoordinatorConfig::beside(&args.db, crate::families::registry());
     config.lease_ttl = seconds("lease-ttl", args.lease_ttl)?;
     if let Some(b) = args.unit_budget {
         if b == 0 {
@@ -105,8 +106,10 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
             .map(|n| n.get())
             .unwrap_or(1),
     };
+    crate::families::check_environment()?;
     let config = WorkerConfig {
         coordinator: args.coordinator,
+        jobs: Arc::new(OpenJobs::new(crate::families::registry(), Host::default())),
         threads,
         name: args.name.unwrap_or_else(hostname),
         give_up_after: seconds("give-up-after", args.give_up_after)?,
@@ -148,7 +151,7 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
     let stats = run_worker(config, termination()).await?;
     // Stopped gracefully: keep what the searches' caches learned for the
     // next worker process on this machine.
-    let _ = tokio::task::spawn_blocking(orchard_shared::families::save_caches).await;
+    let _ = tokio::task::spawn_blocking(crate::families::save_caches).await;
     eprintln!(
         "worker stopped: {} units reported ({} split), {} nodes",
         stats.units_reported, stats.units_split, stats.nodes

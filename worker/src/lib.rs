@@ -10,13 +10,16 @@
 //! other workers' searches work) with the coordinator.
 //!
 //! * [`connection`] — reaching the coordinator, with retry and backoff.
+//! * [`jobs`] — the jobs the process has open, shared by its threads.
 //! * [`runner`] — the lease / explore / report loop.
 //! * [`metrics`] — the worker's counters for Prometheus.
 
 pub mod connection;
+pub mod jobs;
 pub mod metrics;
 pub mod runner;
 
+pub use jobs::OpenJobs;
 pub use metrics::WorkerMetrics;
 pub use runner::{run_worker, WorkerConfig, WorkerStats};
 
@@ -36,6 +39,4 @@ pub enum WorkerError {
     Refused(String),
     #[error("cannot start the thread pool: {0}")]
     Pool(String),
-    #[error(transparent)]
-    Environment(#[from] orchard_shared::family::FamilyError),
 }

@@ -12,10 +12,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use orchard_core::{DynExploration, ExploreContext, PreparedJob};
 use orchard_proto::v1::*;
 use orchard_proto::{MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
-use orchard_shared::families;
-use orchard_shared::family::{ExploreContext, PreparedJob};
+
+use crate::jobs::OpenJobs;
 use tokio::sync::{oneshot, Semaphore};
 
 use crate::connection::{client, with_retry, Client};
@@ -26,6 +27,9 @@ use crate::{WorkerError, WorkerMetrics};
 pub struct WorkerConfig {
     /// `http://host:port` of the coordinator.
     pub coordinator: String,
+    /// The families this worker searches and the jobs it has open (shared
+    /// by the local workers of one process).
+    pub jobs: Arc<OpenJobs>,
     /// Threads exploring units (one unit per thread).
     pub threads: usize,
     /// Name reported to the coordinator (defaults to the host name).
@@ -106,7 +110,7 @@ impl State {
             hostname: self.config.name.clone(),
             threads: self.config.threads as u32,
             protocol_version: PROTOCOL_VERSION,
-            families: families::names().into_iter().map(String::from).collect(),
+            families: self.config.jobs.family_names(),
         };
         let resp = with_retry(
             &self.config.coordinator,
@@ -135,8 +139,10 @@ impl State {
             j.bound.fetch_max(lease.bound, Ordering::Relaxed);
             return Ok(j.clone());
         }
-        let prepared = families::by_name(&lease.family)
-            .and_then(|f| f.prepare(&lease.params_json))
+        let prepared = self
+            .config
+            .jobs
+            .open(&lease.family, &lease.params_json)
             .map_err(|e| e.to_string())?;
         let handle = Arc::new(JobHandle {
             prepared,
@@ -155,7 +161,6 @@ pub async fn run_worker(
     config: WorkerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<WorkerStats, WorkerError> {
-    families::check_environment()?;
     let threads = config.threads.max(1);
     config
         .metrics
@@ -371,7 +376,7 @@ async fn report(
     state: &Arc<State>,
     unit_id: u64,
     bound: u64,
-    outcome: Result<orchard_shared::family::DynExploration, String>,
+    outcome: Result<DynExploration, String>,
 ) {
     let req = match outcome {
         Ok(x) => {
@@ -560,7 +565,7 @@ async fn lemma_loop(state: Arc<State>) {
                 .into_iter()
                 .filter_map(|id| {
                     let j = jobs.get(&id)?;
-                    (j.prepared.shares_lemmas() && !j.lemmas_over.load(Ordering::Relaxed))
+                    (j.prepared.lemmas().is_some() && !j.lemmas_over.load(Ordering::Relaxed))
                         .then(|| (id, j.clone()))
                 })
                 .collect()
@@ -587,7 +592,12 @@ async fn trade_lemmas(
 ) -> Result<(), tonic::Status> {
     let take = |job: &Arc<JobHandle>| {
         let prepared = job.prepared.clone();
-        tokio::task::spawn_blocking(move || prepared.take_lemmas(MAX_LEMMA_UPLOAD_BYTES))
+        tokio::task::spawn_blocking(move || {
+            prepared
+                .lemmas()
+                .map(|l| l.take(MAX_LEMMA_UPLOAD_BYTES))
+                .unwrap_or_default()
+        })
     };
     let mut upload = take(job).await.unwrap_or_default();
     let metrics = &state.config.metrics;
@@ -618,8 +628,11 @@ async fn trade_lemmas(
             let prepared = job.prepared.clone();
             let learned = tokio::task::spawn_blocking(move || {
                 let mut learned = 0;
+                let Some(exchange) = prepared.lemmas() else {
+                    return 0;
+                };
                 for blob in &resp.lemmas {
-                    match prepared.learn_lemmas(blob) {
+                    match exchange.learn(blob) {
                         Ok(n) => learned += n,
                         Err(e) => tracing::warn!(job = job_id, "lemmas ignored: {e}"),
                     }

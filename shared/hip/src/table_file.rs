@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use super::board::Board;
 use super::table::{env_number, Table, TableEntry};
-use crate::family::FamilyError;
+use orchard_core::FamilyError;
 
 /// The environment variable naming the directory of table snapshots.
 pub const TABLE_DIR_VAR: &str = "ORCHARD_HIP_TABLE_DIR";

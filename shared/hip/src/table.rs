@@ -23,7 +23,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::board::Board;
-use crate::family::FamilyError;
+use orchard_core::FamilyError;
 
 /// The environment variable that sets the table's size, in MiB per process
 /// (rounded down to a power of two). Without it a table has `2^(cells - 3)`

@@ -50,8 +50,9 @@ use super::search::{ordered_moves, p1_moves, Pos, Solver};
 pub use super::search::{MoveOrder, WEIGHTS};
 pub use super::table::forget_table;
 use super::table::{table_for, Table};
-use crate::family::{
-    Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
+use orchard_core::{
+    Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, LemmaExchange,
+    MootUnits, ParamError, SearchFamily,
 };
 
 /// Parameters of a `hip-solve` job. A board with more rows than columns is
@@ -212,8 +213,17 @@ fn combine(old: &mut Known, new: Known, key: Key) -> Result<(), FamilyError> {
     Ok(())
 }
 
-/// The `hip-solve` family.
-pub struct HipSolve;
+/// The `hip-solve` family: one job of it, with its checked parameters.
+#[derive(Debug, Clone)]
+pub struct HipSolve {
+    params: SolveParams,
+}
+
+impl HipSolve {
+    pub fn params(&self) -> &SolveParams {
+        &self.params
+    }
+}
 
 /// The game rules on top of the board, shared by unit generation, explore
 /// and report.
@@ -641,20 +651,21 @@ pub fn explore_pruned(
         progress: &progress,
     };
     let mut run = PrunedRun::default();
+    let job = HipSolve::new(p.clone(), &Host::default())?;
     let mut pending: std::collections::VecDeque<SolveUnit> = units.into();
     while let Some(unit) = pending.pop_front() {
-        if HipSolve::is_moot(p, &run.summary, &unit) {
+        if job.is_moot(&run.summary, &unit) {
             run.skipped += 1;
             continue;
         }
         if cold {
             forget_table();
         }
-        match HipSolve::explore(p, &unit, &ctx)? {
-            Exploration::Finished(s) => HipSolve::merge(p, &mut run.summary, s)?,
+        match job.explore(&unit, &ctx)? {
+            Exploration::Finished(s) => job.merge(&mut run.summary, s)?,
             Exploration::Split { explored, rest } => {
                 run.splits += 1;
-                HipSolve::merge(p, &mut run.summary, explored)?;
+                job.merge(&mut run.summary, explored)?;
                 for u in rest.into_iter().rev() {
                     pending.push_front(u);
                 }
@@ -894,7 +905,7 @@ impl SearchFamily for HipSolve {
     type Unit = SolveUnit;
     type Summary = SolveSummary;
 
-    fn validate(p: &SolveParams) -> Result<(), ParamError> {
+    fn new(p: SolveParams, _: &Host) -> Result<Self, ParamError> {
         let (r, c) = super::board_dims(p.rows, p.cols)?;
         if let Some(d) = p.depth {
             if d as usize >= r * c || d > 8 {
@@ -904,46 +915,19 @@ impl SearchFamily for HipSolve {
                 ));
             }
         }
-        Ok(())
+        Ok(HipSolve { params: p })
     }
 
-    /// The table size (see [`super::table::TABLE_MIB_VAR`]) and the table
-    /// snapshots (see [`super::table_file`]).
-    fn check_environment() -> Result<(), FamilyError> {
-        super::table::table_mib()?;
-        super::table_file::check_dir()
-    }
-
-    /// The table snapshot (see [`super::table_file::save_now`]).
-    fn save_caches() {
-        super::table_file::save_now();
-    }
-
-    fn root_units(p: &SolveParams) -> Vec<SolveUnit> {
-        Game::new(p).frontier(p.root_depth())
-    }
-
-    /// Values of positions whose search was expensive (see
-    /// [`super::lemmas`]).
-    const SHARES_LEMMAS: bool = true;
-
-    fn take_lemmas(p: &SolveParams, max_bytes: usize) -> Vec<u8> {
-        super::lemmas::take(p, max_bytes)
-    }
-
-    fn check_lemmas(p: &SolveParams, lemmas: &[u8]) -> Result<(), FamilyError> {
-        super::lemmas::check(p, lemmas)
-    }
-
-    fn learn_lemmas(p: &SolveParams, lemmas: &[u8]) -> Result<u64, FamilyError> {
-        super::lemmas::learn(p, lemmas)
+    fn root_units(&self) -> Vec<SolveUnit> {
+        Game::new(&self.params).frontier(self.params.root_depth())
     }
 
     fn explore(
-        p: &SolveParams,
+        &self,
         unit: &SolveUnit,
         ctx: &ExploreContext<'_>,
     ) -> Result<Exploration<SolveSummary, SolveUnit>, FamilyError> {
+        let p = &self.params;
         let game = Game::new(p);
         let pos = game.replay(&unit.moves)?;
         let mut summary = SolveSummary {
@@ -1053,11 +1037,7 @@ impl SearchFamily for HipSolve {
         })
     }
 
-    fn merge(
-        _: &SolveParams,
-        into: &mut SolveSummary,
-        other: SolveSummary,
-    ) -> Result<(), FamilyError> {
+    fn merge(&self, into: &mut SolveSummary, other: SolveSummary) -> Result<(), FamilyError> {
         into.nodes = into
             .nodes
             .checked_add(other.nodes)
@@ -1077,7 +1057,8 @@ impl SearchFamily for HipSolve {
         s.nodes
     }
 
-    fn report(p: &SolveParams, s: &SolveSummary) -> FamilyReport {
+    fn report(&self, s: &SolveSummary) -> FamilyReport {
+        let p = &self.params;
         let game = Game::new(p);
         let board = &game.board;
         let mut e = Eval {
@@ -1237,7 +1218,8 @@ impl SearchFamily for HipSolve {
 
     /// The moves, by cell name (`a1 e1`), on the board as solved (rows <=
     /// columns).
-    fn unit_label(p: &SolveParams, u: &SolveUnit) -> String {
+    fn unit_label(&self, u: &SolveUnit) -> String {
+        let p = &self.params;
         if u.moves.is_empty() {
             return "(empty board)".to_string();
         }
@@ -1249,8 +1231,18 @@ impl SearchFamily for HipSolve {
             .join(" ")
     }
 
-    const HAS_MOOT_UNITS: bool = true;
+    /// Moot units and young brothers wait (see [`MootUnits`] below), and
+    /// lemmas (see [`super::lemmas`]).
+    fn capabilities(&self) -> Capabilities<'_, Self> {
+        Capabilities {
+            moot_units: Some(self),
+            lemmas: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
 
+impl MootUnits<HipSolve> for HipSolve {
     /// Young brothers wait: a unit waits while, at some position on its
     /// line, the first move in search order leads elsewhere, to a position
     /// not yet settled and still relevant. Searched first, that position
@@ -1260,7 +1252,8 @@ impl SearchFamily for HipSolve {
     /// is the guessed winner make units wait: where the mover is expected to
     /// lose (or, for a draw, nobody is expected to win), every child has to
     /// be searched anyway, so siblings are searched side by side.
-    fn must_wait(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
+    fn must_wait(&self, merged: &SolveSummary, unit: &SolveUnit) -> bool {
+        let p = &self.params;
         with_relevance(p, merged, |game, r| {
             if game.replay(&unit.moves).is_err() {
                 return false; // a malformed unit never waits
@@ -1298,7 +1291,8 @@ impl SearchFamily for HipSolve {
         })
     }
 
-    fn is_moot(p: &SolveParams, merged: &SolveSummary, unit: &SolveUnit) -> bool {
+    fn is_moot(&self, merged: &SolveSummary, unit: &SolveUnit) -> bool {
+        let p = &self.params;
         with_relevance(p, merged, |game, r| {
             let Ok(pos) = game.replay(&unit.moves) else {
                 return false;
@@ -1306,4 +1300,28 @@ impl SearchFamily for HipSolve {
             r.moot(&game.key(&pos).0)
         })
     }
+}
+
+/// Values of positions whose search was expensive (see [`super::lemmas`]).
+impl LemmaExchange for HipSolve {
+    fn take(&self, max_bytes: usize) -> Vec<u8> {
+        super::lemmas::take(&self.params, max_bytes)
+    }
+
+    fn check(&self, lemmas: &[u8]) -> Result<(), FamilyError> {
+        super::lemmas::check(&self.params, lemmas)
+    }
+
+    fn learn(&self, lemmas: &[u8]) -> Result<u64, FamilyError> {
+        super::lemmas::learn(&self.params, lemmas)
+    }
+}
+
+/// Checks what `hip-solve` reads from a worker's environment: the table
+/// size (see [`super::table::TABLE_MIB_VAR`]) and the table snapshots (see
+/// [`super::table_file`]). (Transitional: the worker's own settings replace
+/// these variables.)
+pub fn check_environment() -> Result<(), FamilyError> {
+    super::table::table_mib()?;
+    super::table_file::check_dir()
 }

@@ -16,34 +16,14 @@
 //! huge weights), so the standard error is itself estimated from the sample
 //! and tends to be low when too few probes ever reach the heavy part of the
 //! tree; use many probes. The families decide what a node is
-//! ([`crate::SearchFamily::probe`]); the arithmetic is all here.
+//! ([`crate::Probing`]); the arithmetic is all here.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::family::{ExploreContext, FamilyError, PreparedJob};
-
-/// One random root-to-leaf walk: the number of children of each node on the
-/// walk, from the root down to the last inner node (the leaf reached, with no
-/// children, is not listed).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Probe {
-    pub branching: Vec<u32>,
-}
-
-impl Probe {
-    /// Knuth's estimate of the tree's node count:
-    /// `1 + d0 + d0 d1 + ... + d0 d1 ... d(k-1)`.
-    pub fn estimate(&self) -> f64 {
-        let mut total = 1.0;
-        let mut width = 1.0;
-        for &d in &self.branching {
-            width *= f64::from(d);
-            total += width;
-        }
-        total
-    }
-}
+use crate::erased::PreparedJob;
+use crate::error::FamilyError;
+use crate::family::ExploreContext;
 
 /// A small, seedable pseudo-random generator (SplitMix64, Steele, Lea and
 /// Flood 2014): 64 bits of state, passes BigCrush, plenty for sampling
@@ -271,15 +251,6 @@ pub fn calibrate(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn probe_estimate_is_knuths_sum() {
-        assert_eq!(Probe::default().estimate(), 1.0);
-        let p = Probe {
-            branching: vec![2, 3, 1, 4],
-        };
-        assert_eq!(p.estimate(), 1.0 + 2.0 + 6.0 + 6.0 + 24.0);
-    }
 
     #[test]
     fn accumulator_mean_and_std_error() {

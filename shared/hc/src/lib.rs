@@ -13,7 +13,7 @@
 //!
 //! Two modes:
 //! * default: find the maximum length. The *horizon* is the best length found
-//!   so far anywhere in the job (shared through [`crate::ExploreContext::bound`]);
+//!   so far anywhere in the job (shared through [`orchard_core::ExploreContext::bound`]);
 //!   only games reaching the horizon are counted.
 //! * `--min-length L`: the horizon is fixed at `L`; every game that ends at a
 //!   length >= L is counted, per length.
@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::estimate::Probe;
-use crate::family::{
+use orchard_core::{Capabilities, Host, Probe, Probing};
+use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
 };
 
@@ -102,8 +102,17 @@ pub struct HcSummary {
     pub histogram: BTreeMap<u32, u64>,
 }
 
-/// The `hc` family.
-pub struct HararyColumns;
+/// The `hc` family: one job of it, with its checked parameters.
+#[derive(Debug, Clone)]
+pub struct HararyColumns {
+    params: HcParams,
+}
+
+impl HararyColumns {
+    pub fn params(&self) -> &HcParams {
+        &self.params
+    }
+}
 
 fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
     a.checked_add(b).ok_or(FamilyError::Overflow(what))
@@ -117,7 +126,7 @@ impl SearchFamily for HararyColumns {
     type Unit = RgsPrefix;
     type Summary = HcSummary;
 
-    fn validate(p: &HcParams) -> Result<(), ParamError> {
+    fn new(p: HcParams, _: &Host) -> Result<Self, ParamError> {
         if p.columns == 0 || p.columns > MAX_COLUMNS {
             return Err(ParamError::new(
                 "columns",
@@ -133,23 +142,23 @@ impl SearchFamily for HararyColumns {
                 ));
             }
         }
-        Ok(())
+        Ok(HararyColumns { params: p })
     }
 
-    fn root_units(_: &HcParams) -> Vec<RgsPrefix> {
+    fn root_units(&self) -> Vec<RgsPrefix> {
         // One root; dynamic splitting cuts the tree as workers ask for work.
         vec![RgsPrefix(Vec::new())]
     }
 
     fn explore(
-        p: &HcParams,
+        &self,
         unit: &RgsPrefix,
         ctx: &ExploreContext<'_>,
     ) -> Result<Exploration<HcSummary, RgsPrefix>, FamilyError> {
-        search::explore(p, unit, ctx)
+        search::explore(&self.params, unit, ctx)
     }
 
-    fn merge(_: &HcParams, into: &mut HcSummary, other: HcSummary) -> Result<(), FamilyError> {
+    fn merge(&self, into: &mut HcSummary, other: HcSummary) -> Result<(), FamilyError> {
         into.nodes = checked_add(into.nodes, other.nodes, "hc node count")?;
         for (len, n) in other.histogram {
             let slot = into.histogram.entry(len).or_insert(0);
@@ -181,7 +190,8 @@ impl SearchFamily for HararyColumns {
         u64::from(s.best)
     }
 
-    fn report(p: &HcParams, s: &HcSummary) -> FamilyReport {
+    fn report(&self, s: &HcSummary) -> FamilyReport {
+        let p = &self.params;
         let mut games: Vec<&Vec<u8>> = s.best_games.iter().collect();
         games.sort();
         let histogram: BTreeMap<u32, u64> = match p.min_length {
@@ -247,24 +257,33 @@ impl SearchFamily for HararyColumns {
         }
     }
 
-    /// Walks the real search's tree (see [`search::probe`]). In
-    /// `--min-length` mode the tree is fixed and the estimate unbiased; in the
-    /// default mode it is the tree of a search whose horizon is `bound` from
-    /// the start.
-    fn probe(
-        p: &HcParams,
-        unit: &RgsPrefix,
-        bound: u64,
-        pick: &mut dyn FnMut(u64) -> u64,
-    ) -> Result<Option<Probe>, FamilyError> {
-        search::probe(p, unit, bound, pick).map(Some)
+    fn capabilities(&self) -> Capabilities<'_, Self> {
+        Capabilities {
+            probing: Some(self),
+            ..Capabilities::default()
+        }
     }
 
-    fn unit_label(_: &HcParams, u: &RgsPrefix) -> String {
+    fn unit_label(&self, u: &RgsPrefix) -> String {
         if u.0.is_empty() {
             "(root)".to_string()
         } else {
             u.to_digits()
         }
+    }
+}
+
+impl Probing<HararyColumns> for HararyColumns {
+    /// Walks the real search's tree (see [`search::probe`]). In
+    /// `--min-length` mode the tree is fixed and the estimate unbiased; in the
+    /// default mode it is the tree of a search whose horizon is `bound` from
+    /// the start.
+    fn probe(
+        &self,
+        unit: &RgsPrefix,
+        bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Probe, FamilyError> {
+        search::probe(&self.params, unit, bound, pick)
     }
 }

@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering;
 
 use super::board::Board;
 use super::dfs::{playable_target, MAX_COLORS};
-use crate::family::{ExploreContext, FamilyError};
+use orchard_core::{ExploreContext, FamilyError};
 
 /// Bits of a stone count (counts are at most 64).
 const COUNT_BITS: usize = 7;

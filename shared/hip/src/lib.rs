@@ -30,7 +30,7 @@ pub mod table_file;
 pub use draws::{DrawsParams, DrawsSummary, DrawsUnit, HipDraws, Method};
 pub use solve::{HipSolve, SolveParams, SolveSummary, SolveUnit};
 
-use crate::family::ParamError;
+use orchard_core::ParamError;
 
 /// Checks and normalises board dimensions: returns `(rows, cols)` with
 /// `rows <= cols`. The error names the parameter at fault.

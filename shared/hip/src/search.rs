@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::Endgame;
 use super::table::{Table, TableEntry};
-use crate::family::ExploreContext;
+use orchard_core::ExploreContext;
 
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;

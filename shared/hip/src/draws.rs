@@ -42,9 +42,9 @@ use serde::{Deserialize, Serialize};
 use super::board::Board;
 use super::dfs::{self, Plan, LIST_CAP, MAX_COLORS};
 use super::profile::Profile;
-use crate::estimate::Probe;
-use crate::family::{
-    Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
+use orchard_core::{
+    Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, Probe,
+    Probing, SearchFamily,
 };
 
 /// How the draws are counted.
@@ -145,8 +145,17 @@ pub struct DrawsSummary {
     pub unlisted: bool,
 }
 
-/// The `hip-draws` family.
-pub struct HipDraws;
+/// The `hip-draws` family: one job of it, with its checked parameters.
+#[derive(Debug, Clone)]
+pub struct HipDraws {
+    params: DrawsParams,
+}
+
+impl HipDraws {
+    pub fn params(&self) -> &DrawsParams {
+        &self.params
+    }
+}
 
 /// Prefixes per unit when a walk hands back seeds or an unexplored rest.
 const BATCH: usize = 64;
@@ -300,7 +309,7 @@ impl SearchFamily for HipDraws {
     type Unit = DrawsUnit;
     type Summary = DrawsSummary;
 
-    fn validate(p: &DrawsParams) -> Result<(), ParamError> {
+    fn new(p: DrawsParams, _: &Host) -> Result<Self, ParamError> {
         let (r, c) = super::board_dims(p.rows, p.cols)?;
         if p.colors < 2 || p.colors as usize > MAX_COLORS {
             return Err(ParamError::new(
@@ -322,10 +331,11 @@ impl SearchFamily for HipDraws {
                 }
             }
         }
-        Ok(())
+        Ok(HipDraws { params: p })
     }
 
-    fn root_units(p: &DrawsParams) -> Vec<DrawsUnit> {
+    fn root_units(&self) -> Vec<DrawsUnit> {
+        let p = &self.params;
         let board = p.board();
         let k = p.colors as usize;
         match p.resolved_method() {
@@ -370,10 +380,11 @@ impl SearchFamily for HipDraws {
     }
 
     fn explore(
-        p: &DrawsParams,
+        &self,
         unit: &DrawsUnit,
         ctx: &ExploreContext<'_>,
     ) -> Result<Exploration<DrawsSummary, DrawsUnit>, FamilyError> {
+        let p = &self.params;
         let board = p.board();
         let k = p.colors as usize;
         let mut s = DrawsSummary::default();
@@ -486,11 +497,7 @@ impl SearchFamily for HipDraws {
         }
     }
 
-    fn merge(
-        _: &DrawsParams,
-        into: &mut DrawsSummary,
-        other: DrawsSummary,
-    ) -> Result<(), FamilyError> {
+    fn merge(&self, into: &mut DrawsSummary, other: DrawsSummary) -> Result<(), FamilyError> {
         into.nodes = into
             .nodes
             .checked_add(other.nodes)
@@ -530,7 +537,8 @@ impl SearchFamily for HipDraws {
         s.nodes
     }
 
-    fn report(p: &DrawsParams, s: &DrawsSummary) -> FamilyReport {
+    fn report(&self, s: &DrawsSummary) -> FamilyReport {
+        let p = &self.params;
         let board = p.board();
         let k = p.colors as usize;
         let method = p.resolved_method();
@@ -592,25 +600,16 @@ impl SearchFamily for HipDraws {
         }
     }
 
-    /// Walk units (seeds, Burnside) only: a profile unit is counted by
-    /// dynamic programming, whose work is not a tree.
-    fn probe(
-        p: &DrawsParams,
-        unit: &DrawsUnit,
-        _bound: u64,
-        pick: &mut dyn FnMut(u64) -> u64,
-    ) -> Result<Option<Probe>, FamilyError> {
-        let board = p.board();
-        let Some(plan) = walk_plan(&board, p.colors as usize, unit)? else {
-            return Ok(None);
-        };
-        let (DrawsUnit::Seeds { prefixes } | DrawsUnit::Fixed { prefixes, .. }) = unit else {
-            return Ok(None);
-        };
-        dfs::probe(&plan, prefixes, pick).map(Some)
+    /// Probes walk units (seeds, Burnside) only: with the profile method
+    /// the count is a dynamic programme, whose work is not a tree.
+    fn capabilities(&self) -> Capabilities<'_, Self> {
+        Capabilities {
+            probing: (self.params.resolved_method() != Method::Profile).then_some(self),
+            ..Capabilities::default()
+        }
     }
 
-    fn unit_label(_: &DrawsParams, u: &DrawsUnit) -> String {
+    fn unit_label(&self, u: &DrawsUnit) -> String {
         let digits = |p: &[u8]| -> String { p.iter().map(|&x| char::from(b'0' + x)).collect() };
         match u {
             DrawsUnit::Seeds { prefixes } => match prefixes.as_slice() {
@@ -629,5 +628,26 @@ impl SearchFamily for HipDraws {
                 format!("fixed by symmetry {sym} ({} prefixes)", prefixes.len())
             }
         }
+    }
+}
+
+impl Probing<HipDraws> for HipDraws {
+    fn probe(
+        &self,
+        unit: &DrawsUnit,
+        _bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Probe, FamilyError> {
+        let p = &self.params;
+        let board = p.board();
+        let walk = walk_plan(&board, p.colors as usize, unit)?;
+        let (Some(plan), DrawsUnit::Seeds { prefixes } | DrawsUnit::Fixed { prefixes, .. }) =
+            (walk, unit)
+        else {
+            return Err(FamilyError::BadUnit(
+                "a profile unit is counted by dynamic programming and cannot be probed".into(),
+            ));
+        };
+        dfs::probe(&plan, prefixes, pick)
     }
 }

@@ -16,8 +16,8 @@
 use std::sync::atomic::Ordering;
 
 use super::board::Board;
-use crate::estimate::Probe;
-use crate::family::{ExploreContext, FamilyError};
+use orchard_core::Probe;
+use orchard_core::{ExploreContext, FamilyError};
 
 /// Most colours any Hip family accepts.
 pub const MAX_COLORS: usize = 10;

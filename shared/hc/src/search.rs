@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::bits::{Bits, Wide};
 use super::{HcParams, HcSummary, RgsPrefix, Variant, MAX_LISTED_GAMES};
-use crate::estimate::Probe;
-use crate::family::{Exploration, ExploreContext, FamilyError};
+use orchard_core::Probe;
+use orchard_core::{Exploration, ExploreContext, FamilyError};
 
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;
@@ -67,7 +67,7 @@ pub fn explore(
 }
 
 fn bad_columns(c: u32) -> FamilyError {
-    FamilyError::Param(crate::family::ParamError::new(
+    FamilyError::Param(orchard_core::ParamError::new(
         "columns",
         format!("must be between 1 and {}, got {c}", super::MAX_COLUMNS),
     ))

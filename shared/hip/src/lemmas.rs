@@ -17,7 +17,7 @@ use super::board::Board;
 use super::solve::SolveParams;
 use super::table::{current_table, Table, TableEntry};
 use super::table_file::{check_entry, decode, encode, RECORD};
-use crate::family::FamilyError;
+use orchard_core::FamilyError;
 
 /// The format byte of a blob of lemmas.
 const FORMAT: u8 = 1;

@@ -1,0 +1,120 @@
+//! What only some families need, as optional capabilities.
+//!
+//! A family that has one implements its trait (on the job type or on a part
+//! of it) and names it in [`crate::SearchFamily::capabilities`]:
+//!
+//! ```ignore
+//! fn capabilities(&self) -> Capabilities<'_, Self> {
+//!     Capabilities { probing: Some(self), ..Capabilities::default() }
+//! }
+//! ```
+//!
+//! The cluster asks for a capability through the erased job
+//! ([`crate::PreparedJob`]) and does without it when a family has none.
+
+use crate::error::FamilyError;
+use crate::family::SearchFamily;
+use crate::probe::Probe;
+
+/// The optional capabilities of one job.
+pub struct Capabilities<'a, F: SearchFamily> {
+    /// Units that later results make unnecessary (a game search's sibling
+    /// already won).
+    pub moot_units: Option<&'a dyn MootUnits<F>>,
+    /// Random probes for Knuth's estimate of the search's size.
+    pub probing: Option<&'a dyn Probing<F>>,
+    /// Facts proved by one worker's searches that other workers reuse.
+    pub lemmas: Option<&'a dyn LemmaExchange>,
+    /// An in-process cache worth keeping across a worker's restarts.
+    pub cache: Option<&'a dyn CacheSnapshot>,
+}
+
+impl<F: SearchFamily> Default for Capabilities<'_, F> {
+    fn default() -> Self {
+        Capabilities {
+            moot_units: None,
+            probing: None,
+            lemmas: None,
+            cache: None,
+        }
+    }
+}
+
+/// Units whose result can no longer change the answer.
+///
+/// When a family has this capability, the coordinator re-checks every live
+/// unit of a job after each merge, cancels the moot ones, and asks
+/// [`MootUnits::must_wait`] before leasing a unit.
+pub trait MootUnits<F: SearchFamily>: Send + Sync {
+    /// Whether `unit` can no longer change the answer, given everything
+    /// merged so far (e.g. in a game search, a sibling already won).
+    fn is_moot(&self, merged: &F::Summary, unit: &F::Unit) -> bool;
+
+    /// Whether leasing `unit` now would be speculative: an elder sibling of
+    /// one of its ancestors, still unsettled, may yet make it moot. The
+    /// coordinator leases such units only when nothing else is pending
+    /// ("young brothers wait"). The default: never.
+    fn must_wait(&self, _merged: &F::Summary, _unit: &F::Unit) -> bool {
+        false
+    }
+}
+
+/// Random root-to-leaf walks of the real search's tree, for Knuth's estimate
+/// of its size (see [`crate::estimate`]).
+pub trait Probing<F: SearchFamily>: Send + Sync {
+    /// One random walk down `unit`'s search tree: from the unit's root, the
+    /// number of children the real search would visit at each node on the
+    /// walk, a child being chosen with `pick(n)` (uniform in `0..n`). `bound`
+    /// is the job-wide bound to assume throughout (see
+    /// [`crate::ExploreContext::bound`]; families without one ignore it).
+    fn probe(
+        &self,
+        unit: &F::Unit,
+        bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Probe, FamilyError>;
+}
+
+/// *Lemmas*: facts about parts of the search tree that other units of the
+/// same job reuse instead of searching them again (`hip-solve`: the value of
+/// a position whose subtree was expensive, which sibling units reach by other
+/// move orders). A worker's threads share them in memory already; across
+/// workers they travel through the coordinator, which stores them with the
+/// job and hands them to every other worker of the job. Lemmas only save
+/// work: a search gives the same answer with or without them.
+pub trait LemmaExchange: Send + Sync {
+    /// Lemmas this job proved in this process since the last call, at most
+    /// about `max_bytes` of them, encoded by the family (empty: none).
+    fn take(&self, max_bytes: usize) -> Vec<u8>;
+
+    /// Checks that a blob of lemmas is well formed for this job (the
+    /// coordinator checks every upload before storing it).
+    fn check(&self, lemmas: &[u8]) -> Result<(), FamilyError>;
+
+    /// Makes lemmas another worker proved available to this job's searches;
+    /// returns how many it took in. Checks them first, and takes in nothing
+    /// from a malformed blob.
+    fn learn(&self, lemmas: &[u8]) -> Result<u64, FamilyError>;
+}
+
+/// An in-process cache (a transposition table) that a later process may load
+/// instead of starting cold.
+///
+/// The family only encodes and decodes; the worker owns the file: it writes
+/// the snapshot under its cache directory every few minutes and when it stops
+/// gracefully (checksummed, fsync'd, atomically replaced), and hands it back
+/// when it next opens the same job. A snapshot is a cache: losing one costs
+/// work, never an answer, so `restore` must check every entry it takes in.
+pub trait CacheSnapshot: Send + Sync {
+    /// The file name (no directory, no extension) of this job's snapshot;
+    /// jobs that can share a cache (the same game) give the same name.
+    fn cache_name(&self) -> String;
+
+    /// The cache's content worth keeping now, encoded; `None`: nothing yet.
+    fn snapshot(&self) -> Option<Vec<u8>>;
+
+    /// Takes in a snapshot written by [`CacheSnapshot::snapshot`] (of this
+    /// or an earlier process); returns how many entries it took in. A
+    /// malformed snapshot is refused whole.
+    fn restore(&self, snapshot: &[u8]) -> Result<u64, FamilyError>;
+}

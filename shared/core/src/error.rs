@@ -1,0 +1,46 @@
+//! The errors a family reports, typed so that the binaries can say which
+//! parameter, unit or summary was at fault.
+
+use crate::codec::CodecError;
+
+/// A parameter the user gave is invalid. The message names the parameter.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[error("invalid parameter --{name}: {reason}")]
+pub struct ParamError {
+    pub name: &'static str,
+    pub reason: String,
+}
+
+impl ParamError {
+    pub fn new(name: &'static str, reason: impl Into<String>) -> Self {
+        ParamError {
+            name,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Why a unit could not be explored or a summary could not be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum FamilyError {
+    #[error("unknown search family '{0}'")]
+    UnknownFamily(String),
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error("malformed parameters: {0}")]
+    ParamsJson(String),
+    #[error("bad unit: {0}")]
+    BadUnit(String),
+    #[error(transparent)]
+    Codec(#[from] CodecError),
+    #[error("count overflow while merging {0}")]
+    Overflow(&'static str),
+    #[error("search exceeded its capacity: {0}")]
+    Capacity(String),
+    #[error("invalid environment variable {name}: {reason}")]
+    Environment { name: &'static str, reason: String },
+    #[error("bad lemmas: {0}")]
+    BadLemmas(String),
+    #[error("bad cache snapshot: {0}")]
+    BadCache(String),
+}

@@ -1,0 +1,152 @@
+//! The search-family abstraction: the part every family implements.
+//!
+//! A *family* is one kind of exhaustive search (Harary's game `hc`, Hip, ...).
+//! A value of a family type is one *job* of it: the family's parameters,
+//! checked, plus whatever the job keeps while it runs in one process (a
+//! transposition table, a memo). It knows how to cut its search tree into
+//! *units* (subtree roots), how to explore one unit within a node budget, and
+//! how to combine the *summaries* of explored units into the job's answer.
+//! What only some families need (moot units, lemmas, cache snapshots, probes
+//! for estimates) are optional capabilities, see [`crate::capability`].
+//!
+//! The coordinator and the worker never see a family's types: they move
+//! opaque, versioned blobs (see [`crate::codec`]) through the type-erased
+//! boundary of [`crate::erased`].
+//!
+//! **Architecture invariant** (what makes distributed counts exact): the units
+//! of a job always partition the search tree. A unit is either finished (its
+//! summary covers its whole subtree) or split (its summary covers what was
+//! explored, and the returned `rest` units cover exactly what was not).
+//! Summaries are merged with an associative, commutative operation, so the
+//! order in which units finish does not matter.
+
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use serde::{de::DeserializeOwned, Serialize};
+
+use crate::capability::Capabilities;
+use crate::error::{FamilyError, ParamError};
+
+/// What the process that hosts a job lends it. A worker passes its settings;
+/// the coordinator, which never explores, passes [`Host::default`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Host {
+    /// Memory a job's in-process cache (a transposition table) may take, in
+    /// MiB; `None`: the family's own default for the job's size.
+    pub cache_mib: Option<u64>,
+}
+
+/// What a worker hands to [`SearchFamily::explore`]: the budget and the
+/// shared, lock-free channels between the search loop and the outside world.
+///
+/// The search loop reads these every few thousand nodes, never per node.
+pub struct ExploreContext<'a> {
+    /// Stop after about this many nodes and hand back the unexplored rest.
+    pub budget: u64,
+    /// Set from outside (cancellation, shutdown, an idle cluster asking for
+    /// work): stop soon and hand back the unexplored rest.
+    pub stop: &'a AtomicBool,
+    /// A job-wide monotone bound shared by every unit of the job (for `hc`
+    /// the best game length found so far). Families that do not use one
+    /// ignore it. Only ever raised, with `fetch_max`.
+    pub bound: &'a AtomicU64,
+    /// Nodes explored so far in this unit, published for heartbeats.
+    pub progress: &'a AtomicU64,
+}
+
+impl ExploreContext<'_> {
+    /// Whether the outside world asked this exploration to stop.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// The result of exploring one unit.
+#[derive(Debug, Clone)]
+pub enum Exploration<S, U> {
+    /// The whole subtree was explored.
+    Finished(S),
+    /// The budget ran out or a stop was requested: `explored` covers what was
+    /// visited, `rest` covers exactly the rest of the subtree, in the order
+    /// a sequential search would visit it. The coordinator leases the rest
+    /// of a unit before the unit's later siblings, so the cluster consumes
+    /// the tree in the sequential search's order.
+    Split { explored: S, rest: Vec<U> },
+}
+
+/// The answer of a job as a family presents it.
+#[derive(Debug, Clone)]
+pub struct FamilyReport {
+    /// One JSON object with the family's figures.
+    pub json: serde_json::Value,
+    /// A few human-readable lines for the terminal.
+    pub text: Vec<String>,
+    /// The lines of the results file (e.g. every maximal string), in order.
+    pub results_lines: Vec<String>,
+}
+
+/// One search family; a value of it is one job, with its own typed
+/// parameters, units and summaries.
+///
+/// API boundary: this trait (with [`crate::capability`]) is all a family
+/// implements; the cluster reaches it only through [`crate::Erased`].
+pub trait SearchFamily: Sized + Send + Sync + 'static {
+    /// The name on the command line and in the store (`hc`).
+    const NAME: &'static str;
+    /// One line for `--help`.
+    const ABOUT: &'static str;
+
+    /// Parameters, stored as JSON (canonical: the job's identity on resume).
+    /// The binary's command line reads them through the family's
+    /// `clap::Args` implementation (see the binary's registry).
+    type Params: Serialize + DeserializeOwned + Clone + Debug + Send + Sync;
+    /// The root of a subtree.
+    type Unit: Serialize + DeserializeOwned + Clone + Debug + Send;
+    /// What exploring some units produced. `Default` is the empty summary.
+    type Summary: Serialize + DeserializeOwned + Clone + Debug + Default + Send;
+
+    /// Checks the parameters (the error names the bad one) and makes the
+    /// job. Cheap and free of I/O: the coordinator makes one per job to
+    /// merge and check reports; memory a search needs is taken on first use.
+    fn new(params: Self::Params, host: &Host) -> Result<Self, ParamError>;
+
+    /// The initial units of the job. They partition the search tree, and are
+    /// listed in the order a sequential search would visit them: the
+    /// coordinator leases units in that order (see [`Exploration::Split`]).
+    fn root_units(&self) -> Vec<Self::Unit>;
+
+    /// Explores one unit within `ctx.budget` nodes. Called from many threads
+    /// at once.
+    fn explore(
+        &self,
+        unit: &Self::Unit,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<Self::Summary, Self::Unit>, FamilyError>;
+
+    /// Folds `other` into `into`. Must be associative and commutative;
+    /// counters add with checked arithmetic ([`FamilyError::Overflow`]).
+    fn merge(&self, into: &mut Self::Summary, other: Self::Summary) -> Result<(), FamilyError>;
+
+    /// Nodes explored, as counted in a summary.
+    fn nodes(summary: &Self::Summary) -> u64;
+
+    /// The answer: a JSON object, and the lines of the results file.
+    fn report(&self, summary: &Self::Summary) -> FamilyReport;
+
+    /// A short human label of a unit, for status displays.
+    fn unit_label(&self, unit: &Self::Unit) -> String {
+        format!("{unit:?}")
+    }
+
+    /// The job-wide bound that a (merged) summary proves, for
+    /// [`ExploreContext::bound`]. The default: none (0).
+    fn bound(_summary: &Self::Summary) -> u64 {
+        0
+    }
+
+    /// The optional capabilities this job has. The default: none.
+    fn capabilities(&self) -> Capabilities<'_, Self> {
+        Capabilities::default()
+    }
+}

@@ -1,0 +1,39 @@
+//! The core of orchard: what a search *is*, independent of how it is
+//! distributed.
+//!
+//! * [`family`] — the [`SearchFamily`] trait every search implements (a
+//!   value of it is one job), the [`ExploreContext`] a search polls, the
+//!   [`Host`] a worker lends it.
+//! * [`capability`] — what only some families need: moot units, probes for
+//!   estimates, lemmas shared between workers, cache snapshots.
+//! * [`erased`] — the type-erased boundary ([`DynFamily`], [`PreparedJob`],
+//!   [`Aggregate`]) that the coordinator and the worker use without knowing
+//!   any family.
+//! * [`registry`] — families by name; the binary builds one.
+//! * [`codec`] — the versioned binary encoding of units and summaries.
+//! * [`estimate`] — Knuth's estimate of a search tree's size from random
+//!   probes, before running the search.
+//! * [`sequential`] — the single-process reference path the tests compare
+//!   the cluster against.
+//!
+//! **Architecture invariant**: this crate does no I/O, reads no environment
+//! and knows no command line. Families depend on it and on nothing else of
+//! orchard's.
+
+pub mod capability;
+pub mod codec;
+pub mod erased;
+pub mod error;
+pub mod estimate;
+pub mod family;
+pub mod probe;
+pub mod registry;
+pub mod sequential;
+
+pub use capability::{CacheSnapshot, Capabilities, LemmaExchange, MootUnits, Probing};
+pub use erased::{Aggregate, DynExploration, DynFamily, Erased, PreparedJob};
+pub use error::{FamilyError, ParamError};
+pub use family::{Exploration, ExploreContext, FamilyReport, Host, SearchFamily};
+pub use probe::Probe;
+pub use registry::Registry;
+pub use sequential::explore_all;
