@@ -7,11 +7,10 @@ use std::process::Output;
 use std::time::Duration;
 
 use common::{free_port, orchard, wait_status, Proc, TempDir};
+use orchard_core::{DynExploration, ExploreContext, Host, Registry};
 use orchard_proto::v1::job_service_client::JobServiceClient;
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
-use orchard_shared::families;
-use orchard_shared::family::{DynExploration, ExploreContext};
 use tonic::transport::Channel;
 use tonic::Code;
 
@@ -335,9 +334,11 @@ async fn register_hc_worker(w: &mut WorkerServiceClient<Channel>, hostname: &str
 
 /// Explores a leased unit to the end in this process, as a worker would.
 fn explore_whole(unit: &UnitLease) -> DynExploration {
-    let prepared = families::by_name(&unit.family)
+    let families = Registry::default().with::<orchard_hc::HararyColumns>();
+    let prepared = families
+        .by_name(&unit.family)
         .unwrap()
-        .prepare(&unit.params_json)
+        .prepare(&unit.params_json, &Host::default())
         .unwrap();
     let (stop, bound, progress) = Default::default();
     let ctx = ExploreContext {
@@ -423,9 +424,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
         let bad_rest = ReportRequest {
             worker_id: id,
             unit_id: unit.unit_id,
-            summary: orchard_shared::codec::encode(
-                &orchard_shared::families::hc::HcSummary::default(),
-            ),
+            summary: orchard_core::codec::encode(&orchard_hc::HcSummary::default()),
             rest: vec![vec![9, 9, 9]],
             ..Default::default()
         };

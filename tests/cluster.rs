@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{http_get_json, run_json, wait_coordinator, wait_status, Proc, TempDir};
-use orchard_shared::families::hc::{digits, HararyColumns, HcParams, RgsPrefix, Variant};
-use orchard_shared::family::explore_all;
+use orchard_core::{explore_all, Host, SearchFamily};
+use orchard_hc::{digits, HararyColumns, HcParams, RgsPrefix, Variant};
 
 /// A job that takes several seconds of CPU (h'(4), every game of the whole
 /// tree: about 2.5 x 10^8 nodes): long enough to kill things mid-way.
@@ -27,7 +27,8 @@ fn single_process_answer() -> (serde_json::Value, Vec<String>) {
         variant: Variant::Subsets,
         min_length: Some(MIN_LENGTH.parse().unwrap()),
     };
-    let s = explore_all::<HararyColumns>(&p, vec![RgsPrefix(vec![])], u64::MAX).unwrap();
+    let job = HararyColumns::new(p, &Host::default()).unwrap();
+    let s = explore_all(&job, vec![RgsPrefix(vec![])], u64::MAX).unwrap();
     let hist: serde_json::Map<String, serde_json::Value> = s
         .histogram
         .iter()

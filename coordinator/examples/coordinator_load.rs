@@ -13,10 +13,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use orchard_coordinator::{Coordinator, CoordinatorConfig, Jobs};
+use orchard_core::{codec, Registry};
+use orchard_hc::{HararyColumns, HcSummary, RgsPrefix};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
-use orchard_shared::codec;
-use orchard_shared::families::hc::{HcSummary, RgsPrefix};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,7 +26,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("orchard-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let db = dir.join("load.db");
-    let coordinator = Coordinator::open(&db, CoordinatorConfig::beside(&db)).await?;
+    let families = Registry::default().with::<HararyColumns>();
+    let coordinator = Coordinator::open(&db, CoordinatorConfig::beside(&db, families)).await?;
     let listener = Coordinator::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", listener.local_addr()?);
     {

@@ -15,6 +15,8 @@
 //!   probes, before running the search.
 //! * [`sequential`] — the single-process reference path the tests compare
 //!   the cluster against.
+//! * [`testing`] — checks the families' tests share (a probe against its
+//!   search, an estimate against a known size).
 //!
 //! **Architecture invariant**: this crate does no I/O, reads no environment
 //! and knows no command line. Families depend on it and on nothing else of
@@ -29,6 +31,7 @@ pub mod family;
 pub mod probe;
 pub mod registry;
 pub mod sequential;
+pub mod testing;
 
 pub use capability::{CacheSnapshot, Capabilities, LemmaExchange, MootUnits, Probing};
 pub use erased::{Aggregate, DynExploration, DynFamily, Erased, PreparedJob};

@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use orchard_shared::families::hc::{HararyColumns, HcParams, RgsPrefix, Variant};
-use orchard_shared::family::{explore_all, SearchFamily};
+use orchard_core::{explore_all, Host, SearchFamily};
+use orchard_hc::{HararyColumns, HcParams, RgsPrefix, Variant};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -26,9 +26,10 @@ fn main() {
         min_length,
     };
     let start = Instant::now();
-    let s = explore_all::<HararyColumns>(&p, vec![RgsPrefix(prefix)], u64::MAX).expect("search");
+    let job = HararyColumns::new(p, &Host::default()).expect("valid parameters");
+    let s = explore_all(&job, vec![RgsPrefix(prefix)], u64::MAX).expect("search");
     let secs = start.elapsed().as_secs_f64();
-    for line in HararyColumns::report(&p, &s).text {
+    for line in job.report(&s).text {
         println!("{line}");
     }
     println!(

@@ -1,10 +1,8 @@
 //! The `hc` family against the published figures and against the plain
 //! reference implementation.
 
-use orchard_shared::families::hc::{
-    digits, reference, HararyColumns, HcParams, HcSummary, RgsPrefix, Variant,
-};
-use orchard_shared::family::{explore_all, SearchFamily};
+use orchard_core::{explore_all, Host, ParamError, SearchFamily};
+use orchard_hc::{digits, reference, HararyColumns, HcParams, HcSummary, RgsPrefix, Variant};
 use proptest::prelude::*;
 
 fn params(columns: u32, variant: Variant, min_length: Option<u32>) -> HcParams {
@@ -15,8 +13,12 @@ fn params(columns: u32, variant: Variant, min_length: Option<u32>) -> HcParams {
     }
 }
 
+fn job(p: &HcParams) -> Result<HararyColumns, ParamError> {
+    HararyColumns::new(p.clone(), &Host::default())
+}
+
 fn search(p: &HcParams, prefix: Vec<u8>, budget: u64) -> HcSummary {
-    explore_all::<HararyColumns>(p, vec![RgsPrefix(prefix)], budget).expect("search runs")
+    explore_all(&job(p).unwrap(), vec![RgsPrefix(prefix)], budget).expect("search runs")
 }
 
 fn sorted_games(s: &HcSummary) -> Vec<String> {
@@ -84,22 +86,22 @@ fn splitting_does_not_change_the_answer() {
 fn bad_prefix_is_rejected() {
     let p = params(2, Variant::Pairs, None);
     // Column 3 does not exist with two columns.
-    assert!(explore_all::<HararyColumns>(&p, vec![RgsPrefix(vec![0, 2])], 10).is_err());
+    assert!(explore_all(&job(&p).unwrap(), vec![RgsPrefix(vec![0, 2])], 10).is_err());
     // Not restricted-growth: column 2 before column 1... (0-based 1 first).
-    assert!(explore_all::<HararyColumns>(&p, vec![RgsPrefix(vec![1])], 10).is_err());
+    assert!(explore_all(&job(&p).unwrap(), vec![RgsPrefix(vec![1])], 10).is_err());
     // 3 = 1 + 2 in column 1.
-    assert!(explore_all::<HararyColumns>(&p, vec![RgsPrefix(vec![0, 0, 0])], 10).is_err());
+    assert!(explore_all(&job(&p).unwrap(), vec![RgsPrefix(vec![0, 0, 0])], 10).is_err());
 }
 
 #[test]
 fn parameters_are_validated() {
     for bad in [0, 7] {
-        let e = HararyColumns::validate(&params(bad, Variant::Pairs, None)).unwrap_err();
+        let e = job(&params(bad, Variant::Pairs, None)).unwrap_err();
         assert_eq!(e.name, "columns");
     }
-    let e = HararyColumns::validate(&params(3, Variant::Pairs, Some(0))).unwrap_err();
+    let e = job(&params(3, Variant::Pairs, Some(0))).unwrap_err();
     assert_eq!(e.name, "min-length");
-    assert!(HararyColumns::validate(&params(6, Variant::Subsets, Some(100))).is_ok());
+    assert!(job(&params(6, Variant::Subsets, Some(100))).is_ok());
 }
 
 /// Generates a random legal RGS prefix by walking the reference rules.
@@ -167,7 +169,7 @@ proptest! {
 /// game resets the listing.
 #[test]
 fn listing_cap_keeps_counts_exact() {
-    use orchard_shared::families::hc::MAX_LISTED_GAMES;
+    use orchard_hc::MAX_LISTED_GAMES;
     let p = params(3, Variant::Pairs, None);
     let mut a = HcSummary {
         best: 10,
@@ -181,11 +183,11 @@ fn listing_cap_keeps_counts_exact() {
         best_games: vec![vec![0; 10]; 2],
         ..Default::default()
     };
-    HararyColumns::merge(&p, &mut a, b).unwrap();
+    job(&p).unwrap().merge(&mut a, b).unwrap();
     assert_eq!(a.best_count, MAX_LISTED_GAMES as u64 + 2);
     assert!(a.best_games_dropped);
     assert_eq!(a.best_games.len(), MAX_LISTED_GAMES);
-    let report = HararyColumns::report(&p, &a);
+    let report = job(&p).unwrap().report(&a);
     assert!(
         report.results_lines.is_empty(),
         "an incomplete list is not written"
@@ -197,7 +199,7 @@ fn listing_cap_keeps_counts_exact() {
         best_games: vec![vec![0; 11]],
         ..Default::default()
     };
-    HararyColumns::merge(&p, &mut a, longer).unwrap();
+    job(&p).unwrap().merge(&mut a, longer).unwrap();
     assert!(!a.best_games_dropped);
     assert_eq!((a.best, a.best_count, a.best_games.len()), (11, 1, 1));
 }
