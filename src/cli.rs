@@ -91,6 +91,10 @@ pub struct CoordinatorArgs {
     /// Seconds without a heartbeat before a worker's units are leased again.
     #[arg(long, default_value_t = 30.0)]
     pub lease_ttl: f64,
+    /// Seconds between a worker's heartbeats (sent to every worker; at most
+    /// a third of --lease-ttl).
+    #[arg(long, default_value_t = 0.5)]
+    pub heartbeat_interval: f64,
     /// Nodes per unit before a worker hands back the rest.
     #[arg(long)]
     pub unit_budget: Option<u64>,

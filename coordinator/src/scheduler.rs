@@ -19,6 +19,10 @@ use crate::store::{JobId, Loaded, NewUnit, UnitId, Write};
 
 pub type WorkerId = u64;
 
+/// Makes the job of a family and its parameters (the coordinator's
+/// registry lookup), for jobs restored from the store.
+pub type PrepareJob<'a> = dyn Fn(&str, &str) -> Result<Arc<dyn PreparedJob>, String> + 'a;
+
 /// Milliseconds since the Unix epoch, for stored timestamps.
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
@@ -277,7 +281,7 @@ impl Scheduler {
     pub fn from_store(
         loaded: Loaded,
         lease_ttl: Duration,
-        prepare: &dyn Fn(&str, &str) -> Result<Arc<dyn PreparedJob>, String>,
+        prepare: &PrepareJob<'_>,
     ) -> Result<Scheduler, String> {
         let mut s = Scheduler {
             jobs: BTreeMap::new(),

@@ -52,6 +52,14 @@ pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
     check_db_parent(&args.db)?;
     let mut config = CoordinatorConfig::beside(&args.db, crate::families::registry());
     config.lease_ttl = seconds("lease-ttl", args.lease_ttl)?;
+    config.heartbeat_interval = seconds("heartbeat-interval", args.heartbeat_interval)?;
+    if config.heartbeat_interval * 3 > config.lease_ttl {
+        return Err(format!(
+            "--heartbeat-interval {} is over a third of --lease-ttl {}: leases would expire between heartbeats",
+            args.heartbeat_interval, args.lease_ttl
+        )
+        .into());
+    }
     if let Some(b) = args.unit_budget {
         if b == 0 {
             return Err("--unit-budget must be at least 1".into());

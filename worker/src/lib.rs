@@ -12,10 +12,15 @@
 //! * [`connection`] — reaching the coordinator, with retry and backoff.
 //! * [`jobs`] — the jobs the process has open, shared by its threads.
 //! * [`runner`] — the lease / explore / report loop.
+//! * [`heartbeat`] — lease renewal and the coordinator's orders, at the
+//!   interval the coordinator asks for.
+//! * `lemmas` — the lemma exchange between workers, through the coordinator.
 //! * [`metrics`] — the worker's counters for Prometheus.
 
 pub mod connection;
+pub mod heartbeat;
 pub mod jobs;
+mod lemmas;
 pub mod metrics;
 pub mod runner;
 

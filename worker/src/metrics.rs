@@ -22,6 +22,8 @@ pub struct WorkerMetrics {
     pub lemma_bytes_received: AtomicU64,
     /// Lemmas taken into this worker's searches.
     pub lemmas_learned: AtomicU64,
+    /// Heartbeats sent (answered or not).
+    pub heartbeats: AtomicU64,
 }
 
 impl WorkerMetrics {
@@ -40,6 +42,12 @@ impl WorkerMetrics {
             "gauge",
             "Search threads.",
             get(&self.threads),
+        );
+        one(
+            "orchard_worker_heartbeats_total",
+            "counter",
+            "Heartbeats sent, at the interval the coordinator asked for.",
+            get(&self.heartbeats),
         );
         one(
             "orchard_worker_units_running",

@@ -14,12 +14,13 @@ use std::time::Duration;
 
 use orchard_core::{DynExploration, ExploreContext, PreparedJob};
 use orchard_proto::v1::*;
-use orchard_proto::{MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
-
-use crate::jobs::OpenJobs;
+use orchard_proto::PROTOCOL_VERSION;
 use tokio::sync::{oneshot, Semaphore};
 
 use crate::connection::{client, with_retry, Client};
+use crate::heartbeat::{heartbeat_loop, HeartbeatSchedule};
+use crate::jobs::OpenJobs;
+use crate::lemmas::lemma_loop;
 use crate::{WorkerError, WorkerMetrics};
 
 /// How a worker runs.
@@ -56,41 +57,43 @@ pub struct WorkerStats {
 }
 
 /// A unit being explored.
-struct Running {
-    job_id: u64,
-    stop: Arc<AtomicBool>,
-    progress: Arc<AtomicU64>,
+pub(crate) struct Running {
+    pub(crate) job_id: u64,
+    pub(crate) stop: Arc<AtomicBool>,
+    pub(crate) progress: Arc<AtomicU64>,
     /// Set when the coordinator cancelled it: the result is dropped.
-    cancelled: Arc<AtomicBool>,
+    pub(crate) cancelled: Arc<AtomicBool>,
 }
 
 /// A job this worker has seen: its prepared family and its shared bound.
-struct JobHandle {
-    prepared: Arc<dyn PreparedJob>,
-    bound: Arc<AtomicU64>,
+pub(crate) struct JobHandle {
+    pub(crate) prepared: Arc<dyn PreparedJob>,
+    pub(crate) bound: Arc<AtomicU64>,
     /// Where the next `ShareLemmas` request for this job starts.
-    lemma_cursor: AtomicU64,
+    pub(crate) lemma_cursor: AtomicU64,
     /// The coordinator said the job is over: no more lemmas for it.
-    lemmas_over: AtomicBool,
+    pub(crate) lemmas_over: AtomicBool,
 }
 
-struct State {
-    config: WorkerConfig,
-    client: Client,
-    worker_id: AtomicU64,
-    running: Mutex<HashMap<u64, Running>>,
-    jobs: Mutex<HashMap<u64, Arc<JobHandle>>>,
-    stopping: AtomicBool,
+pub(crate) struct State {
+    pub(crate) config: WorkerConfig,
+    pub(crate) client: Client,
+    pub(crate) worker_id: AtomicU64,
+    /// How often to heartbeat, as the coordinator said at registration.
+    pub(crate) heartbeat: Mutex<HeartbeatSchedule>,
+    pub(crate) running: Mutex<HashMap<u64, Running>>,
+    pub(crate) jobs: Mutex<HashMap<u64, Arc<JobHandle>>>,
+    pub(crate) stopping: AtomicBool,
     /// Woken when `stopping` is set, to cut a waiting lease call short.
-    stop_notify: tokio::sync::Notify,
-    stats: Mutex<WorkerStats>,
+    pub(crate) stop_notify: tokio::sync::Notify,
+    pub(crate) stats: Mutex<WorkerStats>,
     /// First fatal error seen by a background task.
-    fatal: Mutex<Option<WorkerError>>,
-    pool: rayon::ThreadPool,
+    pub(crate) fatal: Mutex<Option<WorkerError>>,
+    pub(crate) pool: rayon::ThreadPool,
 }
 
 impl State {
-    fn fail(&self, e: WorkerError) {
+    pub(crate) fn fail(&self, e: WorkerError) {
         tracing::error!("{e}");
         self.fatal.lock().unwrap().get_or_insert(e);
         self.stop_all();
@@ -105,7 +108,7 @@ impl State {
         }
     }
 
-    async fn register(&self) -> Result<(), WorkerError> {
+    pub(crate) async fn register(&self) -> Result<(), WorkerError> {
         let req = RegisterRequest {
             hostname: self.config.name.clone(),
             threads: self.config.threads as u32,
@@ -125,11 +128,14 @@ impl State {
         .await?
         .into_inner();
         self.worker_id.store(resp.worker_id, Ordering::SeqCst);
+        let schedule =
+            HeartbeatSchedule::from_coordinator(resp.heartbeat_interval_ms, resp.lease_ttl_ms);
+        *self.heartbeat.lock().unwrap() = schedule;
         tracing::info!(worker = resp.worker_id, coordinator = %self.config.coordinator, "registered");
         Ok(())
     }
 
-    fn id(&self) -> u64 {
+    pub(crate) fn id(&self) -> u64 {
         self.worker_id.load(Ordering::SeqCst)
     }
 
@@ -179,6 +185,7 @@ pub async fn run_worker(
         )?,
         config: WorkerConfig { threads, ..config },
         worker_id: AtomicU64::new(0),
+        heartbeat: Mutex::new(HeartbeatSchedule::default()),
         running: Mutex::new(HashMap::new()),
         jobs: Mutex::new(HashMap::new()),
         stopping: AtomicBool::new(false),
@@ -349,7 +356,7 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
         {
             // The unit's nodes leave the in-flight figure before its report
             // adds them to the reported one, so `/metrics` never counts them
-            // twice (the heartbeat refreshes the figure only every 500 ms).
+            // twice (the heartbeat refreshes the figure only once an interval).
             let mut running = state.running.lock().unwrap();
             running.remove(&unit_id);
             let m = &state.config.metrics;
@@ -438,7 +445,7 @@ async fn report(
 }
 
 /// The jobs of the units running here, each once.
-fn running_jobs(running: &HashMap<u64, Running>) -> Vec<u64> {
+pub(crate) fn running_jobs(running: &HashMap<u64, Running>) -> Vec<u64> {
     let mut ids: Vec<u64> = running.values().map(|r| r.job_id).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -448,210 +455,10 @@ fn running_jobs(running: &HashMap<u64, Running>) -> Vec<u64> {
 /// Sets the in-flight node figure of `/metrics` to the progress of the
 /// units in `running` (called with the lock held, so that a finished unit
 /// leaves the figure before its report counts its nodes).
-fn publish_in_flight(running: &HashMap<u64, Running>, metrics: &WorkerMetrics) {
+pub(crate) fn publish_in_flight(running: &HashMap<u64, Running>, metrics: &WorkerMetrics) {
     let in_flight = running
         .values()
         .map(|r| r.progress.load(Ordering::Relaxed))
         .sum();
     metrics.nodes_in_flight.store(in_flight, Ordering::Relaxed);
-}
-
-/// Renews leases, publishes progress and bounds, applies cancellations,
-/// split requests and bounds from the coordinator.
-async fn heartbeat_loop(state: Arc<State>) {
-    let mut interval = tokio::time::interval(Duration::from_millis(500));
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        interval.tick().await;
-        let (running, bounds) = {
-            let running = state.running.lock().unwrap();
-            let jobs = state.jobs.lock().unwrap();
-            let progress: Vec<UnitProgress> = running
-                .iter()
-                .map(|(&unit_id, r)| UnitProgress {
-                    unit_id,
-                    nodes: r.progress.load(Ordering::Relaxed),
-                })
-                .collect();
-            publish_in_flight(&running, &state.config.metrics);
-            let bounds: Vec<JobBound> = running_jobs(&running)
-                .into_iter()
-                .filter_map(|id| {
-                    jobs.get(&id).map(|j| JobBound {
-                        job_id: id,
-                        bound: j.bound.load(Ordering::Relaxed),
-                    })
-                })
-                .collect();
-            (progress, bounds)
-        };
-        let req = HeartbeatRequest {
-            worker_id: state.id(),
-            running,
-            bounds,
-        };
-        let resp = with_retry(
-            &state.config.coordinator,
-            state.config.give_up_after,
-            "heartbeat",
-            || {
-                let mut c = state.client.clone();
-                let req = req.clone();
-                async move { c.heartbeat(req).await }
-            },
-        )
-        .await;
-        let resp = match resp {
-            Ok(r) => r.into_inner(),
-            Err(e) => {
-                state.fail(e);
-                return;
-            }
-        };
-        if resp.unknown_worker {
-            if let Err(e) = state.register().await {
-                state.fail(e);
-                return;
-            }
-            continue;
-        }
-        let running = state.running.lock().unwrap();
-        for id in resp.cancel_units {
-            if let Some(r) = running.get(&id) {
-                r.cancelled.store(true, Ordering::SeqCst);
-                r.stop.store(true, Ordering::Relaxed);
-            }
-        }
-        for id in resp.split_units {
-            if let Some(r) = running.get(&id) {
-                r.stop.store(true, Ordering::Relaxed);
-            }
-        }
-        let jobs = state.jobs.lock().unwrap();
-        for b in resp.bounds {
-            if let Some(j) = jobs.get(&b.job_id) {
-                j.bound.fetch_max(b.bound, Ordering::Relaxed);
-            }
-        }
-    }
-}
-
-/// How often a worker trades lemmas with the coordinator.
-const LEMMA_INTERVAL: Duration = Duration::from_secs(2);
-
-/// Trades lemmas for every job with a unit running here whose family has
-/// them: sends what this process's searches proved since the last round,
-/// takes in what other workers sent. Best effort: lemmas only save work, so
-/// a failed round is logged and the next one goes on (a job's lemmas taken
-/// in a failed round are not sent again).
-async fn lemma_loop(state: Arc<State>) {
-    // Identifies this process's lemmas to the coordinator, which never
-    // sends them back; random, so that it survives a coordinator restart
-    // (worker ids do not).
-    let source = {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u32(std::process::id());
-        h.finish() | 1
-    };
-    let mut interval = tokio::time::interval(LEMMA_INTERVAL);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        interval.tick().await;
-        let jobs: Vec<(u64, Arc<JobHandle>)> = {
-            let running = state.running.lock().unwrap();
-            let jobs = state.jobs.lock().unwrap();
-            running_jobs(&running)
-                .into_iter()
-                .filter_map(|id| {
-                    let j = jobs.get(&id)?;
-                    (j.prepared.lemmas().is_some() && !j.lemmas_over.load(Ordering::Relaxed))
-                        .then(|| (id, j.clone()))
-                })
-                .collect()
-        };
-        for (job_id, job) in jobs {
-            match trade_lemmas(&state, source, job_id, &job).await {
-                Ok(()) => {}
-                Err(s) if s.code() == tonic::Code::Unimplemented => {
-                    tracing::warn!("the coordinator does not trade lemmas (an older version)");
-                    return;
-                }
-                Err(s) => tracing::warn!(job = job_id, "lemmas not traded: {}", s.message()),
-            }
-        }
-    }
-}
-
-/// One round of [`lemma_loop`] for one job.
-async fn trade_lemmas(
-    state: &Arc<State>,
-    source: u64,
-    job_id: u64,
-    job: &Arc<JobHandle>,
-) -> Result<(), tonic::Status> {
-    let take = |job: &Arc<JobHandle>| {
-        let prepared = job.prepared.clone();
-        tokio::task::spawn_blocking(move || {
-            prepared
-                .lemmas()
-                .map(|l| l.take(MAX_LEMMA_UPLOAD_BYTES))
-                .unwrap_or_default()
-        })
-    };
-    let mut upload = take(job).await.unwrap_or_default();
-    let metrics = &state.config.metrics;
-    loop {
-        // A full upload: more may be waiting.
-        let full = upload.len() >= MAX_LEMMA_UPLOAD_BYTES / 2;
-        let sent = upload.len() as u64;
-        let req = ShareLemmasRequest {
-            worker_id: state.id(),
-            job_id,
-            lemmas: upload,
-            source,
-            after: job.lemma_cursor.load(Ordering::Relaxed),
-        };
-        let resp = state.client.clone().share_lemmas(req).await?.into_inner();
-        if resp.job_over {
-            job.lemmas_over.store(true, Ordering::Relaxed);
-            return Ok(());
-        }
-        if resp.stored {
-            metrics.lemma_bytes_sent.fetch_add(sent, Ordering::Relaxed);
-        }
-        if !resp.lemmas.is_empty() {
-            let bytes: u64 = resp.lemmas.iter().map(|b| b.len() as u64).sum();
-            metrics
-                .lemma_bytes_received
-                .fetch_add(bytes, Ordering::Relaxed);
-            let prepared = job.prepared.clone();
-            let learned = tokio::task::spawn_blocking(move || {
-                let mut learned = 0;
-                let Some(exchange) = prepared.lemmas() else {
-                    return 0;
-                };
-                for blob in &resp.lemmas {
-                    match exchange.learn(blob) {
-                        Ok(n) => learned += n,
-                        Err(e) => tracing::warn!(job = job_id, "lemmas ignored: {e}"),
-                    }
-                }
-                learned
-            })
-            .await
-            .unwrap_or(0);
-            metrics.lemmas_learned.fetch_add(learned, Ordering::Relaxed);
-            tracing::debug!(job = job_id, bytes, learned, "lemmas learned");
-        }
-        job.lemma_cursor.store(resp.cursor, Ordering::Relaxed);
-        if !resp.more && !full {
-            return Ok(());
-        }
-        upload = if full {
-            take(job).await.unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-    }
 }

@@ -1,0 +1,184 @@
+//! The heartbeat: every interval the coordinator asked for, renews the
+//! leases of the units running here, publishes their progress and the jobs'
+//! bounds, and brings back cancellations, split requests and bounds.
+//!
+//! The interval and the lease time come from the coordinator at
+//! registration ([`HeartbeatSchedule`]): a worker that heartbeats slower than
+//! the coordinator expects loses its leases; one that heartbeats faster
+//! costs the coordinator for nothing.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use orchard_proto::v1::*;
+
+use crate::connection::with_retry;
+use crate::runner::{publish_in_flight, running_jobs, State};
+
+/// When to heartbeat, from what the coordinator sent at registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeartbeatSchedule {
+    /// Time between two heartbeats.
+    pub interval: Duration,
+    /// How long one heartbeat call may take before it is sent again.
+    pub call_timeout: Duration,
+}
+
+impl Default for HeartbeatSchedule {
+    /// Until registration answers: the coordinator's own defaults.
+    fn default() -> Self {
+        HeartbeatSchedule::from_coordinator(500, 30_000)
+    }
+}
+
+impl HeartbeatSchedule {
+    /// The schedule for a coordinator that asks for a heartbeat every
+    /// `interval_ms` and expires a lease after `lease_ttl_ms` without one.
+    /// The interval is obeyed, but kept to at most a third of the lease time
+    /// (so that a lost heartbeat or two never lets a lease expire) and at
+    /// least 10 ms; 0 (an older coordinator that sends nothing) means the
+    /// default. A call may take up to the rest of the lease time.
+    pub fn from_coordinator(interval_ms: u64, lease_ttl_ms: u64) -> Self {
+        let lease = Duration::from_millis(if lease_ttl_ms == 0 {
+            30_000
+        } else {
+            lease_ttl_ms
+        });
+        let asked = Duration::from_millis(if interval_ms == 0 { 500 } else { interval_ms });
+        let interval = asked.min(lease / 3).max(Duration::from_millis(10));
+        HeartbeatSchedule {
+            interval,
+            call_timeout: lease
+                .saturating_sub(interval)
+                .max(Duration::from_millis(100)),
+        }
+    }
+}
+
+/// Renews leases, publishes progress and bounds, applies cancellations,
+/// split requests and bounds from the coordinator.
+pub(crate) async fn heartbeat_loop(state: Arc<State>) {
+    loop {
+        let schedule = *state.heartbeat.lock().unwrap();
+        tokio::time::sleep(schedule.interval).await;
+        let (running, bounds) = {
+            let running = state.running.lock().unwrap();
+            let jobs = state.jobs.lock().unwrap();
+            let progress: Vec<UnitProgress> = running
+                .iter()
+                .map(|(&unit_id, r)| UnitProgress {
+                    unit_id,
+                    nodes: r.progress.load(Ordering::Relaxed),
+                })
+                .collect();
+            publish_in_flight(&running, &state.config.metrics);
+            let bounds: Vec<JobBound> = running_jobs(&running)
+                .into_iter()
+                .filter_map(|id| {
+                    jobs.get(&id).map(|j| JobBound {
+                        job_id: id,
+                        bound: j.bound.load(Ordering::Relaxed),
+                    })
+                })
+                .collect();
+            (progress, bounds)
+        };
+        let req = HeartbeatRequest {
+            worker_id: state.id(),
+            running,
+            bounds,
+        };
+        let resp = with_retry(
+            &state.config.coordinator,
+            state.config.give_up_after,
+            "heartbeat",
+            || {
+                let mut c = state.client.clone();
+                let mut req = tonic::Request::new(req.clone());
+                // A heartbeat that arrives after the lease expired renews
+                // nothing: give up on this attempt and send a fresh one.
+                req.set_timeout(schedule.call_timeout);
+                async move { c.heartbeat(req).await }
+            },
+        )
+        .await;
+        state
+            .config
+            .metrics
+            .heartbeats
+            .fetch_add(1, Ordering::Relaxed);
+        let resp = match resp {
+            Ok(r) => r.into_inner(),
+            Err(e) => {
+                state.fail(e);
+                return;
+            }
+        };
+        if resp.unknown_worker {
+            if let Err(e) = state.register().await {
+                state.fail(e);
+                return;
+            }
+            continue;
+        }
+        let running = state.running.lock().unwrap();
+        for id in resp.cancel_units {
+            if let Some(r) = running.get(&id) {
+                r.cancelled.store(true, Ordering::SeqCst);
+                r.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        for id in resp.split_units {
+            if let Some(r) = running.get(&id) {
+                r.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        let jobs = state.jobs.lock().unwrap();
+        for b in resp.bounds {
+            if let Some(j) = jobs.get(&b.job_id) {
+                j.bound.fetch_max(b.bound, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn the_coordinators_interval_is_obeyed() {
+        let s = HeartbeatSchedule::from_coordinator(2_000, 60_000);
+        assert_eq!(s.interval, ms(2_000));
+        assert_eq!(s.call_timeout, ms(58_000));
+        assert_eq!(
+            HeartbeatSchedule::from_coordinator(100, 1_000).interval,
+            ms(100)
+        );
+    }
+
+    #[test]
+    fn a_lease_never_expires_for_want_of_a_heartbeat() {
+        // Asked for a heartbeat slower than the lease: a third of the lease.
+        let s = HeartbeatSchedule::from_coordinator(5_000, 3_000);
+        assert_eq!(s.interval, ms(1_000));
+        assert_eq!(s.call_timeout, ms(2_000));
+    }
+
+    #[test]
+    fn nothing_sent_means_the_defaults_and_nonsense_is_bounded() {
+        assert_eq!(
+            HeartbeatSchedule::from_coordinator(0, 0),
+            HeartbeatSchedule::default()
+        );
+        assert_eq!(HeartbeatSchedule::default().interval, ms(500));
+        let tiny = HeartbeatSchedule::from_coordinator(1, 20);
+        assert_eq!(tiny.interval, ms(10));
+        assert_eq!(tiny.call_timeout, ms(100));
+    }
+}
