@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::{
     assert_one_line_error, free_port, http_get, metric, run, start_coordinator_with,
-    wait_coordinator, Proc, TempDir,
+    start_worker_with, wait_coordinator, TempDir,
 };
 
 #[test]
@@ -23,18 +23,8 @@ fn the_worker_heartbeats_at_the_coordinators_interval() {
     );
     wait_coordinator(&url, Duration::from_secs(30));
     let metrics_port = free_port();
-    let _worker = Proc::spawn(
-        &[
-            "worker",
-            "--coordinator",
-            &url,
-            "--threads",
-            "1",
-            "--metrics",
-            &format!("127.0.0.1:{metrics_port}"),
-        ],
-        &dir.path("worker.log"),
-    );
+    let metrics_addr = format!("127.0.0.1:{metrics_port}");
+    let _worker = start_worker_with(&dir, &url, "w", &["--metrics", &metrics_addr]);
     let metrics = format!("http://127.0.0.1:{metrics_port}/metrics");
     let heartbeats = || {
         let deadline = Instant::now() + Duration::from_secs(30);

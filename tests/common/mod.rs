@@ -237,20 +237,24 @@ pub fn assert_one_line_error(out: &Output, needle: &str) {
 
 /// A worker process with one thread, named `name`, logging to `NAME.log`.
 pub fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
-    Proc::spawn(
-        &[
-            "worker",
-            "--coordinator",
-            url,
-            "--threads",
-            "1",
-            "--name",
-            name,
-            "--give-up-after",
-            "60",
-        ],
-        &dir.path(&format!("{name}.log")),
-    )
+    start_worker_with(dir, url, name, &[])
+}
+
+/// [`start_worker`] with `extra` flags.
+pub fn start_worker_with(dir: &TempDir, url: &str, name: &str, extra: &[&str]) -> Proc {
+    let mut args = vec![
+        "worker",
+        "--coordinator",
+        url,
+        "--threads",
+        "1",
+        "--name",
+        name,
+        "--give-up-after",
+        "60",
+    ];
+    args.extend_from_slice(extra);
+    Proc::spawn(&args, &dir.path(&format!("{name}.log")))
 }
 
 /// A coordinator on 127.0.0.1:`port` with its database `coord.db` in `dir`,
