@@ -6,6 +6,7 @@
 //! SQLite so that a restart on the same database resumes every job.
 //!
 //! * [`store`] — the SQLite store and its grouped-commit writer thread.
+//! * [`clock`] — where time comes from (the system's, or a test's).
 //! * [`backup`] — verified copies of the store, taken while it runs.
 //! * [`scheduler`] — the in-memory state machine (jobs, units, leases).
 //! * [`service`] — the gRPC handlers gluing the two.
@@ -13,6 +14,7 @@
 //! * [`http`] — the dashboard, its JSON API and Prometheus `/metrics`.
 
 pub mod backup;
+pub mod clock;
 pub mod http;
 pub mod results;
 pub mod scheduler;
@@ -27,6 +29,7 @@ use std::time::Duration;
 use orchard_proto::access::TokenCheck;
 use orchard_proto::v1::job_service_server::JobServiceServer;
 use orchard_proto::v1::worker_service_server::WorkerServiceServer;
+use orchard_shared::family::PreparedJob;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tonic::service::interceptor::InterceptedService;
@@ -37,6 +40,46 @@ pub use store::StoreError;
 /// Probes per estimate of a job's size (Knuth's estimator; a few
 /// hundredths of a second for `hc`), redone whenever the job's bound rises.
 const ESTIMATE_PROBES: u64 = 20_000;
+
+/// How the coordinator finds a search family by name and binds it to a
+/// job's parameters: `prepare(family, params_json)`. The error is the
+/// message to show (an unknown family's message lists the known ones).
+///
+/// Every lookup of a family in the coordinator goes through one of these
+/// (submitting, resuming, rewriting missing files).
+#[derive(Clone)]
+pub struct FamilyLookup {
+    prepare: Arc<PrepareFamily>,
+}
+
+/// See [`FamilyLookup`].
+pub type PrepareFamily = dyn Fn(&str, &str) -> Result<Arc<dyn PreparedJob>, String> + Send + Sync;
+
+impl FamilyLookup {
+    pub fn new(
+        prepare: impl Fn(&str, &str) -> Result<Arc<dyn PreparedJob>, String> + Send + Sync + 'static,
+    ) -> Self {
+        FamilyLookup {
+            prepare: Arc::new(prepare),
+        }
+    }
+
+    /// The families built into `orchard_shared`'s registry.
+    pub fn builtin() -> Self {
+        use orchard_shared::families;
+        FamilyLookup::new(|family, params_json| {
+            families::by_name(family)
+                .map_err(|e| format!("{e} (known: {})", families::names().join(", ")))?
+                .prepare(params_json)
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    /// Binds `family` to `params_json`.
+    pub fn prepare(&self, family: &str, params_json: &str) -> Result<Arc<dyn PreparedJob>, String> {
+        (self.prepare)(family, params_json)
+    }
+}
 
 /// Tunables of a coordinator.
 #[derive(Debug, Clone)]
@@ -145,26 +188,42 @@ pub struct Coordinator {
 
 impl Coordinator {
     /// Opens the database at `db` (created if absent) and resumes every
-    /// unfinished job in it. Must be called inside a tokio runtime.
+    /// unfinished job in it, with the built-in families and the system's
+    /// clock. Must be called inside a tokio runtime.
     pub async fn open(
         db: &Path,
         config: CoordinatorConfig,
     ) -> Result<Coordinator, CoordinatorError> {
+        Self::open_with(db, config, FamilyLookup::builtin()).await
+    }
+
+    /// [`Coordinator::open`] with the families looked up by `families`.
+    pub async fn open_with(
+        db: &Path,
+        config: CoordinatorConfig,
+        families: FamilyLookup,
+    ) -> Result<Coordinator, CoordinatorError> {
+        let clock: Arc<dyn clock::Clock> = Arc::new(clock::SystemClock);
         if let Some(schedule) = &config.backup {
             backup::check_target(db, &schedule.path).map_err(CoordinatorError::Backup)?;
         }
         let (store, loaded) = store::Store::open(db)?;
-        let scheduler =
-            scheduler::Scheduler::from_store(loaded, config.lease_ttl).map_err(|reason| {
-                CoordinatorError::Resume {
-                    path: db.to_path_buf(),
-                    reason,
-                }
-            })?;
+        let scheduler = scheduler::Scheduler::from_store(
+            loaded,
+            config.lease_ttl,
+            clock.clone(),
+            &|family, params_json| families.prepare(family, params_json),
+        )
+        .map_err(|reason| CoordinatorError::Resume {
+            path: db.to_path_buf(),
+            reason,
+        })?;
         let shared = Arc::new(Shared {
             scheduler: Mutex::new(scheduler),
             store,
             config,
+            families,
+            clock,
             work_available: Notify::new(),
             job_finished: Notify::new(),
         });
@@ -200,20 +259,26 @@ impl Coordinator {
                     let Some(shared) = estimator.upgrade() else {
                         break;
                     };
-                    let mut s = shared.lock();
-                    let Some(j) = s.jobs.get_mut(&job) else {
-                        continue;
+                    let unknown = |assumed_bound| scheduler::Estimate {
+                        nodes: 0.0,
+                        std_error: 0.0,
+                        assumed_bound,
                     };
-                    j.estimate = match est {
-                        Ok(Ok(e)) => Some((e.nodes, e.std_error, bound)),
+                    let estimate = match est {
+                        Ok(Ok(e)) => scheduler::Estimate {
+                            nodes: e.nodes,
+                            std_error: e.std_error,
+                            assumed_bound: bound,
+                        },
                         // The family cannot estimate: never ask again.
                         Ok(Err(orchard_shared::estimate::EstimateError::Unsupported(_))) => {
-                            Some((0.0, 0.0, u64::MAX))
+                            unknown(u64::MAX)
                         }
                         // E.g. a tree too large for f64 before any bound
                         // prunes it: try again when the bound rises.
-                        _ => Some((0.0, 0.0, bound)),
+                        _ => unknown(bound),
                     };
+                    shared.lock().set_estimate(job, estimate);
                 }
             }
         });
