@@ -153,11 +153,18 @@ impl Scheduler {
 
     /// Units given back by a worker that is leaving.
     pub fn return_leases(&mut self, worker_id: WorkerId, unit_ids: &[UnitId]) {
+        let mut kept = Vec::new();
         for id in unit_ids {
             let Some(unit) = self.units.get_mut(id) else {
                 continue;
             };
-            if unit.reporting || unit.lease.as_ref().is_none_or(|l| l.worker != worker_id) {
+            if unit.lease.as_ref().is_none_or(|l| l.worker != worker_id) {
+                continue;
+            }
+            if unit.reporting {
+                // Its report is being committed: the lease stays, and so
+                // does the worker's hold on it.
+                kept.push(*id);
                 continue;
             }
             unit.lease = None;
@@ -167,7 +174,7 @@ impl Scheduler {
             }
         }
         if let Some(w) = self.workers.get_mut(&worker_id) {
-            for id in unit_ids {
+            for id in unit_ids.iter().filter(|id| !kept.contains(id)) {
                 w.units.remove(id);
             }
         }
