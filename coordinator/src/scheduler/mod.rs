@@ -44,6 +44,15 @@ mod unit;
 mod views;
 mod worker;
 
+#[cfg(test)]
+mod model;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod test_family;
+#[cfg(test)]
+mod tests;
+
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
