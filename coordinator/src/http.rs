@@ -128,7 +128,7 @@ async fn jobs(State(shared): State<Arc<Shared>>) -> Response {
 
 async fn tree(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Response {
     let s = shared.lock();
-    if !s.jobs.contains_key(&id) {
+    if s.job(id).is_none() {
         return (StatusCode::NOT_FOUND, format!("unknown job {id}\n")).into_response();
     }
     let cells: Vec<Value> = s
@@ -186,7 +186,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let mut s = shared.lock();
     let snaps = s.statuses();
     let workers = s.workers_snapshot();
-    let c = s.counters;
+    let c = s.counters();
     drop(s);
 
     let mut units = Metric::new("orchard_units", "gauge", "Units of each job by state.");

@@ -6,6 +6,7 @@
 //! SQLite so that a restart on the same database resumes every job.
 //!
 //! * [`store`] — the SQLite store and its grouped-commit writer thread.
+//! * [`clock`] — where time comes from (the system's, or a test's).
 //! * [`backup`] — verified copies of the store, taken while it runs.
 //! * [`scheduler`] — the in-memory state machine (jobs, units, leases).
 //! * [`service`] — the gRPC handlers gluing the two.
@@ -13,6 +14,7 @@
 //! * [`http`] — the dashboard, its JSON API and Prometheus `/metrics`.
 
 pub mod backup;
+pub mod clock;
 pub mod http;
 pub mod results;
 pub mod scheduler;
@@ -24,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use orchard_core::{FamilyError, Host, PreparedJob, Registry};
+use orchard_core::{Host, PreparedJob, Registry};
 use orchard_proto::access::TokenCheck;
 use orchard_proto::v1::job_service_server::JobServiceServer;
 use orchard_proto::v1::worker_service_server::WorkerServiceServer;
@@ -86,14 +88,15 @@ pub struct TlsIdentity {
 impl CoordinatorConfig {
     /// A job of `family` with these parameters, as the coordinator holds it
     /// (it never explores, so it lends the job nothing: [`Host::default`]).
-    pub fn prepare(
-        &self,
-        family: &str,
-        params_json: &str,
-    ) -> Result<Arc<dyn PreparedJob>, FamilyError> {
+    /// Every lookup of a family in the coordinator goes through here
+    /// (submitting, resuming, rewriting missing files); the error is the
+    /// message to show, and an unknown family's lists the known ones.
+    pub fn prepare(&self, family: &str, params_json: &str) -> Result<Arc<dyn PreparedJob>, String> {
         self.families
-            .by_name(family)?
+            .by_name(family)
+            .map_err(|e| format!("{e} (known: {})", self.families.names().join(", ")))?
             .prepare(params_json, &Host::default())
+            .map_err(|e| e.to_string())
     }
 
     /// Defaults, with results files beside the database.
@@ -162,27 +165,32 @@ pub struct Coordinator {
 
 impl Coordinator {
     /// Opens the database at `db` (created if absent) and resumes every
-    /// unfinished job in it. Must be called inside a tokio runtime.
+    /// unfinished job in it, with the built-in families and the system's
+    /// clock. Must be called inside a tokio runtime.
     pub async fn open(
         db: &Path,
         config: CoordinatorConfig,
     ) -> Result<Coordinator, CoordinatorError> {
+        let clock: Arc<dyn clock::Clock> = Arc::new(clock::SystemClock);
         if let Some(schedule) = &config.backup {
             backup::check_target(db, &schedule.path).map_err(CoordinatorError::Backup)?;
         }
         let (store, loaded) = store::Store::open(db)?;
-        let scheduler =
-            scheduler::Scheduler::from_store(loaded, config.lease_ttl, &|family, params| {
-                config.prepare(family, params).map_err(|e| e.to_string())
-            })
-            .map_err(|reason| CoordinatorError::Resume {
-                path: db.to_path_buf(),
-                reason,
-            })?;
+        let scheduler = scheduler::Scheduler::from_store(
+            loaded,
+            config.lease_ttl,
+            clock.clone(),
+            &|family, params_json| config.prepare(family, params_json),
+        )
+        .map_err(|reason| CoordinatorError::Resume {
+            path: db.to_path_buf(),
+            reason,
+        })?;
         let shared = Arc::new(Shared {
             scheduler: Mutex::new(scheduler),
             store,
             config,
+            clock,
             work_available: Notify::new(),
             job_finished: Notify::new(),
         });
@@ -218,20 +226,26 @@ impl Coordinator {
                     let Some(shared) = estimator.upgrade() else {
                         break;
                     };
-                    let mut s = shared.lock();
-                    let Some(j) = s.jobs.get_mut(&job) else {
-                        continue;
+                    let unknown = |assumed_bound| scheduler::Estimate {
+                        nodes: 0.0,
+                        std_error: 0.0,
+                        assumed_bound,
                     };
-                    j.estimate = match est {
-                        Ok(Ok(e)) => Some((e.nodes, e.std_error, bound)),
+                    let estimate = match est {
+                        Ok(Ok(e)) => scheduler::Estimate {
+                            nodes: e.nodes,
+                            std_error: e.std_error,
+                            assumed_bound: bound,
+                        },
                         // The family cannot estimate: never ask again.
                         Ok(Err(orchard_core::estimate::EstimateError::Unsupported(_))) => {
-                            Some((0.0, 0.0, u64::MAX))
+                            unknown(u64::MAX)
                         }
                         // E.g. a tree too large for f64 before any bound
                         // prunes it: try again when the bound rises.
-                        _ => Some((0.0, 0.0, bound)),
+                        _ => unknown(bound),
                     };
+                    shared.lock().set_estimate(job, estimate);
                 }
             }
         });

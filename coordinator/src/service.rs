@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use orchard_core::{FamilyError, Host, PreparedJob};
+use orchard_core::{FamilyError, PreparedJob};
 use orchard_proto::v1::job_service_server::JobService;
 use orchard_proto::v1::worker_service_server::WorkerService;
 use orchard_proto::v1::*;
@@ -17,6 +17,7 @@ use orchard_proto::{LEMMA_PAGE_BYTES, MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
 use tokio::sync::Notify;
 use tonic::{Request, Response, Status};
 
+use crate::clock::Clock;
 use crate::results::{rebuild_report, units_lines, write_results_file};
 use crate::scheduler::{FinalResult, Finishing, JobSnapshot, JobState, Scheduler, SchedulerError};
 use crate::store::{Store, StoreError, Write};
@@ -27,6 +28,8 @@ pub struct Shared {
     pub scheduler: Mutex<Scheduler>,
     pub store: Store,
     pub config: CoordinatorConfig,
+    /// The clock the scheduler reads too; stamps stored timestamps.
+    pub clock: Arc<dyn Clock>,
     /// Woken when units become pending, for long-polling lease requests.
     pub work_available: Notify,
     /// Woken when a job finishes.
@@ -96,12 +99,16 @@ impl Shared {
     pub async fn restore_missing_files(&self) {
         let done: Vec<(u64, String, String, FinalResult)> = self
             .lock()
-            .jobs
-            .values()
-            .filter(|j| j.state == JobState::Done)
+            .jobs()
+            .filter(|j| j.state() == JobState::Done)
             .filter_map(|j| {
-                let r = j.result.clone()?;
-                Some((j.id, j.family.clone(), j.params_json.clone(), r))
+                let r = j.result()?.clone();
+                Some((
+                    j.id(),
+                    j.family().to_string(),
+                    j.params_json().to_string(),
+                    r,
+                ))
             })
             .collect();
         for (job_id, family, params_json, result) in done {
@@ -113,7 +120,7 @@ impl Shared {
             let prepared = self.config.prepare(&family, &params_json);
             if missing(&results) {
                 let (store, target) = (self.store.clone(), results.clone());
-                let job = prepared.as_ref().map(Arc::clone).map_err(|e| e.to_string());
+                let job = prepared.clone();
                 let rebuilt = write_off_thread(move || {
                     let summaries = store.done_summaries(job_id).map_err(|e| e.to_string())?;
                     let report = rebuild_report(job?.as_ref(), &summaries)?;
@@ -184,7 +191,7 @@ impl Shared {
         let write = Write::FinishJob {
             job_id: f.job_id,
             state: state.as_str(),
-            finished_ms: crate::scheduler::now_ms(),
+            finished_ms: self.clock.unix_ms(),
             result_json: result.as_ref().map(|r| r.json.clone()),
             results_file: result.as_ref().map(|r| r.results_file.clone()),
             error: error.clone(),
@@ -392,7 +399,7 @@ impl WorkerService for Workers {
             summary: pending.summary.clone(),
             worker,
             rest: pending.rest.clone(),
-            done_ms: crate::scheduler::now_ms(),
+            done_ms: self.0.clock.unix_ms(),
         };
         // The rest runs as its own task: if the worker hangs up (killed
         // mid-report) tonic drops this handler, but a commit in flight may
@@ -413,7 +420,7 @@ impl WorkerService for Workers {
                 if !writes.is_empty() {
                     shared.store.enqueue(writes);
                 }
-                let bound = s.jobs.get(&job_id).map(|j| j.bound).unwrap_or(0);
+                let bound = s.job(job_id).map(|j| j.bound()).unwrap_or(0);
                 (finishing, bound)
             };
             // New units, or units that were waiting for this one's result
@@ -566,13 +573,11 @@ pub fn job_status(s: &JobSnapshot) -> JobStatus {
 impl Jobs {
     /// Submits a job, or returns the identical job that already exists.
     pub async fn submit_job(&self, family: &str, params_json: &str) -> Result<(u64, bool), Status> {
-        let families = &self.0.config.families;
-        let fam = families.by_name(family).map_err(|e| {
-            Status::invalid_argument(format!("{e} (known: {})", families.names().join(", ")))
-        })?;
-        let prepared = fam
-            .prepare(params_json, &Host::default())
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let prepared = self
+            .0
+            .config
+            .prepare(family, params_json)
+            .map_err(Status::invalid_argument)?;
         let (job_id, writes) = {
             let mut s = self.0.lock();
             if let Some(id) = s.find_job(family, &prepared.params_json()) {
@@ -607,8 +612,8 @@ impl JobService for Jobs {
         let r = req.into_inner();
         let mut s = self.0.lock();
         let ids: Vec<u64> = if r.job_id == 0 {
-            s.jobs.keys().copied().collect()
-        } else if s.jobs.contains_key(&r.job_id) {
+            s.job_ids()
+        } else if s.job(r.job_id).is_some() {
             vec![r.job_id]
         } else {
             return Err(Status::not_found(format!("unknown job {}", r.job_id)));
@@ -665,7 +670,7 @@ impl JobService for Jobs {
             let write = Write::FinishJob {
                 job_id: r.job_id,
                 state: JobState::Cancelled.as_str(),
-                finished_ms: crate::scheduler::now_ms(),
+                finished_ms: self.0.clock.unix_ms(),
                 result_json: None,
                 results_file: None,
                 error: None,

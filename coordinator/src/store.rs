@@ -83,6 +83,12 @@ pub struct JobRow {
     pub error: Option<String>,
     /// Nodes that cancelled units had searched before they were cancelled.
     pub discarded_nodes: u64,
+    /// Units of the job, all states; those done or cancelled; and the nodes
+    /// of its stored results. A job that is over keeps these figures in its
+    /// status after a restart (its units are not loaded).
+    pub units_total: u64,
+    pub units_resolved: u64,
+    pub nodes: u64,
 }
 
 /// A unit row as loaded at startup.
@@ -537,7 +543,10 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     let mut jobs = Vec::new();
     let mut stmt = conn.prepare(
         "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error,
-                (SELECT coalesce(sum(u.discarded_nodes), 0) FROM units u WHERE u.job_id = jobs.id)
+                (SELECT coalesce(sum(u.discarded_nodes), 0) FROM units u WHERE u.job_id = jobs.id),
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id),
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state IN ('done', 'cancelled')),
+                (SELECT coalesce(sum(r.nodes), 0) FROM results r WHERE r.job_id = jobs.id)
          FROM jobs ORDER BY id",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -553,6 +562,9 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             results_file: r.get(8)?,
             error: r.get(9)?,
             discarded_nodes: to_u64(r.get(10)?),
+            units_total: to_u64(r.get(11)?),
+            units_resolved: to_u64(r.get(12)?),
+            nodes: to_u64(r.get(13)?),
         })
     })?;
     for row in rows {

@@ -1,0 +1,182 @@
+//! Leases: which pending unit goes to which worker, and how a unit comes
+//! back to pending when its lease ends without a report.
+//!
+//! Pending units are leased in position order (the sequential search's
+//! order). For families with moot units, a unit the family says must wait
+//! ("young brothers wait") goes after the others. A lease ends with a
+//! report (see `report`), by expiry (its worker went silent for the lease
+//! time), or by the worker giving it back.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{Scheduler, WorkerId};
+use crate::store::{JobId, UnitId, Write};
+
+/// How many units that should wait one lease call looks past (see
+/// [`Scheduler::lease`]).
+const MAX_WAIT_CHECKS: usize = 512;
+
+/// A unit's lease: who holds it, since when, until when.
+pub(super) struct Lease {
+    pub(super) worker: WorkerId,
+    pub(super) since: Instant,
+    pub(super) expires: Instant,
+}
+
+/// A unit handed to a worker.
+pub struct Granted {
+    pub unit_id: UnitId,
+    pub job_id: JobId,
+    pub family: String,
+    pub params_json: String,
+    pub payload: Arc<Vec<u8>>,
+    pub bound: u64,
+}
+
+impl Scheduler {
+    /// Leases up to `max` pending units to `worker`, in position order.
+    /// Returns the grants and the writes to queue. (Moot units never wait
+    /// here: [`Scheduler::sweep_moot`] removes them as soon as a merge makes
+    /// them moot, and checks whether that finished the job.)
+    pub fn lease(&mut self, worker_id: WorkerId, max: usize) -> (Vec<Granted>, Vec<Write>) {
+        let now = self.clock.now();
+        let ttl = self.lease_ttl;
+        let mut granted = Vec::new();
+        let Some(worker) = self.workers.get_mut(&worker_id) else {
+            return (granted, Vec::new());
+        };
+        worker.last_seen = now;
+        for job in self.jobs.values_mut() {
+            if granted.len() >= max {
+                break;
+            }
+            if !job.live() || !worker.families.contains(&job.family) {
+                continue;
+            }
+            // Units that should wait for a sibling (see `must_wait`) go after
+            // the others: leased only when nothing else is pending, so an
+            // idle worker speculates rather than waits. Past
+            // `MAX_WAIT_CHECKS` of them in one call, units are leased in
+            // plain order (bounded work under the lock).
+            let mut waiting = VecDeque::new();
+            while granted.len() < max {
+                let ((position, uid), waited) = match job.pending.pop_first() {
+                    Some(next) => (next, false),
+                    None => match waiting.pop_front() {
+                        Some(next) => (next, true),
+                        None => break,
+                    },
+                };
+                let Some(unit) = self.units.get_mut(&uid) else {
+                    continue;
+                };
+                if unit.lease.is_some() || unit.reporting {
+                    continue;
+                }
+                if job.has_moot_units
+                    && !waited
+                    && waiting.len() < MAX_WAIT_CHECKS
+                    && job
+                        .aggregate
+                        .as_ref()
+                        .is_some_and(|a| a.must_wait(&unit.payload))
+                {
+                    waiting.push_back((position, uid));
+                    continue;
+                }
+                unit.lease = Some(Lease {
+                    worker: worker_id,
+                    since: now,
+                    expires: now + ttl,
+                });
+                unit.split_requested = false;
+                unit.split_sent = false;
+                unit.progress_nodes = 0;
+                job.units_leased += 1;
+                worker.units.insert(uid);
+                granted.push(Granted {
+                    unit_id: uid,
+                    job_id: job.id,
+                    family: job.family.clone(),
+                    params_json: job.params_json.clone(),
+                    payload: unit.payload.clone(),
+                    bound: job.bound,
+                });
+            }
+            job.pending.extend(waiting);
+        }
+        let mut writes = Vec::new();
+        if !granted.is_empty() {
+            writes.push(Write::Leased {
+                unit_ids: granted.iter().map(|g| g.unit_id).collect(),
+            });
+        }
+        (granted, writes)
+    }
+
+    /// Whether any live job has pending units.
+    pub fn has_pending(&self) -> bool {
+        self.jobs
+            .values()
+            .any(|j| j.live() && !j.pending.is_empty())
+    }
+
+    /// Units whose lease ran out go back to the front of their job's queue.
+    pub fn expire_leases(&mut self) -> usize {
+        let now = self.clock.now();
+        let mut expired = 0;
+        for (&id, unit) in self.units.iter_mut() {
+            let Some(lease) = &unit.lease else { continue };
+            if unit.reporting || lease.expires > now {
+                continue;
+            }
+            tracing::warn!(
+                unit = id,
+                worker = lease.worker,
+                "lease expired; unit goes back to the queue"
+            );
+            self.counters.lease_expiries += 1;
+            if let Some(w) = self.workers.get_mut(&lease.worker) {
+                w.units.remove(&id);
+            }
+            unit.lease = None;
+            if let Some(job) = self.jobs.get_mut(&unit.job) {
+                job.units_leased = job.units_leased.saturating_sub(1);
+                job.pending.insert((unit.position.clone(), id));
+            }
+            expired += 1;
+        }
+        expired
+    }
+
+    /// Units given back by a worker that is leaving.
+    pub fn return_leases(&mut self, worker_id: WorkerId, unit_ids: &[UnitId]) {
+        let mut kept = Vec::new();
+        for id in unit_ids {
+            let Some(unit) = self.units.get_mut(id) else {
+                continue;
+            };
+            if unit.lease.as_ref().is_none_or(|l| l.worker != worker_id) {
+                continue;
+            }
+            if unit.reporting {
+                // Its report is being committed: the lease stays, and so
+                // does the worker's hold on it.
+                kept.push(*id);
+                continue;
+            }
+            unit.lease = None;
+            if let Some(job) = self.jobs.get_mut(&unit.job) {
+                job.units_leased = job.units_leased.saturating_sub(1);
+                job.pending.insert((unit.position.clone(), *id));
+            }
+        }
+        if let Some(w) = self.workers.get_mut(&worker_id) {
+            for id in unit_ids.iter().filter(|id| !kept.contains(id)) {
+                w.units.remove(id);
+            }
+        }
+    }
+}

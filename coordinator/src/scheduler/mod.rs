@@ -1,0 +1,142 @@
+//! The coordinator's in-memory state: jobs, live units, leases, workers.
+//!
+//! This module is synchronous and does no I/O: it decides, and returns the
+//! [`Write`](crate::store::Write)s that make a decision durable.
+//! [`crate::service`] commits them and only then calls back in to apply
+//! results (see the invariants in [`crate::store`]). It does not read the
+//! clock either: time comes from the [`Clock`] it is given, so tests drive
+//! it with a [`crate::clock::ManualClock`].
+//!
+//! A unit is *live* while it is pending or leased. Done and cancelled units
+//! leave memory; their summaries live on in the job's aggregate and in the
+//! store.
+//!
+//! The [`Scheduler`] is one struct; each concept it handles has a file of
+//! its own, which adds the methods of that concept:
+//!
+//! * `job` — [`Job`] and [`JobState`]: a job's counters, its aggregate, its
+//!   estimate and ETA, the cache of its interim answer; creating jobs.
+//! * `unit` — live units, their positions in the search order, the
+//!   numbering of new units.
+//! * `lease` — leasing in position order with young brothers waiting,
+//!   lease expiry, leases given back.
+//! * `heartbeat` — what a worker's heartbeat renews, adopts and learns,
+//!   and the split requests it carries.
+//! * `report` — a unit's report: begun (reserved), aborted, completed.
+//! * `moot` — units cancelled because they can no longer change the answer.
+//! * `finish` — the end of a job: finished, failed or cancelled.
+//! * `worker` — registered workers and their liveness.
+//! * `restore` — rebuilding the state from the store at startup.
+//! * `views` — snapshots for status, the dashboard and metrics.
+//! * `lemmas` — each job's share of the lemma store.
+//! * `rate` — node rates over a sliding window.
+
+mod finish;
+mod heartbeat;
+mod job;
+mod lease;
+mod lemmas;
+mod moot;
+mod rate;
+mod report;
+mod restore;
+mod unit;
+mod views;
+mod worker;
+
+#[cfg(test)]
+mod model;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod test_family;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use finish::Finishing;
+pub use heartbeat::HeartbeatReply;
+pub use job::{Estimate, FinalResult, InterimReport, Job, JobState};
+pub use lease::Granted;
+pub use lemmas::MAX_LEMMA_BYTES_PER_JOB;
+pub use report::PendingReport;
+pub use unit::{position_label, TREE_DEPTH};
+pub use views::{JobSnapshot, TreeCell, WorkerSnapshot};
+
+use crate::clock::Clock;
+use crate::store::{JobId, UnitId};
+use unit::Unit;
+use worker::Worker;
+
+pub type WorkerId = u64;
+
+/// Monotone counters, for metrics.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counters {
+    pub lease_expiries: u64,
+    pub reports: u64,
+    pub units_cancelled: u64,
+    pub registrations: u64,
+}
+
+/// Why a request was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SchedulerError {
+    #[error("unknown job {0}")]
+    UnknownJob(JobId),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub struct Scheduler {
+    jobs: BTreeMap<JobId, Job>,
+    counters: Counters,
+    units: HashMap<UnitId, Unit>,
+    workers: HashMap<WorkerId, Worker>,
+    next_unit: UnitId,
+    next_job: JobId,
+    next_worker: WorkerId,
+    lease_ttl: Duration,
+    clock: Arc<dyn Clock>,
+}
+
+impl Scheduler {
+    /// A scheduler with no job and no worker (see
+    /// [`Scheduler::from_store`] to resume a database's jobs).
+    pub fn new(lease_ttl: Duration, clock: Arc<dyn Clock>) -> Scheduler {
+        Scheduler {
+            jobs: BTreeMap::new(),
+            counters: Counters::default(),
+            units: HashMap::new(),
+            workers: HashMap::new(),
+            next_unit: 1,
+            next_job: 1,
+            next_worker: 1,
+            lease_ttl,
+            clock,
+        }
+    }
+
+    /// The job `id`, if known.
+    pub fn job(&self, id: JobId) -> Option<&Job> {
+        self.jobs.get(&id)
+    }
+
+    /// Every job, oldest first.
+    pub fn jobs(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.values()
+    }
+
+    /// The ids of every job, oldest first.
+    pub fn job_ids(&self) -> Vec<JobId> {
+        self.jobs.keys().copied().collect()
+    }
+
+    /// The monotone counters, for metrics.
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+}

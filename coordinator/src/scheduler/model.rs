@@ -1,0 +1,427 @@
+//! The tests' stand-in for the store and the service, so the scheduler is
+//! tested without sockets or a database.
+//!
+//! [`ModelStore`] applies [`Write`]s to tables in memory the way
+//! `store::apply_one` applies them to SQLite, and produces the [`Loaded`]
+//! that `store::load` would. [`Harness`] drives a [`Scheduler`] on a
+//! [`ManualClock`] the way `service.rs` does: decide, commit the writes,
+//! then apply (and finish a job once its last unit is merged).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::test_family;
+use super::{FinalResult, Finishing, JobState, PendingReport, Scheduler, WorkerId};
+use crate::clock::ManualClock;
+use crate::store::{JobId, JobRow, Loaded, NewUnit, UnitId, UnitRow, Write};
+
+struct ModelUnit {
+    job: JobId,
+    position: Vec<u8>,
+    state: &'static str,
+    payload: Vec<u8>,
+    summary: Option<Vec<u8>>,
+    nodes: Option<u64>,
+    discarded: u64,
+}
+
+/// The store's tables, in memory.
+#[derive(Default)]
+pub struct ModelStore {
+    jobs: BTreeMap<JobId, JobRow>,
+    units: BTreeMap<UnitId, ModelUnit>,
+}
+
+impl ModelStore {
+    fn insert_units(&mut self, job: JobId, units: &[NewUnit]) {
+        for u in units {
+            let old = self.units.insert(
+                u.id,
+                ModelUnit {
+                    job,
+                    position: u.position.clone(),
+                    state: "pending",
+                    payload: u.payload.clone(),
+                    summary: None,
+                    nodes: None,
+                    discarded: 0,
+                },
+            );
+            assert!(old.is_none(), "unit id {} inserted twice", u.id);
+        }
+    }
+
+    /// Commits `writes` (as one transaction: the model cannot fail).
+    pub fn apply(&mut self, writes: &[Write]) {
+        for w in writes {
+            match w {
+                Write::InsertJob {
+                    id,
+                    family,
+                    params_json,
+                    created_ms,
+                } => {
+                    let row = JobRow {
+                        id: *id,
+                        family: family.clone(),
+                        params_json: params_json.clone(),
+                        state: "running".into(),
+                        bound: 0,
+                        created_ms: *created_ms,
+                        finished_ms: None,
+                        result_json: None,
+                        results_file: None,
+                        error: None,
+                        discarded_nodes: 0,
+                        units_total: 0,
+                        units_resolved: 0,
+                        nodes: 0,
+                    };
+                    assert!(self.jobs.insert(*id, row).is_none(), "job {id} twice");
+                }
+                Write::InsertUnits { job_id, units, .. } => self.insert_units(*job_id, units),
+                Write::CompleteUnit {
+                    unit_id,
+                    job_id,
+                    nodes,
+                    summary,
+                    rest,
+                    ..
+                } => {
+                    let u = self.units.get_mut(unit_id).expect("completed unit exists");
+                    // The results table's primary key: one result per unit.
+                    assert!(u.summary.is_none(), "unit {unit_id} completed twice");
+                    u.state = "done";
+                    u.summary = Some(summary.clone());
+                    u.nodes = Some(*nodes);
+                    self.insert_units(*job_id, rest);
+                }
+                Write::Leased { .. } => {}
+                Write::SetBound { job_id, bound } => {
+                    if let Some(j) = self.jobs.get_mut(job_id) {
+                        j.bound = j.bound.max(*bound);
+                    }
+                }
+                Write::CancelUnits { units } => {
+                    for (id, discarded) in units {
+                        if let Some(u) = self.units.get_mut(id).filter(|u| u.state == "pending") {
+                            u.state = "cancelled";
+                            u.discarded = *discarded;
+                        }
+                    }
+                }
+                Write::InsertLemmas { .. } => {}
+                Write::FinishJob {
+                    job_id,
+                    state,
+                    finished_ms,
+                    result_json,
+                    results_file,
+                    error,
+                } => {
+                    let j = self.jobs.get_mut(job_id).expect("finished job exists");
+                    j.state = state.to_string();
+                    j.finished_ms = Some(*finished_ms);
+                    j.result_json = result_json.clone();
+                    j.results_file = results_file.clone();
+                    j.error = error.clone();
+                    if *state != "done" {
+                        for u in self.units.values_mut() {
+                            if u.job == *job_id && u.state == "pending" {
+                                u.state = "cancelled";
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// What `store::load` reads from these tables.
+    pub fn loaded(&self) -> Loaded {
+        let running = |job: JobId| self.jobs.get(&job).is_some_and(|j| j.state == "running");
+        let jobs = self
+            .jobs
+            .values()
+            .map(|j| {
+                let units = || self.units.values().filter(|u| u.job == j.id);
+                JobRow {
+                    discarded_nodes: units().map(|u| u.discarded).sum(),
+                    units_total: units().count() as u64,
+                    units_resolved: units()
+                        .filter(|u| matches!(u.state, "done" | "cancelled"))
+                        .count() as u64,
+                    nodes: units().filter_map(|u| u.nodes).sum(),
+                    ..j.clone()
+                }
+            })
+            .collect();
+        let units = self
+            .units
+            .iter()
+            .filter(|(_, u)| running(u.job) && matches!(u.state, "pending" | "done"))
+            .map(|(&id, u)| UnitRow {
+                id,
+                job_id: u.job,
+                position: u.position.clone(),
+                state: u.state.to_string(),
+                payload: u.payload.clone(),
+                summary: u.summary.clone(),
+            })
+            .collect();
+        let cancelled = self
+            .units
+            .values()
+            .filter(|u| running(u.job) && u.state == "cancelled")
+            .map(|u| (u.job, u.position.clone()))
+            .collect();
+        Loaded {
+            jobs,
+            units,
+            cancelled,
+            max_unit_id: self.units.keys().next_back().copied().unwrap_or(0),
+            lemma_bytes: Vec::new(),
+        }
+    }
+
+    /// (units stored, units done, nodes of the done units) of a job.
+    pub fn counts(&self, job: JobId) -> (u64, u64, u64) {
+        let units = self.units.values().filter(|u| u.job == job);
+        let done: Vec<_> = units.clone().filter(|u| u.state == "done").collect();
+        (
+            units.count() as u64,
+            done.len() as u64,
+            done.iter().filter_map(|u| u.nodes).sum(),
+        )
+    }
+}
+
+pub const TTL: Duration = Duration::from_secs(30);
+
+/// A scheduler on a manual clock, with the store modelled in memory.
+pub struct Harness {
+    pub clock: Arc<ManualClock>,
+    pub s: Scheduler,
+    pub store: ModelStore,
+    /// The reports of jobs that finished, by job.
+    pub finished: BTreeMap<JobId, serde_json::Value>,
+}
+
+impl Harness {
+    pub fn new() -> Self {
+        let clock = Arc::new(ManualClock::new());
+        Harness {
+            s: Scheduler::new(TTL, clock.clone()),
+            clock,
+            store: ModelStore::default(),
+            finished: BTreeMap::new(),
+        }
+    }
+
+    /// Submits a job of the test family.
+    pub fn submit(&mut self, family: &str, leaves: u64, roots: u64, target: Option<u64>) -> JobId {
+        let job = test_family::prepare(family, &test_family::params(leaves, roots, target))
+            .expect("valid test job");
+        let (id, writes) = self.s.create_job(job);
+        self.store.apply(&writes);
+        id
+    }
+
+    pub fn worker(&mut self) -> WorkerId {
+        let families = vec!["leaves".to_string(), "leaves-moot".to_string()];
+        self.s.register("test".into(), 4, families)
+    }
+
+    /// Leases up to `max` units to `worker`: their ids and payloads.
+    pub fn lease(&mut self, worker: WorkerId, max: usize) -> Vec<(UnitId, Vec<u8>)> {
+        let (granted, writes) = self.s.lease(worker, max);
+        self.store.apply(&writes);
+        granted
+            .into_iter()
+            .map(|g| (g.unit_id, g.payload.to_vec()))
+            .collect()
+    }
+
+    /// The range of each leased unit, in the order granted.
+    pub fn lease_ranges(&mut self, worker: WorkerId, max: usize) -> Vec<(u64, u64)> {
+        self.lease(worker, max)
+            .iter()
+            .map(|(_, p)| test_family::range(p))
+            .map(|r| (r.lo, r.hi))
+            .collect()
+    }
+
+    /// A worker's report of `payload` explored within `budget` leaves, up
+    /// to its reservation (`None`: ignored as late or duplicate).
+    pub fn begin(&mut self, unit: UnitId, payload: &[u8], budget: u64) -> Option<PendingReport> {
+        let job_id = self
+            .job_of(unit)
+            .or_else(|| self.s.jobs.keys().next().copied())?;
+        let prepared = self.s.jobs[&job_id].prepared.clone()?;
+        let e = test_family::explore(prepared.as_ref(), payload, budget);
+        self.s
+            .begin_report(unit, e.summary, e.nodes, e.rest, 0)
+            .expect("a well-formed report")
+    }
+
+    fn job_of(&self, unit: UnitId) -> Option<JobId> {
+        self.s.units.get(&unit).map(|u| u.job)
+    }
+
+    /// Commits a reserved report, then applies it (and finishes the job if
+    /// that was its last unit), as the service does.
+    pub fn commit(&mut self, p: PendingReport) {
+        self.store.apply(&[Write::CompleteUnit {
+            unit_id: p.unit_id,
+            job_id: p.job_id,
+            nodes: p.nodes,
+            summary: p.summary.clone(),
+            worker: "test".into(),
+            rest: p.rest.clone(),
+            done_ms: self.clock_ms(),
+        }]);
+        let (finishing, writes) = self.s.complete_report(p);
+        self.store.apply(&writes);
+        if let Some(f) = finishing {
+            self.finish(f);
+        }
+    }
+
+    /// Reports `unit` explored within `budget` and commits it; false when
+    /// the report was ignored.
+    pub fn report(&mut self, unit: UnitId, payload: &[u8], budget: u64) -> bool {
+        match self.begin(unit, payload, budget) {
+            Some(p) => {
+                self.commit(p);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn clock_ms(&self) -> u64 {
+        use crate::clock::Clock;
+        self.clock.unix_ms()
+    }
+
+    /// Writes the end of a finished job and records it (`Shared::finish`
+    /// without the files).
+    pub fn finish(&mut self, f: Finishing) {
+        let (state, result, error) = match f.report {
+            Ok(r) => {
+                self.finished.insert(f.job_id, r.json.clone());
+                let json = serde_json::json!({ "result": r.json, "text": r.text });
+                let result = FinalResult {
+                    json: json.to_string(),
+                    text: r.text,
+                    results_file: String::new(),
+                };
+                (JobState::Done, Some(result), None)
+            }
+            Err(e) => (JobState::Failed, None, Some(e)),
+        };
+        self.store.apply(&[Write::FinishJob {
+            job_id: f.job_id,
+            state: state.as_str(),
+            finished_ms: self.clock_ms(),
+            result_json: result.as_ref().map(|r| r.json.clone()),
+            results_file: None,
+            error: error.clone(),
+        }]);
+        self.s.job_finished(f.job_id, state, result, error);
+    }
+
+    /// Cancels a job as the service does; false if it was not running.
+    pub fn cancel(&mut self, job: JobId) -> bool {
+        if !self.s.begin_cancel(job).expect("known job") {
+            return false;
+        }
+        self.store.apply(&[Write::FinishJob {
+            job_id: job,
+            state: JobState::Cancelled.as_str(),
+            finished_ms: self.clock_ms(),
+            result_json: None,
+            results_file: None,
+            error: None,
+        }]);
+        self.s.job_finished(job, JobState::Cancelled, None, None);
+        true
+    }
+
+    /// A coordinator restart: the scheduler rebuilt from what was
+    /// committed, then swept and finished as `Coordinator::open` does.
+    /// Workers are forgotten; reports in flight are lost.
+    pub fn restart(&mut self) {
+        self.s = Scheduler::from_store(
+            self.store.loaded(),
+            TTL,
+            self.clock.clone(),
+            &test_family::prepare,
+        )
+        .expect("the model store loads");
+        let writes = self.s.sweep_all_moot();
+        self.store.apply(&writes);
+        for f in self.s.finished_on_load() {
+            self.finish(f);
+        }
+    }
+
+    /// Moves time forward and expires the leases that ran out.
+    pub fn advance(&mut self, by: Duration) -> usize {
+        self.clock.advance(by);
+        self.s.expire_leases()
+    }
+
+    /// Checks that the live units of a running `job` and the leaves merged
+    /// so far partition the job's leaves, and that every counter agrees
+    /// with the units themselves.
+    pub fn check(&self, job_id: JobId, leaves: u64) {
+        let s = &self.s;
+        let job = &s.jobs[&job_id];
+        if job.state != JobState::Running {
+            return;
+        }
+        let mut covered = vec![0u32; leaves as usize];
+        let live: Vec<_> = s.units.iter().filter(|(_, u)| u.job == job_id).collect();
+        for (_, u) in &live {
+            let r = test_family::range(&u.payload);
+            for leaf in r.lo..r.hi {
+                covered[leaf as usize] += 1;
+            }
+        }
+        let report = job.aggregate.as_ref().expect("running job").report().json;
+        assert_eq!(report["twice"], 0, "a leaf merged twice");
+        assert_eq!(report["leaves"], report["distinct"]);
+        assert_eq!(job.nodes_done, report["leaves"].as_u64().unwrap());
+        let merged = report["distinct"].as_u64().unwrap();
+        let live_leaves = covered.iter().filter(|&&c| c > 0).count() as u64;
+        assert!(covered.iter().all(|&c| c <= 1), "live units overlap");
+        assert_eq!(merged + live_leaves, leaves, "live and merged leaves");
+        // Counters.
+        assert_eq!(job.units_total, job.units_done + live.len() as u64);
+        let leased = live.iter().filter(|(_, u)| u.lease.is_some()).count() as u64;
+        assert_eq!(job.units_leased, leased);
+        for (&id, u) in &live {
+            if u.lease.is_none() && !u.reporting {
+                assert!(
+                    job.pending.contains(&(u.position.clone(), id)),
+                    "unit {id} lost"
+                );
+            }
+            if let Some(l) = &u.lease {
+                if let Some(w) = s.workers.get(&l.worker) {
+                    assert!(w.units.contains(&id), "worker does not know its unit {id}");
+                }
+            }
+        }
+        // (The queue may also hold stale entries: units adopted by a
+        // heartbeat, or done since; `lease` skips them.)
+        // The store: every unit the scheduler counts is stored.
+        let (stored, done, nodes) = self.store.counts(job_id);
+        assert_eq!(stored, job.units_total, "units stored");
+        assert_eq!(nodes, job.nodes_done, "nodes stored");
+        let cancelled = stored - done - live.len() as u64;
+        assert_eq!(done + cancelled, job.units_done);
+    }
+}

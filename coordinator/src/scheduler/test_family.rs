@@ -1,0 +1,191 @@
+//! A synthetic search family for the scheduler's tests, as small as one can
+//! be: the search tree is a row of `leaves` leaves with ids `0..leaves`; a
+//! unit is a half-open range `[lo, hi)` of them; exploring a unit within a
+//! budget visits that many leaves from `lo` and hands the rest back as one
+//! or two units. A summary counts the leaves visited and keeps a bitset of
+//! them, so that a leaf merged twice is caught (`twice`) and a leaf never
+//! merged shows (`distinct < leaves`).
+//!
+//! `Leaves<true>` ("leaves-moot") has moot units: once the leaf `target` is
+//! merged every other unit is moot (a sibling "won"), and until then units
+//! past the target must wait (young brothers wait).
+//!
+//! Written against the `SearchFamily` trait and erased with `Erased`, like
+//! a real family; this is the one file to adapt when that trait changes.
+
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
+
+use orchard_core::{
+    Capabilities, DynExploration, DynFamily, Erased, Exploration, ExploreContext, FamilyError,
+    FamilyReport, Host, MootUnits, ParamError, PreparedJob, SearchFamily,
+};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LeafParams {
+    pub leaves: u64,
+    pub roots: u64,
+    pub target: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Range {
+    pub lo: u64,
+    pub hi: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Visited {
+    pub leaves: u64,
+    pub bits: Vec<u64>,
+    /// Leaves merged more than once.
+    pub twice: u64,
+}
+
+impl Visited {
+    fn has(&self, leaf: u64) -> bool {
+        self.bits
+            .get((leaf / 64) as usize)
+            .is_some_and(|w| w >> (leaf % 64) & 1 == 1)
+    }
+}
+
+pub struct Leaves<const MOOT: bool>(LeafParams);
+
+impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
+    const NAME: &'static str = if MOOT { "leaves-moot" } else { "leaves" };
+    const ABOUT: &'static str = "a row of leaves (tests)";
+    type Params = LeafParams;
+    type Unit = Range;
+    type Summary = Visited;
+
+    fn new(p: LeafParams, _: &Host) -> Result<Self, ParamError> {
+        if p.roots == 0 || p.roots > p.leaves {
+            return Err(ParamError::new("roots", "between 1 and --leaves"));
+        }
+        Ok(Leaves(p))
+    }
+
+    fn root_units(&self) -> Vec<Range> {
+        let p = &self.0;
+        let cut = |i: u64| p.leaves * i / p.roots;
+        (0..p.roots)
+            .map(|i| Range {
+                lo: cut(i),
+                hi: cut(i + 1),
+            })
+            .collect()
+    }
+
+    fn explore(
+        &self,
+        u: &Range,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<Visited, Range>, FamilyError> {
+        let end = u.hi.min(u.lo.saturating_add(ctx.budget.max(1)));
+        let mut v = Visited {
+            leaves: end - u.lo,
+            bits: vec![0; u.hi.div_ceil(64) as usize],
+            twice: 0,
+        };
+        for leaf in u.lo..end {
+            v.bits[(leaf / 64) as usize] |= 1 << (leaf % 64);
+        }
+        if end == u.hi {
+            return Ok(Exploration::Finished(v));
+        }
+        let mid = end + (u.hi - end) / 2;
+        let rest = if mid == end {
+            vec![Range { lo: end, hi: u.hi }]
+        } else {
+            vec![Range { lo: end, hi: mid }, Range { lo: mid, hi: u.hi }]
+        };
+        Ok(Exploration::Split { explored: v, rest })
+    }
+
+    fn merge(&self, into: &mut Visited, other: Visited) -> Result<(), FamilyError> {
+        into.leaves += other.leaves;
+        into.twice += other.twice;
+        if into.bits.len() < other.bits.len() {
+            into.bits.resize(other.bits.len(), 0);
+        }
+        for (a, b) in into.bits.iter_mut().zip(other.bits) {
+            into.twice += u64::from((*a & b).count_ones());
+            *a |= b;
+        }
+        Ok(())
+    }
+
+    fn nodes(s: &Visited) -> u64 {
+        s.leaves
+    }
+
+    fn report(&self, s: &Visited) -> FamilyReport {
+        let distinct: u32 = s.bits.iter().map(|w| w.count_ones()).sum();
+        FamilyReport {
+            json: serde_json::json!({ "leaves": s.leaves, "distinct": distinct, "twice": s.twice }),
+            text: Vec::new(),
+            results_lines: Vec::new(),
+        }
+    }
+
+    fn unit_label(&self, u: &Range) -> String {
+        format!("{}..{}", u.lo, u.hi)
+    }
+
+    fn capabilities(&self) -> Capabilities<'_, Self> {
+        Capabilities {
+            moot_units: MOOT.then_some(self as &dyn MootUnits<Self>),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl<const MOOT: bool> MootUnits<Leaves<MOOT>> for Leaves<MOOT> {
+    fn is_moot(&self, merged: &Visited, _: &Range) -> bool {
+        self.0.target.is_some_and(|t| merged.has(t))
+    }
+
+    fn must_wait(&self, merged: &Visited, u: &Range) -> bool {
+        self.0.target.is_some_and(|t| u.lo > t && !merged.has(t))
+    }
+}
+
+/// The family lookup of the tests: `leaves` and `leaves-moot`.
+pub fn prepare(family: &str, params_json: &str) -> Result<Arc<dyn PreparedJob>, String> {
+    let f: &dyn DynFamily = match family {
+        "leaves" => &Erased::<Leaves<false>>::new(),
+        "leaves-moot" => &Erased::<Leaves<true>>::new(),
+        _ => return Err(format!("unknown search family '{family}'")),
+    };
+    f.prepare(params_json, &Host::default())
+        .map_err(|e| e.to_string())
+}
+
+/// The canonical parameters of a job of `leaves` leaves in `roots` roots.
+pub fn params(leaves: u64, roots: u64, target: Option<u64>) -> String {
+    serde_json::to_string(&LeafParams {
+        leaves,
+        roots,
+        target,
+    })
+    .expect("parameters serialise")
+}
+
+/// The range a unit covers.
+pub fn range(payload: &[u8]) -> Range {
+    orchard_core::codec::decode(payload).expect("a unit of the leaves family")
+}
+
+/// Explores `payload` within `budget` leaves, as a worker would.
+pub fn explore(job: &dyn PreparedJob, payload: &[u8], budget: u64) -> DynExploration {
+    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
+    let ctx = ExploreContext {
+        budget,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    job.explore(payload, &ctx).expect("leaves explore")
+}

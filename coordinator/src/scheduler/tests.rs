@@ -1,0 +1,332 @@
+//! Unit tests of the scheduler's state machine: a manual clock, the store
+//! modelled in memory (see `model`), the synthetic family of `test_family`.
+
+use std::time::Duration;
+
+use super::model::{Harness, TTL};
+use super::JobState;
+use crate::store::Write;
+
+const MS: Duration = Duration::from_millis(1);
+
+/// Runs every unit of `job` to the end with fresh workers.
+fn drain(h: &mut Harness, job: u64) {
+    for _ in 0..1000 {
+        if h.s.job(job).unwrap().state() != JobState::Running {
+            return;
+        }
+        h.advance(TTL);
+        let w = h.worker();
+        for (u, p) in h.lease(w, 1000) {
+            h.report(u, &p, u64::MAX);
+        }
+    }
+    panic!("job {job} does not finish");
+}
+
+#[test]
+fn lease_order_follows_positions() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 40, 4, None);
+    let w = h.worker();
+    assert_eq!(h.lease_ranges(w, 1), vec![(0, 10)]);
+    let second = h.lease(w, 1);
+    assert_eq!(super::test_family::range(&second[0].1).lo, 10);
+    // Explores 10..14 and hands back 14..17 and 17..20: they come before
+    // the later roots.
+    assert!(h.report(second[0].0, &second[0].1, 4));
+    h.check(job, 40);
+    assert_eq!(
+        h.lease_ranges(w, 10),
+        vec![(14, 17), (17, 20), (20, 30), (30, 40)]
+    );
+    h.check(job, 40);
+}
+
+#[test]
+fn a_report_marks_its_unit_done_and_inserts_its_rest_under_its_position() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 40, 4, None);
+    let w = h.worker();
+    let leased = h.lease(w, 2);
+    let (unit, payload) = &leased[1];
+    let p = h.begin(*unit, payload, 4).expect("accepted");
+    let parent = h.s.units[unit].position.clone();
+    assert_eq!(p.rest.len(), 2);
+    for (i, r) in p.rest.iter().enumerate() {
+        assert_eq!(r.position[..parent.len()], parent[..]);
+        assert_eq!(r.position[parent.len()..], (i as u32).to_be_bytes());
+    }
+    assert_eq!(super::position_label(&p.rest[1].position), "2.2");
+    h.commit(p);
+    let j = h.s.job(job).unwrap();
+    assert_eq!((j.units_total(), j.units_done(), j.nodes_done()), (6, 1, 4));
+    assert_eq!((j.units_leased(), h.s.counters().reports), (1, 1));
+    assert!(!h.s.units.contains_key(unit));
+    h.check(job, 40);
+    let tree = h.s.tree(job);
+    let cell = tree.iter().find(|c| c.prefix == "2").unwrap();
+    assert_eq!(cell.done, 1);
+}
+
+#[test]
+fn duplicate_and_late_reports_are_ignored_the_first_committed_wins() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 30, 3, None);
+    let (w1, w2) = (h.worker(), h.worker());
+    let (u, p) = h.lease(w1, 1).remove(0);
+    let first = h.begin(u, &p, 100).expect("accepted");
+    // The same report again while the first one commits, then after.
+    assert!(h.begin(u, &p, 100).is_none());
+    h.commit(first);
+    assert!(!h.report(u, &p, 100));
+    assert_eq!(h.s.job(job).unwrap().nodes_done(), 10);
+    h.check(job, 30);
+
+    // w1 goes silent; its unit is leased again to w2; w1's late report
+    // still comes first and wins; w2's is ignored and w2 is told to stop.
+    let (u, p) = h.lease(w1, 1).remove(0);
+    assert_eq!(h.advance(TTL), 1);
+    assert_eq!(h.lease(w2, 1)[0].0, u);
+    let late = h
+        .begin(u, &p, 100)
+        .expect("a late report of a live unit counts");
+    assert!(h.begin(u, &p, 100).is_none());
+    h.commit(late);
+    assert!(!h.report(u, &p, 100));
+    let reply = h.s.heartbeat(w2, &[(u, 3)], &[]).unwrap();
+    assert_eq!(reply.cancel, vec![u]);
+    assert_eq!(h.s.job(job).unwrap().nodes_done(), 20);
+    h.check(job, 30);
+
+    drain(&mut h, job);
+    assert_eq!(h.finished[&job]["leaves"], 30);
+    assert_eq!(h.finished[&job]["twice"], 0);
+}
+
+#[test]
+fn a_lease_expires_after_the_ttl_and_not_before() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 20, 2, None);
+    let (w, w2) = (h.worker(), h.worker());
+    let (u, _) = h.lease(w, 1).remove(0);
+    assert_eq!(h.advance(TTL - MS), 0);
+    // A heartbeat renews the lease for one TTL from now.
+    let reply = h.s.heartbeat(w, &[(u, 5)], &[]).unwrap();
+    assert!(reply.cancel.is_empty());
+    assert_eq!(h.advance(TTL - MS), 0);
+    // w2 has been silent for two lease times: only w is live.
+    assert_eq!(h.s.live_workers(), 1);
+    h.check(job, 20);
+    assert_eq!(h.advance(MS), 1);
+    assert_eq!(h.s.counters().lease_expiries, 1);
+    assert_eq!(h.s.job(job).unwrap().units_leased(), 0);
+    h.check(job, 20);
+    // Back at the front of the queue.
+    assert_eq!(h.lease(w2, 1)[0].0, u);
+    let reply = h.s.heartbeat(w, &[(u, 6)], &[]).unwrap();
+    assert_eq!(reply.cancel, vec![u]);
+    h.check(job, 20);
+}
+
+#[test]
+fn returned_leases_go_back_to_pending() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 30, 3, None);
+    let (w, w2) = (h.worker(), h.worker());
+    let leased = h.lease(w, 2);
+    let (u0, u1) = (leased[0].0, leased[1].0);
+    // Only the holder can give a unit back.
+    h.s.return_leases(w2, &[u0]);
+    assert_eq!(h.s.job(job).unwrap().units_leased(), 2);
+    h.s.return_leases(w, &[u0]);
+    assert_eq!(h.s.job(job).unwrap().units_leased(), 1);
+    h.check(job, 30);
+    let next = h.lease(w2, 5);
+    assert_eq!(next.iter().map(|g| g.0).collect::<Vec<_>>()[0], u0);
+    assert!(next.iter().all(|g| g.0 != u1));
+    h.check(job, 30);
+}
+
+#[test]
+fn a_cancelled_job_leases_and_accepts_nothing() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 30, 3, None);
+    let w = h.worker();
+    let leased = h.lease(w, 2);
+    let in_flight = h.begin(leased[0].0, &leased[0].1, 100).unwrap();
+    assert!(h.cancel(job));
+    assert!(!h.cancel(job));
+    assert!(h.s.begin_cancel(999).is_err());
+    h.commit(in_flight);
+    assert!(h.begin(leased[1].0, &leased[1].1, 100).is_none());
+    assert!(h.lease(w, 10).is_empty());
+    assert!(!h.s.has_pending());
+    let reply = h.s.heartbeat(w, &[(leased[1].0, 1)], &[]).unwrap();
+    assert_eq!(reply.cancel, vec![leased[1].0]);
+    assert_eq!(h.s.job(job).unwrap().state(), JobState::Cancelled);
+    assert!(h.s.units.is_empty());
+    h.restart();
+    assert_eq!(h.s.job(job).unwrap().state(), JobState::Cancelled);
+    let w = h.worker();
+    assert!(h.lease(w, 10).is_empty());
+}
+
+#[test]
+fn moot_units_are_swept_leased_or_pending() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves-moot", 40, 4, Some(15));
+    let w = h.worker();
+    let leased = h.lease(w, 2);
+    h.s.heartbeat(w, &[(leased[0].0, 7)], &[]).unwrap();
+    let p = h.begin(leased[1].0, &leased[1].1, 100).unwrap();
+    h.store.apply(&[Write::CompleteUnit {
+        unit_id: p.unit_id,
+        job_id: p.job_id,
+        nodes: p.nodes,
+        summary: p.summary.clone(),
+        worker: "test".into(),
+        rest: p.rest.clone(),
+        done_ms: 0,
+    }]);
+    let (finishing, writes) = h.s.complete_report(p);
+    let [Write::CancelUnits { units }] = &writes[..] else {
+        panic!("expected one CancelUnits, got {writes:?}");
+    };
+    let mut units = units.clone();
+    units.sort();
+    let ids = |i: usize| leased[0].0 + i as u64;
+    assert_eq!(units, vec![(ids(0), 7), (ids(2), 0), (ids(3), 0)]);
+    h.store.apply(&writes);
+    let j = h.s.job(job).unwrap();
+    assert_eq!((j.nodes_done(), j.nodes_discarded()), (10, 7));
+    assert_eq!(h.s.counters().units_cancelled, 3);
+    let reply = h.s.heartbeat(w, &[(leased[0].0, 8)], &[]).unwrap();
+    assert_eq!(reply.cancel, vec![leased[0].0]);
+    h.finish(finishing.expect("nothing live is left: the job is over"));
+    assert_eq!(h.s.job(job).unwrap().state(), JobState::Done);
+    assert_eq!(h.finished[&job]["leaves"], 10);
+}
+
+#[test]
+fn units_that_must_wait_are_leased_when_nothing_else_is() {
+    let mut h = Harness::new();
+    // 20..30 and 30..40 wait for leaf 15, which the unit 10..20 holds.
+    // (In this family, waiting units come last in position order anyway:
+    // this checks they are not starved, not the reordering.)
+    let job = h.submit("leaves-moot", 40, 4, Some(15));
+    let w = h.worker();
+    let first = h.lease(w, 1);
+    assert!(h.report(first[0].0, &first[0].1, 3));
+    // Pending: 3..6, 6..10 (no wait), 10..20, then the waiting ones.
+    assert_eq!(
+        h.lease_ranges(w, 10),
+        vec![(3, 6), (6, 10), (10, 20), (20, 30), (30, 40)]
+    );
+    h.check(job, 40);
+}
+
+#[test]
+fn a_restart_sweeps_units_made_moot_by_a_committed_report() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves-moot", 40, 4, Some(15));
+    let w = h.worker();
+    let leased = h.lease(w, 2);
+    // Committed, then the coordinator dies before applying it.
+    let p = h.begin(leased[1].0, &leased[1].1, 100).unwrap();
+    h.store.apply(&[Write::CompleteUnit {
+        unit_id: p.unit_id,
+        job_id: p.job_id,
+        nodes: p.nodes,
+        summary: p.summary,
+        worker: "test".into(),
+        rest: p.rest,
+        done_ms: 0,
+    }]);
+    h.restart();
+    let j = h.s.job(job).unwrap();
+    assert_eq!(j.state(), JobState::Done);
+    assert_eq!((j.units_total(), j.units_done()), (4, 4));
+    assert_eq!(h.finished[&job]["leaves"], 10);
+}
+
+#[test]
+fn a_restart_resumes_pending_units_and_keeps_done_ones_done() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 40, 4, None);
+    let w = h.worker();
+    let leased = h.lease(w, 2);
+    assert!(h.report(leased[1].0, &leased[1].1, 3));
+    // A report in flight when the coordinator dies is lost.
+    let lost = h.begin(leased[0].0, &leased[0].1, 100).unwrap();
+    let bound_before = h.s.job(job).unwrap().bound();
+    h.restart();
+    drop(lost);
+    let j = h.s.job(job).unwrap();
+    assert_eq!((j.units_total(), j.units_done(), j.nodes_done()), (6, 1, 3));
+    assert_eq!((j.units_leased(), j.bound()), (0, bound_before));
+    h.check(job, 40);
+    // The old worker must register again.
+    assert!(h.s.heartbeat(w, &[(leased[0].0, 1)], &[]).is_none());
+    let w = h.worker();
+    // A unit it kept running is adopted back by its heartbeat.
+    let reply = h.s.heartbeat(w, &[(leased[0].0, 1)], &[]).unwrap();
+    assert!(reply.cancel.is_empty());
+    assert_eq!(h.s.job(job).unwrap().units_leased(), 1);
+    h.check(job, 40);
+    // The done unit stays done: its report is late now.
+    assert!(!h.report(leased[1].0, &leased[1].1, 100));
+    assert_eq!(
+        h.lease_ranges(w, 10),
+        vec![(13, 16), (16, 20), (20, 30), (30, 40)]
+    );
+    h.check(job, 40);
+    drain(&mut h, job);
+    assert_eq!(h.finished[&job]["leaves"], 40);
+    assert_eq!(h.finished[&job]["distinct"], 40);
+}
+
+#[test]
+fn a_job_whose_family_is_unknown_fails_on_restart() {
+    let mut h = Harness::new();
+    h.store.apply(&[Write::InsertJob {
+        id: 7,
+        family: "nope".into(),
+        params_json: "{}".into(),
+        created_ms: 1,
+    }]);
+    h.restart();
+    let j = h.s.job(7).unwrap();
+    assert_eq!(j.state(), JobState::Failed);
+    assert!(j
+        .error()
+        .unwrap()
+        .starts_with("cannot resume: unknown search family"));
+    let job = h.submit("leaves", 10, 1, None);
+    assert_eq!(job, 8);
+}
+
+#[test]
+fn set_estimate_gives_an_eta() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 40, 4, None);
+    let due = h.s.estimates_due();
+    assert_eq!(due.len(), 1);
+    let est = super::Estimate {
+        nodes: 40.0,
+        std_error: 1.0,
+        assumed_bound: 0,
+    };
+    assert!(h.s.set_estimate(job, est));
+    assert!(h.s.estimates_due().is_empty());
+    let w = h.worker();
+    let leased = h.lease(w, 1);
+    h.s.status(job).unwrap();
+    h.clock.advance(Duration::from_secs(1));
+    assert!(h.report(leased[0].0, &leased[0].1, 100));
+    let snap = h.s.status(job).unwrap();
+    // 10 nodes in 1 s, 30 to go.
+    assert_eq!(snap.nodes_per_second, 10.0);
+    assert_eq!(snap.eta_seconds, 3.0);
+    assert_eq!(snap.estimated_nodes, 40.0);
+}

@@ -1,0 +1,92 @@
+//! Live units (pending or leased) and their positions in the search order.
+//!
+//! A unit's *position* is the path of child indices from the job's root,
+//! each a big-endian `u32`, so comparing positions as bytes compares units
+//! in the order a sequential search visits them. The units split off a
+//! unit are numbered here: fresh ids, positions under their parent's.
+
+use std::sync::Arc;
+
+use super::lease::Lease;
+use super::Scheduler;
+use crate::store::{JobId, NewUnit};
+
+/// How deep the dashboard's picture of the search tree goes.
+pub const TREE_DEPTH: usize = 2;
+
+pub(super) struct Unit {
+    pub(super) job: JobId,
+    pub(super) position: Vec<u8>,
+    pub(super) payload: Arc<Vec<u8>>,
+    pub(super) lease: Option<Lease>,
+    /// A report for this unit is being committed.
+    pub(super) reporting: bool,
+    pub(super) progress_nodes: u64,
+    pub(super) split_requested: bool,
+    pub(super) split_sent: bool,
+}
+
+impl Unit {
+    /// A pending unit of `job`.
+    pub(super) fn new(job: JobId, u: NewUnit) -> Unit {
+        Unit {
+            job,
+            position: u.position,
+            payload: Arc::new(u.payload),
+            lease: None,
+            reporting: false,
+            progress_nodes: 0,
+            split_requested: false,
+            split_sent: false,
+        }
+    }
+}
+
+/// The first [`TREE_DEPTH`] levels of a unit position.
+pub(super) fn tree_prefix(position: &[u8]) -> Vec<u8> {
+    position[..position.len().min(4 * TREE_DEPTH)].to_vec()
+}
+
+/// A position as 1-based child indices joined by dots ("" is the root).
+pub fn position_label(position: &[u8]) -> String {
+    position
+        .chunks(4)
+        .map(|c| {
+            let mut b = [0u8; 4];
+            b[..c.len()].copy_from_slice(c);
+            (u32::from_be_bytes(b) as u64 + 1).to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The position of the `index`-th child of the unit at `parent`.
+pub(super) fn child_position(parent: &[u8], index: usize) -> Vec<u8> {
+    let mut p = Vec::with_capacity(parent.len() + 4);
+    p.extend_from_slice(parent);
+    p.extend_from_slice(&u32::try_from(index).unwrap_or(u32::MAX).to_be_bytes());
+    p
+}
+
+impl Scheduler {
+    /// Gives new units ids and their positions below `parent`, in order.
+    pub(super) fn number_children(
+        &mut self,
+        parent: &[u8],
+        payloads: Vec<Vec<u8>>,
+    ) -> Vec<NewUnit> {
+        payloads
+            .into_iter()
+            .enumerate()
+            .map(|(i, payload)| {
+                let id = self.next_unit;
+                self.next_unit += 1;
+                NewUnit {
+                    id,
+                    position: child_position(parent, i),
+                    payload,
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,179 @@
+//! Read-only pictures of the state, for `status`, the dashboard and
+//! `/metrics`: job snapshots (with rates and ETA), worker snapshots, and
+//! the picture of a job's search tree. Taking a snapshot samples the rate
+//! meters, which is the only state a view changes.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::job::{FinalResult, JobState};
+use super::unit::{position_label, tree_prefix};
+use super::{Scheduler, WorkerId};
+use crate::store::JobId;
+
+#[derive(Debug, Clone)]
+pub struct JobSnapshot {
+    pub job_id: JobId,
+    pub family: String,
+    pub params_json: String,
+    pub state: &'static str,
+    pub units_total: u64,
+    pub units_done: u64,
+    pub units_running: u64,
+    pub units_pending: u64,
+    pub nodes: u64,
+    /// See [`super::Job::nodes_discarded`].
+    pub nodes_discarded: u64,
+    pub lemma_bytes: u64,
+    pub bound: u64,
+    pub nodes_per_second: f64,
+    pub created_ms: u64,
+    pub finished_ms: u64,
+    pub live_workers: u32,
+    pub error: String,
+    pub result: Option<FinalResult>,
+    pub last_report: Option<Instant>,
+    pub estimated_nodes: f64,
+    pub estimated_nodes_error: f64,
+    pub eta_seconds: f64,
+}
+
+/// A worker as the dashboard shows it.
+#[derive(Debug, Clone)]
+pub struct WorkerSnapshot {
+    pub id: WorkerId,
+    pub hostname: String,
+    pub threads: u32,
+    pub live: bool,
+    pub units: usize,
+    pub nodes: u64,
+    pub nodes_per_second: f64,
+    pub seconds_since_seen: f64,
+}
+
+/// One cell of the dashboard's picture of a job's search tree: the units
+/// under one tree prefix and their states.
+#[derive(Debug, Clone)]
+pub struct TreeCell {
+    pub prefix: String,
+    pub done: u64,
+    pub running: u64,
+    pub pending: u64,
+}
+
+impl Scheduler {
+    /// A snapshot of a job's progress, sampling its node rate.
+    pub fn status(&mut self, job_id: JobId) -> Option<JobSnapshot> {
+        let live_workers = self.live_workers() as u32;
+        let now = self.clock.now();
+        let running_nodes: u64 = self
+            .units
+            .values()
+            .filter(|u| u.job == job_id && u.lease.is_some())
+            .map(|u| u.progress_nodes)
+            .sum();
+        let job = self.jobs.get_mut(&job_id)?;
+        let nodes = job.nodes_done.saturating_add(running_nodes);
+        if job.state == JobState::Running {
+            job.rate.sample(now, nodes);
+        }
+        Some(JobSnapshot {
+            job_id,
+            family: job.family.clone(),
+            params_json: job.params_json.clone(),
+            state: job.state.as_str(),
+            units_total: job.units_total,
+            units_done: job.units_done,
+            units_running: job.units_leased,
+            units_pending: job
+                .units_total
+                .saturating_sub(job.units_done + job.units_leased),
+            nodes,
+            nodes_discarded: job.nodes_discarded,
+            lemma_bytes: job.lemma_bytes,
+            bound: job.bound,
+            nodes_per_second: if job.state == JobState::Running {
+                job.rate.rate()
+            } else {
+                0.0
+            },
+            created_ms: job.created_ms,
+            finished_ms: job.finished_ms.unwrap_or(0),
+            live_workers,
+            error: job.error.clone().unwrap_or_default(),
+            result: job.result.clone(),
+            last_report: job.last_report,
+            estimated_nodes: job.estimate.map_or(0.0, |e| e.nodes),
+            estimated_nodes_error: job.estimate.map_or(0.0, |e| e.std_error),
+            eta_seconds: job.eta_seconds(nodes),
+        })
+    }
+
+    /// Snapshots of every job, oldest first.
+    pub fn statuses(&mut self) -> Vec<JobSnapshot> {
+        let ids: Vec<JobId> = self.jobs.keys().copied().collect();
+        ids.into_iter().filter_map(|id| self.status(id)).collect()
+    }
+
+    /// Every worker, with its node rate (sampled now).
+    pub fn workers_snapshot(&mut self) -> Vec<WorkerSnapshot> {
+        let now = self.clock.now();
+        let ttl = self.lease_ttl;
+        let units = &self.units;
+        let mut out: Vec<WorkerSnapshot> = self
+            .workers
+            .iter_mut()
+            .map(|(&id, w)| {
+                let running: u64 = w
+                    .units
+                    .iter()
+                    .filter_map(|u| units.get(u))
+                    .map(|u| u.progress_nodes)
+                    .sum();
+                let nodes = w.nodes_reported.saturating_add(running);
+                w.rate.sample(now, nodes);
+                WorkerSnapshot {
+                    id,
+                    hostname: w.hostname.clone(),
+                    threads: w.threads,
+                    live: now.duration_since(w.last_seen) < ttl,
+                    units: w.units.len(),
+                    nodes,
+                    nodes_per_second: w.rate.rate(),
+                    seconds_since_seen: now.duration_since(w.last_seen).as_secs_f64(),
+                }
+            })
+            .collect();
+        out.sort_by_key(|w| w.id);
+        out
+    }
+
+    /// The job's units grouped by the first levels of their positions.
+    pub fn tree(&self, job_id: JobId) -> Vec<TreeCell> {
+        let Some(job) = self.jobs.get(&job_id) else {
+            return Vec::new();
+        };
+        let mut cells: BTreeMap<Vec<u8>, (u64, u64, u64)> = job
+            .done_by_prefix
+            .iter()
+            .map(|(p, &d)| (p.clone(), (d, 0, 0)))
+            .collect();
+        for u in self.units.values().filter(|u| u.job == job_id) {
+            let c = cells.entry(tree_prefix(&u.position)).or_default();
+            if u.lease.is_some() {
+                c.1 += 1;
+            } else {
+                c.2 += 1;
+            }
+        }
+        cells
+            .into_iter()
+            .map(|(p, (done, running, pending))| TreeCell {
+                prefix: position_label(&p),
+                done,
+                running,
+                pending,
+            })
+            .collect()
+    }
+}

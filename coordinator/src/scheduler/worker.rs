@@ -1,0 +1,77 @@
+//! Registered workers: who they are, which families they run, which units
+//! they hold, when they were last heard from (liveness is one lease time of
+//! silence), and how many nodes they reported (their rate).
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use super::rate::RateMeter;
+use super::{Scheduler, WorkerId};
+use crate::store::UnitId;
+
+pub(super) struct Worker {
+    pub(super) hostname: String,
+    pub(super) threads: u32,
+    pub(super) families: HashSet<String>,
+    pub(super) last_seen: Instant,
+    pub(super) units: HashSet<UnitId>,
+    /// Nodes of the units this worker reported.
+    pub(super) nodes_reported: u64,
+    pub(super) rate: RateMeter,
+}
+
+impl Scheduler {
+    pub fn register(&mut self, hostname: String, threads: u32, families: Vec<String>) -> WorkerId {
+        let id = self.next_worker;
+        self.next_worker += 1;
+        self.counters.registrations += 1;
+        self.workers.insert(
+            id,
+            Worker {
+                hostname,
+                threads,
+                families: families.into_iter().collect(),
+                last_seen: self.clock.now(),
+                units: HashSet::new(),
+                nodes_reported: 0,
+                rate: RateMeter::default(),
+            },
+        );
+        id
+    }
+
+    /// Registered workers, live or not yet forgotten.
+    pub fn worker_count(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Forgets workers silent for ten lease times that hold no unit (a
+    /// worker that comes back is told to register again).
+    pub fn forget_dead_workers(&mut self) {
+        let now = self.clock.now();
+        let limit = self.lease_ttl * 10;
+        self.workers
+            .retain(|_, w| !w.units.is_empty() || now.duration_since(w.last_seen) < limit);
+    }
+
+    pub fn knows_worker(&self, worker: WorkerId) -> bool {
+        self.workers.contains_key(&worker)
+    }
+
+    /// Workers heard from within one lease time.
+    pub fn live_workers(&self) -> usize {
+        let now = self.clock.now();
+        self.workers
+            .values()
+            .filter(|w| now.duration_since(w.last_seen) < self.lease_ttl)
+            .count()
+    }
+
+    /// Worker descriptions, for logs and status.
+    pub fn describe_worker(&self, id: WorkerId) -> String {
+        self.workers
+            .get(&id)
+            .map(|w| format!("worker {id} ({}, {} threads)", w.hostname, w.threads))
+            .unwrap_or_else(|| format!("worker {id}"))
+    }
+}
