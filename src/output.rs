@@ -1,33 +1,7 @@
 //! How results and progress are shown: one JSON object for scripts, short
 //! lines for people.
 
-use orchard_proto::v1::JobStatus;
-use serde_json::{json, Value};
-
-/// The JSON object of a job's result: the family's figures, plus the job's
-/// id, state and results file.
-pub fn result_object(status: &JobStatus, result_json: &str, results_file: &str) -> Value {
-    let mut obj = match serde_json::from_str::<Value>(result_json) {
-        Ok(Value::Object(map)) => map,
-        _ => serde_json::Map::new(),
-    };
-    obj.insert("job_id".into(), json!(status.job_id));
-    obj.insert("state".into(), json!(status.state));
-    obj.insert("nodes_discarded".into(), json!(status.nodes_discarded));
-    obj.insert("lemma_bytes".into(), json!(status.lemma_bytes));
-    if !results_file.is_empty() {
-        obj.insert("results_file".into(), json!(results_file));
-    }
-    if !status.error.is_empty() {
-        obj.insert("error".into(), json!(status.error));
-    }
-    Value::Object(obj)
-}
-
-/// The JSON object of a job's status.
-pub fn status_object(s: &JobStatus) -> Value {
-    orchard_coordinator::service::status_json(s)
-}
+use orchard_coordinator::{JobState, JobStatus};
 
 /// Large counts in engineering notation.
 pub fn si(x: f64) -> String {
@@ -96,7 +70,7 @@ pub fn status_line(s: &JobStatus) -> String {
         .trim_start_matches('{')
         .trim_end_matches('}')
         .replace('"', "");
-    let done = if s.state == "done" {
+    let done = if s.state == JobState::Done {
         Some(1.0)
     } else {
         fraction(s)

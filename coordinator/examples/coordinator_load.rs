@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use orchard_coordinator::{Coordinator, CoordinatorConfig, Jobs};
+use orchard_coordinator::{Coordinator, CoordinatorConfig, JobState};
 use orchard_core::{codec, Registry};
 use orchard_hc::{HararyColumns, HcSummary, RgsPrefix};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
@@ -34,8 +34,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let c = coordinator.clone();
         tokio::spawn(async move { c.serve(listener, std::future::pending()).await });
     }
-    let (job, _) = Jobs(coordinator.shared.clone())
-        .submit_job("hc", r#"{"columns":1,"variant":"pairs","min_length":null}"#)
+    let (job, _) = coordinator
+        .submit("hc", r#"{"columns":1,"variant":"pairs","min_length":null}"#)
         .await?;
 
     let created = Arc::new(AtomicU64::new(1));
@@ -105,10 +105,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Wait for the job to finish.
     loop {
         let done = coordinator
-            .shared
-            .lock()
             .status(job)
-            .map(|s| s.state != "running")
+            .map(|s| s.state != JobState::Running)
             .unwrap_or(true);
         if done {
             break;
@@ -116,12 +114,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
     let secs = started.elapsed().as_secs_f64();
-    let total = coordinator
-        .shared
-        .lock()
-        .status(job)
-        .map(|s| s.units_done)
-        .unwrap_or(0);
+    let total = coordinator.status(job).map(|s| s.units_done).unwrap_or(0);
     for t in tasks {
         t.abort();
     }

@@ -6,8 +6,7 @@
 //! and rates can be tested without sleeping. This module is the only place
 //! in the coordinator's state machine that reads the system's clocks.
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// A source of time: a monotone instant (for leases, liveness and rates)
 /// and wall-clock milliseconds (for stored timestamps).
@@ -35,42 +34,53 @@ impl Clock for SystemClock {
     }
 }
 
-/// A clock that stands still until [`ManualClock::advance`] moves it (both
-/// of its readings move together). For tests.
-#[derive(Debug)]
-pub struct ManualClock {
-    /// (the instant, the Unix milliseconds) it reads now.
-    now: Mutex<(Instant, u64)>,
-}
+#[cfg(test)]
+pub use manual::ManualClock;
 
-impl ManualClock {
-    /// A clock reading the present moment, until advanced.
-    pub fn new() -> Self {
-        ManualClock {
-            now: Mutex::new((Instant::now(), SystemClock.unix_ms())),
+#[cfg(test)]
+mod manual {
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+
+    use super::{Clock, SystemClock};
+
+    /// A clock that stands still until [`ManualClock::advance`] moves it (both
+    /// of its readings move together). For tests.
+    #[derive(Debug)]
+    pub struct ManualClock {
+        /// (the instant, the Unix milliseconds) it reads now.
+        now: Mutex<(Instant, u64)>,
+    }
+
+    impl ManualClock {
+        /// A clock reading the present moment, until advanced.
+        pub fn new() -> Self {
+            ManualClock {
+                now: Mutex::new((Instant::now(), SystemClock.unix_ms())),
+            }
+        }
+
+        /// Moves the clock forward by `by`.
+        pub fn advance(&self, by: Duration) {
+            let mut now = self.now.lock().unwrap_or_else(|p| p.into_inner());
+            now.0 += by;
+            now.1 += by.as_millis() as u64;
         }
     }
 
-    /// Moves the clock forward by `by`.
-    pub fn advance(&self, by: Duration) {
-        let mut now = self.now.lock().unwrap_or_else(|p| p.into_inner());
-        now.0 += by;
-        now.1 += by.as_millis() as u64;
-    }
-}
-
-impl Default for ManualClock {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> Instant {
-        self.now.lock().unwrap_or_else(|p| p.into_inner()).0
+    impl Default for ManualClock {
+        fn default() -> Self {
+            Self::new()
+        }
     }
 
-    fn unix_ms(&self) -> u64 {
-        self.now.lock().unwrap_or_else(|p| p.into_inner()).1
+    impl Clock for ManualClock {
+        fn now(&self) -> Instant {
+            self.now.lock().unwrap_or_else(|p| p.into_inner()).0
+        }
+
+        fn unix_ms(&self) -> u64 {
+            self.now.lock().unwrap_or_else(|p| p.into_inner()).1
+        }
     }
 }

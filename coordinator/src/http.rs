@@ -14,8 +14,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use crate::scheduler::JobSnapshot;
-use crate::service::{job_status, status_json, Shared};
+use crate::service::Shared;
+use crate::status::{JobAnswer, JobState};
 
 const DASHBOARD: &str = include_str!("dashboard.html");
 
@@ -80,32 +80,27 @@ async fn dashboard() -> Response {
     Html(DASHBOARD).into_response()
 }
 
-/// A job's status (as `orchard status --json` has it) and its result.
-fn snapshot_json(s: &JobSnapshot) -> Value {
-    let mut v = status_json(&job_status(s));
-    v["result"] = match &s.result {
-        Some(r) => {
-            let stored: Value = serde_json::from_str(&r.json).unwrap_or_default();
-            json!({ "result": stored["result"], "text": stored["text"], "results_file": r.results_file })
-        }
-        None => Value::Null,
-    };
+/// A job's status (as `orchard status --json` has it) with its answer:
+/// `result` once final, `interim` (the answer so far) while it runs.
+fn job_json(a: JobAnswer) -> Value {
+    let mut v = a.status.to_json();
+    let answer = json!({ "result": a.result, "text": a.text });
+    v["result"] = Value::Null;
+    if a.is_final {
+        v["result"] = json!({ "result": a.result, "text": a.text, "results_file": a.results_file });
+    } else if !a.result.is_null() {
+        v["interim"] = answer;
+    }
     v
 }
 
 async fn jobs(State(shared): State<Arc<Shared>>) -> Response {
     let mut s = shared.lock();
-    let snaps = s.statuses();
-    let jobs: Vec<Value> = snaps
-        .iter()
-        .map(|snap| {
-            let mut v = snapshot_json(snap);
-            // A running job's answer so far (see `Scheduler::interim_report`).
-            if let Some(r) = s.interim_report(snap.job_id) {
-                v["interim"] = json!({ "result": r.json, "text": r.text });
-            }
-            v
-        })
+    let jobs: Vec<Value> = s
+        .job_ids()
+        .into_iter()
+        .filter_map(|id| s.answer(id))
+        .map(job_json)
         .collect();
     let workers: Vec<Value> = s
         .workers_snapshot()
@@ -239,7 +234,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         ratio.samples.push((l.clone(), r));
         running
             .samples
-            .push((l, f64::from(u8::from(j.state == "running"))));
+            .push((l, f64::from(u8::from(j.state == JobState::Running))));
     }
     let mut live = Metric::new(
         "orchard_workers_live",

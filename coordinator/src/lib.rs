@@ -14,12 +14,13 @@
 //! * [`http`] — the dashboard, its JSON API and Prometheus `/metrics`.
 
 pub mod backup;
-pub mod clock;
-pub mod http;
-pub mod results;
-pub mod scheduler;
-pub mod service;
-pub mod store;
+mod clock;
+mod http;
+mod results;
+mod scheduler;
+mod service;
+mod status;
+mod store;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -34,7 +35,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tonic::service::interceptor::InterceptedService;
 
-pub use service::{Jobs, Shared, Workers};
+use service::{Jobs, Shared, Workers};
+pub use status::{JobAnswer, JobState, JobStatus};
 pub use store::StoreError;
 
 /// Probes per estimate of a job's size (Knuth's estimator; a few
@@ -158,12 +160,45 @@ async fn take_backup(db: &Path, to: &Path) -> Result<(), StoreError> {
 
 /// A running coordinator: state loaded, background tasks started. Serve it
 /// with [`Coordinator::serve`].
+///
+/// API boundary: this is the coordinator as the binary sees it (open,
+/// serve, submit, ask); the scheduler, the store and the gRPC handlers stay
+/// inside the crate.
 #[derive(Clone)]
 pub struct Coordinator {
-    pub shared: Arc<Shared>,
+    shared: Arc<Shared>,
 }
 
 impl Coordinator {
+    /// Submits a job of `family` with canonical JSON parameters, or finds
+    /// the identical job that exists: its id, and whether it existed.
+    pub async fn submit(&self, family: &str, params_json: &str) -> Result<(u64, bool), String> {
+        Jobs(self.shared.clone())
+            .submit_job(family, params_json)
+            .await
+            .map_err(|s| s.message().to_string())
+    }
+
+    /// A job's progress; `None`: no such job.
+    pub fn status(&self, job_id: u64) -> Option<JobStatus> {
+        self.shared.lock().status(job_id)
+    }
+
+    /// A job's answer, final or so far; `None`: no such job.
+    pub fn answer(&self, job_id: u64) -> Option<JobAnswer> {
+        self.shared.lock().answer(job_id)
+    }
+
+    /// How long ago the last unit report of a job was applied.
+    pub fn since_last_report(&self, job_id: u64) -> Option<Duration> {
+        self.shared.lock().since_last_report(job_id)
+    }
+
+    /// Completes when some job finishes (register before checking states).
+    pub fn job_finished(&self) -> tokio::sync::futures::Notified<'_> {
+        self.shared.job_finished.notified()
+    }
+
     /// Opens the database at `db` (created if absent) and resumes every
     /// unfinished job in it, with the built-in families and the system's
     /// clock. Must be called inside a tokio runtime.

@@ -19,7 +19,7 @@ use tonic::{Request, Response, Status};
 
 use crate::clock::Clock;
 use crate::results::{rebuild_report, units_lines, write_results_file};
-use crate::scheduler::{FinalResult, Finishing, JobSnapshot, JobState, Scheduler, SchedulerError};
+use crate::scheduler::{FinalResult, Finishing, JobState, Scheduler, SchedulerError};
 use crate::store::{Store, StoreError, Write};
 use crate::CoordinatorConfig;
 
@@ -173,7 +173,6 @@ impl Shared {
                             JobState::Done,
                             Some(FinalResult {
                                 json: stored.to_string(),
-                                text,
                                 results_file: path.display().to_string(),
                             }),
                             None,
@@ -517,59 +516,6 @@ impl WorkerService for Workers {
     }
 }
 
-/// A job's status as one JSON object: what `orchard status --json` prints
-/// and what the dashboard's API serves.
-pub fn status_json(s: &JobStatus) -> serde_json::Value {
-    serde_json::json!({
-        "job_id": s.job_id,
-        "family": s.family,
-        "params": serde_json::from_str::<serde_json::Value>(&s.params_json).unwrap_or(serde_json::Value::Null),
-        "state": s.state,
-        "units_total": s.units_total,
-        "units_done": s.units_done,
-        "units_running": s.units_running,
-        "units_pending": s.units_pending,
-        "nodes": s.nodes,
-        "nodes_discarded": s.nodes_discarded,
-        "lemma_bytes": s.lemma_bytes,
-        "nodes_per_second": s.nodes_per_second,
-        "bound": s.bound,
-        "live_workers": s.live_workers,
-        "created_unix_ms": s.created_unix_ms,
-        "finished_unix_ms": s.finished_unix_ms,
-        "error": s.error,
-        "estimated_nodes": s.estimated_nodes,
-        "estimated_nodes_error": s.estimated_nodes_error,
-        "eta_seconds": s.eta_seconds,
-    })
-}
-
-/// Converts a scheduler snapshot to its wire form.
-pub fn job_status(s: &JobSnapshot) -> JobStatus {
-    JobStatus {
-        job_id: s.job_id,
-        family: s.family.clone(),
-        params_json: s.params_json.clone(),
-        state: s.state.to_string(),
-        units_total: s.units_total,
-        units_done: s.units_done,
-        units_running: s.units_running,
-        units_pending: s.units_pending,
-        nodes: s.nodes,
-        nodes_discarded: s.nodes_discarded,
-        lemma_bytes: s.lemma_bytes,
-        bound: s.bound,
-        nodes_per_second: s.nodes_per_second,
-        created_unix_ms: s.created_ms,
-        finished_unix_ms: s.finished_ms,
-        live_workers: s.live_workers,
-        error: s.error.clone(),
-        estimated_nodes: s.estimated_nodes,
-        estimated_nodes_error: s.estimated_nodes_error,
-        eta_seconds: s.eta_seconds,
-    }
-}
-
 impl Jobs {
     /// Submits a job, or returns the identical job that already exists.
     pub async fn submit_job(&self, family: &str, params_json: &str) -> Result<(u64, bool), Status> {
@@ -621,7 +567,7 @@ impl JobService for Jobs {
         let jobs = ids
             .into_iter()
             .filter_map(|id| s.status(id))
-            .map(|snap| job_status(&snap))
+            .map(JobStatus::from)
             .collect();
         Ok(Response::new(StatusResponse { jobs }))
     }
@@ -631,29 +577,12 @@ impl JobService for Jobs {
         req: Request<ResultsRequest>,
     ) -> Result<Response<ResultsResponse>, Status> {
         let r = req.into_inner();
-        let (snap, interim) = {
-            let mut s = self.0.lock();
-            let snap = s
-                .status(r.job_id)
-                .ok_or_else(|| Status::not_found(format!("unknown job {}", r.job_id)))?;
-            let interim = s.interim_report(r.job_id);
-            (snap, interim)
-        };
-        let (result_json, text, results_file, interim) = match (&snap.result, interim) {
-            (Some(res), _) => {
-                let (json, text, file) = split_stored_result(res);
-                (json, text, file, false)
-            }
-            (None, Some(report)) => (report.json.to_string(), report.text, String::new(), true),
-            (None, None) => (String::new(), Vec::new(), String::new(), false),
-        };
-        Ok(Response::new(ResultsResponse {
-            status: Some(job_status(&snap)),
-            result_json,
-            text,
-            results_file,
-            interim,
-        }))
+        let answer = self
+            .0
+            .lock()
+            .answer(r.job_id)
+            .ok_or_else(|| Status::not_found(format!("unknown job {}", r.job_id)))?;
+        Ok(Response::new(answer.into()))
     }
 
     async fn cancel(
@@ -693,22 +622,6 @@ impl JobService for Jobs {
         }
         Ok(Response::new(CancelResponse { cancelled }))
     }
-}
-
-/// The stored result is `{"result": {...}, "text": [...]}`.
-pub fn split_stored_result(res: &FinalResult) -> (String, Vec<String>, String) {
-    let parsed: serde_json::Value = serde_json::from_str(&res.json).unwrap_or_default();
-    let result = parsed.get("result").cloned().unwrap_or_default();
-    let text = parsed
-        .get("text")
-        .and_then(|t| t.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|l| l.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    (result.to_string(), text, res.results_file.clone())
 }
 
 /// Runs a file write (fsyncs included) on the blocking pool, so the gRPC

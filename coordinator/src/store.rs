@@ -396,10 +396,6 @@ impl Store {
         ))
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Commits `writes` in one transaction (possibly grouped with others)
     /// and returns once they are durable.
     pub async fn commit(&self, writes: Vec<Write>) -> Result<(), StoreError> {

@@ -2,15 +2,16 @@
 
 use std::process::ExitCode;
 
+use orchard_coordinator::{JobAnswer, JobStatus};
 use orchard_proto::access::{endpoint, read_token, BearerToken};
 use orchard_proto::v1::job_service_client::JobServiceClient;
-use orchard_proto::v1::*;
+use orchard_proto::v1::{CancelRequest, ResultsRequest, StatusRequest, SubmitRequest};
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
 use super::CliResult;
 use crate::cli::{CancelArgs, ClientArgs, FamilyChoice, ResultsArgs, StatusArgs, SubmitArgs};
-use crate::output::{result_object, status_line, status_object};
+use crate::output::status_line;
 
 type Client = JobServiceClient<InterceptedService<Channel, BearerToken>>;
 
@@ -79,18 +80,23 @@ pub async fn status(args: StatusArgs) -> CliResult {
         .await
         .map_err(|s| rpc_error("status", s))?
         .into_inner();
+    let jobs = resp
+        .jobs
+        .into_iter()
+        .map(JobStatus::try_from)
+        .collect::<Result<Vec<_>, _>>()?;
     if args.client.json {
-        let value = match (args.job, resp.jobs.first()) {
-            (Some(_), Some(job)) => status_object(job),
+        let value = match (args.job, jobs.first()) {
+            (Some(_), Some(job)) => job.to_json(),
             _ => {
-                serde_json::json!({ "jobs": resp.jobs.iter().map(status_object).collect::<Vec<_>>() })
+                serde_json::json!({ "jobs": jobs.iter().map(JobStatus::to_json).collect::<Vec<_>>() })
             }
         };
         println!("{value}");
-    } else if resp.jobs.is_empty() {
+    } else if jobs.is_empty() {
         println!("no jobs");
     } else {
-        for job in &resp.jobs {
+        for job in &jobs {
             println!("{}", status_line(job));
             if !job.error.is_empty() {
                 println!("           error: {}", job.error);
@@ -111,41 +117,39 @@ pub async fn results(args: ResultsArgs) -> CliResult {
         .await
         .map_err(|s| rpc_error("results", s))?
         .into_inner();
-    let status = resp.status.unwrap_or_default();
-    let done = status.state == "done";
-    let code = if done {
+    let answer = JobAnswer::try_from(resp)?;
+    let status = &answer.status;
+    let code = if answer.is_final {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(NOT_FINAL)
     };
     if args.client.json {
-        let mut obj = result_object(&status, &resp.result_json, &resp.results_file);
-        obj["final"] = serde_json::json!(done);
-        println!("{obj}");
+        println!("{}", answer.to_json());
         return Ok(code);
     }
-    if !done {
+    if !answer.is_final {
         println!(
             "job {} is {}: {}",
             status.job_id,
             status.state,
-            crate::output::progress_line(&status)
+            crate::output::progress_line(status)
         );
         if !status.error.is_empty() {
             println!("error: {}", status.error);
         }
-        if resp.interim {
+        if !answer.result.is_null() {
             println!("the answer so far (not final):");
-            for line in &resp.text {
+            for line in &answer.text {
                 println!("  {line}");
             }
         }
         return Ok(code);
     }
-    for line in &resp.text {
+    for line in &answer.text {
         println!("{line}");
     }
-    println!("results file: {}", resp.results_file);
+    println!("results file: {}", answer.results_file);
     Ok(code)
 }
 

@@ -8,8 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use orchard_coordinator::service::{job_status, split_stored_result};
-use orchard_coordinator::{Coordinator, CoordinatorConfig, Jobs};
+use orchard_coordinator::{Coordinator, CoordinatorConfig, JobState};
 use orchard_core::Host;
 use orchard_worker::{run_worker, OpenJobs, WorkerConfig};
 use tokio::sync::watch;
@@ -17,7 +16,7 @@ use tokio::sync::watch;
 use super::serve::{backup_schedule, check_db_parent, hostname};
 use super::{termination, CliResult};
 use crate::cli::{FamilyChoice, RunArgs};
-use crate::output::{duration, progress_line, result_object};
+use crate::output::{duration, progress_line};
 
 /// `$ORCHARD_HOME/orchard.db`, `$ORCHARD_HOME` defaulting to
 /// `$XDG_DATA_HOME/orchard` or `~/.local/share/orchard`.
@@ -62,8 +61,9 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     config.backup = backup_schedule(&args.backup)?;
     let started = Instant::now();
     let coordinator = Coordinator::open(&db, config).await?;
-    let jobs = Jobs(coordinator.shared.clone());
-    let (job_id, existing) = jobs.submit_job(family.family, &family.params_json).await?;
+    let (job_id, existing) = coordinator
+        .submit(family.family, &family.params_json)
+        .await?;
 
     let listener = Coordinator::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", listener.local_addr()?);
@@ -95,15 +95,9 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         });
     }
 
-    let snapshot = || {
-        coordinator
-            .shared
-            .lock()
-            .status(job_id)
-            .map(|s| job_status(&s))
-    };
+    let snapshot = || coordinator.status(job_id);
     let initial = snapshot().ok_or("job vanished")?;
-    if !args.json && initial.state == "running" {
+    if !args.json && initial.state == JobState::Running {
         if existing {
             eprintln!(
                 "resuming job {job_id} from {}: {}",
@@ -120,7 +114,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
 
     let (stop_workers, workers_stop) = watch::channel(false);
     let mut handles = Vec::new();
-    if initial.state == "running" {
+    if initial.state == JobState::Running {
         // One set of open jobs for all local workers: they share each job's
         // in-process state (the hip-solve table).
         let jobs = Arc::new(OpenJobs::new(crate::families::registry(), Host::default()));
@@ -163,12 +157,12 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     tokio::pin!(interrupt);
     loop {
         let s = snapshot().ok_or("job vanished")?;
-        if s.state != "running" {
+        if s.state != JobState::Running {
             break;
         }
         bar.set_message(progress_line(&s));
         bar.tick();
-        let finished = coordinator.shared.job_finished.notified();
+        let finished = coordinator.job_finished();
         tokio::select! {
             _ = &mut interrupt => { interrupted = true; break; }
             _ = finished => {}
@@ -177,9 +171,8 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     }
     bar.finish_and_clear();
 
-    let shared = coordinator.shared.clone();
-    let snap = shared.lock().status(job_id).ok_or("job vanished")?;
-    let status = job_status(&snap);
+    let answer = coordinator.answer(job_id).ok_or("job vanished")?;
+    let since_last_report = coordinator.since_last_report(job_id);
     let stop_all = || async {
         // Workers hand back their rest (if interrupted) and stop.
         let _ = stop_workers.send(true);
@@ -198,41 +191,36 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         // The workers have handed back their rest: keep what their caches
         // learned since the last periodic save for the resume.
         let _ = tokio::task::spawn_blocking(crate::families::save_caches).await;
-        let snap = shared.lock().status(job_id).ok_or("job vanished")?;
-        let status = job_status(&snap);
+        let so_far = coordinator.answer(job_id).ok_or("job vanished")?;
         eprintln!(
             "interrupted: job {job_id} saved in {} ({}); run the same command to resume",
             db.display(),
-            progress_line(&status)
+            progress_line(&so_far.status)
         );
-        if let Some(report) = shared.lock().interim_report(job_id) {
+        if !so_far.result.is_null() {
             eprintln!("the answer so far (not final):");
-            for line in report.text {
+            for line in so_far.text {
                 eprintln!("  {line}");
             }
         }
         return Ok(ExitCode::from(130));
     }
-    let (result_json, text, results_file) = match &snap.result {
-        Some(r) => split_stored_result(r),
-        None => (String::new(), Vec::new(), String::new()),
-    };
-    if status.state != "done" {
+    let status = &answer.status;
+    if !answer.is_final {
         stop_all().await;
         return Err(format!("job {job_id} {}: {}", status.state, status.error).into());
     }
-    let after_last_report = snap.last_report.map(|t| t.elapsed());
     if args.json {
-        let mut obj = result_object(&status, &result_json, &results_file);
+        let mut obj = answer.to_json();
         obj["elapsed_secs"] = serde_json::json!(started.elapsed().as_secs_f64());
         obj["resumed"] = serde_json::json!(existing);
         println!("{obj}");
     } else {
-        for line in text {
+        for line in &answer.text {
             println!("{line}");
         }
-        println!("results file: {results_file}");
-        let latency = after_last_report
+        println!("results file: {}", answer.results_file);
+        let latency = since_last_report
             .map(|d| {
                 format!(
                     ", answer {:.1} ms after the last unit's report",
@@ -241,9 +229,13 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
             })
             .unwrap_or_default();
         // A resumed job's time in this process is not its time: say both.
-        let since_submitted =
-            duration(snap.finished_ms.saturating_sub(snap.created_ms) as f64 / 1000.0);
-        if initial.state == "done" {
+        let since_submitted = duration(
+            status
+                .finished_unix_ms
+                .saturating_sub(status.created_unix_ms) as f64
+                / 1000.0,
+        );
+        if initial.state == JobState::Done {
             println!("job {job_id} was already done: {since_submitted} from submission to answer");
         } else if existing {
             println!(

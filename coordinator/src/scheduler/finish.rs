@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use orchard_core::{FamilyReport, PreparedJob};
 
-use super::job::{FinalResult, JobState};
+use super::job::FinalResult;
 use super::{Scheduler, SchedulerError};
+use crate::status::JobState;
 use crate::store::{JobId, UnitId};
 
 /// A job that has no live unit left and must be finished.

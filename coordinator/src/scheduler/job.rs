@@ -16,41 +16,14 @@ use orchard_core::{Aggregate, PreparedJob};
 use super::rate::RateMeter;
 use super::unit::{tree_prefix, Unit};
 use super::Scheduler;
+use crate::status::JobState;
 use crate::store::{JobId, UnitId, Write};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobState {
-    Running,
-    Done,
-    Cancelled,
-    Failed,
-}
-
-impl JobState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobState::Running => "running",
-            JobState::Done => "done",
-            JobState::Cancelled => "cancelled",
-            JobState::Failed => "failed",
-        }
-    }
-
-    pub(super) fn parse(s: &str) -> JobState {
-        match s {
-            "done" => JobState::Done,
-            "cancelled" => JobState::Cancelled,
-            "running" => JobState::Running,
-            _ => JobState::Failed,
-        }
-    }
-}
 
 /// The final answer of a finished job.
 #[derive(Debug, Clone, Default)]
 pub struct FinalResult {
+    /// `{"result": {...}, "text": [...]}`, as stored.
     pub json: String,
-    pub text: Vec<String>,
     pub results_file: String,
 }
 
@@ -187,6 +160,35 @@ impl Job {
         self.result.as_ref()
     }
 
+    /// Whether the job runs and is not being finished.
+    pub(super) fn live(&self) -> bool {
+        self.state == JobState::Running && !self.finishing
+    }
+
+    /// A unit at `position` is done or cancelled.
+    pub(super) fn resolved(&mut self, position: &[u8]) {
+        self.units_done += 1;
+        *self
+            .done_by_prefix
+            .entry(tree_prefix(position))
+            .or_insert(0) += 1;
+    }
+
+    /// Seconds left at the current rate for a running job that has
+    /// searched `nodes` of its estimate; 0 when unknown.
+    pub(super) fn eta_seconds(&self, nodes: u64) -> f64 {
+        match (self.state, self.estimate) {
+            (JobState::Running, Some(e)) if self.rate.rate() > 0.0 => {
+                (e.nodes - nodes as f64).max(0.0) / self.rate.rate()
+            }
+            _ => 0.0,
+        }
+    }
+}
+
+/// Read by the tests; the views read the fields directly.
+#[cfg(test)]
+impl Job {
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -213,35 +215,6 @@ impl Job {
     /// See the field `nodes_discarded`.
     pub fn nodes_discarded(&self) -> u64 {
         self.nodes_discarded
-    }
-
-    pub fn estimate(&self) -> Option<Estimate> {
-        self.estimate
-    }
-
-    /// Whether the job runs and is not being finished.
-    pub(super) fn live(&self) -> bool {
-        self.state == JobState::Running && !self.finishing
-    }
-
-    /// A unit at `position` is done or cancelled.
-    pub(super) fn resolved(&mut self, position: &[u8]) {
-        self.units_done += 1;
-        *self
-            .done_by_prefix
-            .entry(tree_prefix(position))
-            .or_insert(0) += 1;
-    }
-
-    /// Seconds left at the current rate for a running job that has
-    /// searched `nodes` of its estimate; 0 when unknown.
-    pub(super) fn eta_seconds(&self, nodes: u64) -> f64 {
-        match (self.state, self.estimate) {
-            (JobState::Running, Some(e)) if self.rate.rate() > 0.0 => {
-                (e.nodes - nodes as f64).max(0.0) / self.rate.rate()
-            }
-            _ => 0.0,
-        }
     }
 }
 

@@ -116,13 +116,6 @@ impl Scheduler {
         (granted, writes)
     }
 
-    /// Whether any live job has pending units.
-    pub fn has_pending(&self) -> bool {
-        self.jobs
-            .values()
-            .any(|j| j.live() && !j.pending.is_empty())
-    }
-
     /// Units whose lease ran out go back to the front of their job's queue.
     pub fn expire_leases(&mut self) -> usize {
         let now = self.clock.now();

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use orchard_core::PreparedJob;
 
-use super::job::JobState;
 use super::Scheduler;
+use crate::status::JobState;
 use crate::store::JobId;
 
 /// The most lemmas one job keeps in the database (they go when it ends).

@@ -14,7 +14,7 @@
 //! The [`Scheduler`] is one struct; each concept it handles has a file of
 //! its own, which adds the methods of that concept:
 //!
-//! * `job` — [`Job`] and [`JobState`]: a job's counters, its aggregate, its
+//! * `job` — [`Job`] (its [`JobState`] is [`crate::status`]'s): a job's counters, its aggregate, its
 //!   estimate and ETA, the cache of its interim answer; creating jobs.
 //! * `unit` — live units, their positions in the search order, the
 //!   numbering of new units.
@@ -57,14 +57,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use crate::status::JobState;
 pub use finish::Finishing;
-pub use heartbeat::HeartbeatReply;
-pub use job::{Estimate, FinalResult, InterimReport, Job, JobState};
-pub use lease::Granted;
-pub use lemmas::MAX_LEMMA_BYTES_PER_JOB;
-pub use report::PendingReport;
-pub use unit::{position_label, TREE_DEPTH};
-pub use views::{JobSnapshot, TreeCell, WorkerSnapshot};
+pub use job::{Estimate, FinalResult, Job};
+pub use unit::TREE_DEPTH;
 
 use crate::clock::Clock;
 use crate::store::{JobId, UnitId};

@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::report::PendingReport;
 use super::test_family;
-use super::{FinalResult, Finishing, JobState, PendingReport, Scheduler, WorkerId};
+use super::{FinalResult, Finishing, JobState, Scheduler, WorkerId};
 use crate::clock::ManualClock;
 use crate::store::{JobId, JobRow, Loaded, NewUnit, UnitId, UnitRow, Write};
 
@@ -314,7 +315,6 @@ impl Harness {
                 let json = serde_json::json!({ "result": r.json, "text": r.text });
                 let result = FinalResult {
                     json: json.to_string(),
-                    text: r.text,
                     results_file: String::new(),
                 };
                 (JobState::Done, Some(result), None)

@@ -9,7 +9,8 @@ use std::time::Duration;
 use proptest::prelude::*;
 
 use super::model::{Harness, TTL};
-use super::{JobState, PendingReport, WorkerId};
+use super::report::PendingReport;
+use super::{JobState, WorkerId};
 use crate::store::UnitId;
 
 const WORKERS: usize = 3;

@@ -12,10 +12,11 @@ use std::time::Duration;
 
 use orchard_core::PreparedJob;
 
-use super::job::{FinalResult, Job, JobState};
+use super::job::{FinalResult, Job};
 use super::unit::Unit;
 use super::Scheduler;
 use crate::clock::Clock;
+use crate::status::JobState;
 use crate::store::{Loaded, NewUnit};
 
 /// Binds a family, by name, to a job's canonical JSON parameters.
@@ -55,7 +56,6 @@ impl Scheduler {
             if job.state == JobState::Done {
                 job.result = Some(FinalResult {
                     json: row.result_json.unwrap_or_default(),
-                    text: Vec::new(),
                     results_file: row.results_file.unwrap_or_default(),
                 });
             }

@@ -4,39 +4,12 @@
 //! meters, which is the only state a view changes.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::Duration;
 
-use super::job::{FinalResult, JobState};
 use super::unit::{position_label, tree_prefix};
 use super::{Scheduler, WorkerId};
+use crate::status::{JobAnswer, JobState, JobStatus};
 use crate::store::JobId;
-
-#[derive(Debug, Clone)]
-pub struct JobSnapshot {
-    pub job_id: JobId,
-    pub family: String,
-    pub params_json: String,
-    pub state: &'static str,
-    pub units_total: u64,
-    pub units_done: u64,
-    pub units_running: u64,
-    pub units_pending: u64,
-    pub nodes: u64,
-    /// See [`super::Job::nodes_discarded`].
-    pub nodes_discarded: u64,
-    pub lemma_bytes: u64,
-    pub bound: u64,
-    pub nodes_per_second: f64,
-    pub created_ms: u64,
-    pub finished_ms: u64,
-    pub live_workers: u32,
-    pub error: String,
-    pub result: Option<FinalResult>,
-    pub last_report: Option<Instant>,
-    pub estimated_nodes: f64,
-    pub estimated_nodes_error: f64,
-    pub eta_seconds: f64,
-}
 
 /// A worker as the dashboard shows it.
 #[derive(Debug, Clone)]
@@ -62,8 +35,8 @@ pub struct TreeCell {
 }
 
 impl Scheduler {
-    /// A snapshot of a job's progress, sampling its node rate.
-    pub fn status(&mut self, job_id: JobId) -> Option<JobSnapshot> {
+    /// A job's progress, sampling its node rate.
+    pub fn status(&mut self, job_id: JobId) -> Option<JobStatus> {
         let live_workers = self.live_workers() as u32;
         let now = self.clock.now();
         let running_nodes: u64 = self
@@ -77,11 +50,11 @@ impl Scheduler {
         if job.state == JobState::Running {
             job.rate.sample(now, nodes);
         }
-        Some(JobSnapshot {
+        Some(JobStatus {
             job_id,
             family: job.family.clone(),
             params_json: job.params_json.clone(),
-            state: job.state.as_str(),
+            state: job.state,
             units_total: job.units_total,
             units_done: job.units_done,
             units_running: job.units_leased,
@@ -97,22 +70,63 @@ impl Scheduler {
             } else {
                 0.0
             },
-            created_ms: job.created_ms,
-            finished_ms: job.finished_ms.unwrap_or(0),
+            created_unix_ms: job.created_ms,
+            finished_unix_ms: job.finished_ms.unwrap_or(0),
             live_workers,
             error: job.error.clone().unwrap_or_default(),
-            result: job.result.clone(),
-            last_report: job.last_report,
             estimated_nodes: job.estimate.map_or(0.0, |e| e.nodes),
             estimated_nodes_error: job.estimate.map_or(0.0, |e| e.std_error),
             eta_seconds: job.eta_seconds(nodes),
         })
     }
 
-    /// Snapshots of every job, oldest first.
-    pub fn statuses(&mut self) -> Vec<JobSnapshot> {
+    /// The progress of every job, oldest first.
+    pub fn statuses(&mut self) -> Vec<JobStatus> {
         let ids: Vec<JobId> = self.jobs.keys().copied().collect();
         ids.into_iter().filter_map(|id| self.status(id)).collect()
+    }
+
+    /// A job's answer: the stored final one of a done job; the answer so far
+    /// of a running one (see [`Scheduler::interim_report`]); none yet (a
+    /// `Null` result) otherwise.
+    pub fn answer(&mut self, job_id: JobId) -> Option<JobAnswer> {
+        let status = self.status(job_id)?;
+        if let Some(r) = self.jobs[&job_id].result.clone() {
+            // Stored as {"result": {...}, "text": [...]}.
+            let stored: serde_json::Value = serde_json::from_str(&r.json).unwrap_or_default();
+            let text = stored["text"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|l| l.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            return Some(JobAnswer {
+                is_final: status.state == JobState::Done,
+                status,
+                result: stored["result"].clone(),
+                text,
+                results_file: r.results_file,
+            });
+        }
+        let (result, text) = match self.interim_report(job_id) {
+            Some(r) => (r.json, r.text),
+            None => (serde_json::Value::Null, Vec::new()),
+        };
+        Some(JobAnswer {
+            status,
+            result,
+            text,
+            results_file: String::new(),
+            is_final: false,
+        })
+    }
+
+    /// How long ago the job's last unit report was applied.
+    pub fn since_last_report(&self, job_id: JobId) -> Option<Duration> {
+        let last = self.jobs.get(&job_id)?.last_report?;
+        Some(self.clock.now().saturating_duration_since(last))
     }
 
     /// Every worker, with its node rate (sampled now).
