@@ -75,6 +75,7 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
     .with::<orchard_hc::HararyColumns>()
     .with::<orchard_hip::HipDraws>()
     .with::<orchard_hip::HipSolve>()
+    .with::<orchard_queens::Queens>()
 });
 
 /// The registry the coordinator and the workers of this process use.

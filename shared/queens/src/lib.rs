@@ -1,0 +1,199 @@
+//! The n-queens problem: place `n` queens on an `n x n` board so that no two
+//! attack each other, and count the ways, all of them and up to the eight
+//! symmetries of the square.
+//!
+//! Source: "Games Playing with Computers", chapter 6 (Practical problems),
+//! section 6.1, which gives the distinct patterns for n = 4..16 (1, 2, 1, 6,
+//! 12, 46, 92, 341, 1787, 9233, 45752, 285053, 1846955); the totals are
+//! OEIS A000170 (92 for n = 8, 365596 for n = 14).
+//!
+//! This crate is also the smallest complete example of a search family: the
+//! parameters and the [`SearchFamily`] glue here, the search loop in
+//! `search`, a plain second implementation for the tests in
+//! [`mod@reference`].
+//!
+//! **Units.** Every solution has exactly one queen per row, so a solution is
+//! a column per row and the search tree is that of the row-by-row
+//! placements: a node is a [`Prefix`] (the columns of the queens of the
+//! first rows, none attacking another). A unit is the subtree below a
+//! prefix. The root units are the `n` placements of the first row, in
+//! order. When a budget runs out (or a stop is requested) the search hands
+//! back, in search order, the prefix of every node it reached but did not
+//! enter: the node where it stopped and the later siblings of each node on
+//! its path. Their subtrees are exactly the part it did not visit.
+//!
+//! **Distinct solutions.** A solution is counted as distinct if and only if
+//! it is the lexicographically smallest of its eight images (rotations and
+//! reflections, all solutions too). Every orbit has exactly one smallest
+//! member and the search meets every solution exactly once, in exactly one
+//! unit, so each unit's count is exact on its own and merging is a plain
+//! sum: no unit needs to know what another found.
+
+pub mod reference;
+mod search;
+
+use serde::{Deserialize, Serialize};
+
+use orchard_core::{Capabilities, Host, Probe, Probing};
+use orchard_core::{
+    Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
+};
+
+pub use search::is_canonical;
+
+/// Largest board accepted. The masks are `u64`, so this is not a limit of
+/// the search; it is far beyond any board a search can finish (n = 27 is
+/// the largest ever counted).
+pub const MAX_N: u32 = 32;
+
+/// Most distinct solutions a summary lists: the smallest ones. Counts stay
+/// exact beyond it.
+pub const MAX_LISTED: usize = 10_000;
+
+/// Parameters of a `queens` job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
+pub struct QueensParams {
+    /// Side of the board and number of queens (1..=32).
+    #[arg(long)]
+    pub n: u32,
+}
+
+/// The columns (0-based) of the queens of the first rows, one per row.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Prefix(pub Vec<u8>);
+
+/// What exploring some units found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueensSummary {
+    /// Search-tree nodes visited (a unit's root included).
+    pub nodes: u64,
+    /// Every solution.
+    pub solutions: u64,
+    /// Solutions that are the smallest of their eight images.
+    pub distinct: u64,
+    /// The smallest of those distinct solutions, sorted, at most
+    /// [`MAX_LISTED`]: all of them when `listed.len() == distinct`. Keeping
+    /// the smallest makes the list independent of the merge order.
+    pub listed: Vec<Vec<u8>>,
+}
+
+/// The `queens` family: one job of it, with its checked parameters.
+#[derive(Debug, Clone)]
+pub struct Queens {
+    n: u32,
+}
+
+/// A solution or prefix as the results file writes it: 1-based columns.
+pub fn columns(cols: &[u8]) -> String {
+    let cols: Vec<String> = cols.iter().map(|c| (c + 1).to_string()).collect();
+    cols.join(" ")
+}
+
+fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
+    a.checked_add(b).ok_or(FamilyError::Overflow(what))
+}
+
+impl SearchFamily for Queens {
+    const NAME: &'static str = "queens";
+    const ABOUT: &'static str = "n-queens: all solutions, and distinct ones up to symmetry";
+
+    type Params = QueensParams;
+    type Unit = Prefix;
+    type Summary = QueensSummary;
+
+    fn new(p: QueensParams, _: &Host) -> Result<Self, ParamError> {
+        if p.n == 0 || p.n > MAX_N {
+            return Err(ParamError::new(
+                "n",
+                format!("must be between 1 and {MAX_N}, got {}", p.n),
+            ));
+        }
+        Ok(Queens { n: p.n })
+    }
+
+    fn root_units(&self) -> Vec<Prefix> {
+        (0..self.n as u8).map(|c| Prefix(vec![c])).collect()
+    }
+
+    fn explore(
+        &self,
+        unit: &Prefix,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<QueensSummary, Prefix>, FamilyError> {
+        search::explore(self.n, unit, ctx)
+    }
+
+    fn merge(&self, into: &mut QueensSummary, other: QueensSummary) -> Result<(), FamilyError> {
+        into.nodes = checked_add(into.nodes, other.nodes, "queens node count")?;
+        into.solutions = checked_add(into.solutions, other.solutions, "queens solutions")?;
+        into.distinct = checked_add(into.distinct, other.distinct, "queens distinct")?;
+        // Units are disjoint, so the lists are too: the smallest of the union.
+        into.listed.extend(other.listed);
+        into.listed.sort_unstable();
+        into.listed.truncate(MAX_LISTED);
+        Ok(())
+    }
+
+    fn nodes(s: &QueensSummary) -> u64 {
+        s.nodes
+    }
+
+    fn report(&self, s: &QueensSummary) -> FamilyReport {
+        let json = serde_json::json!({
+            "family": "queens",
+            "n": self.n,
+            "solutions": s.solutions,
+            "distinct": s.distinct,
+            "nodes": s.nodes,
+            "listed": s.listed.len(),
+        });
+        let mut text = vec![format!(
+            "{n} queens on {n} x {n}: {} solutions, {} distinct up to symmetry",
+            s.solutions,
+            s.distinct,
+            n = self.n
+        )];
+        if let Some(first) = s.listed.first() {
+            text.push(format!("first distinct solution: {}", columns(first)));
+        }
+        if (s.listed.len() as u64) < s.distinct {
+            text.push(format!(
+                "the smallest {} distinct solutions listed",
+                s.listed.len()
+            ));
+        }
+        text.push(format!("nodes explored: {}", s.nodes));
+        FamilyReport {
+            json,
+            text,
+            results_lines: s.listed.iter().map(|p| columns(p)).collect(),
+        }
+    }
+
+    fn capabilities(&self) -> Capabilities<'_, Self> {
+        Capabilities {
+            probing: Some(self),
+            ..Capabilities::default()
+        }
+    }
+
+    fn unit_label(&self, u: &Prefix) -> String {
+        if u.0.is_empty() {
+            "(root)".to_string()
+        } else {
+            columns(&u.0)
+        }
+    }
+}
+
+impl Probing<Queens> for Queens {
+    /// A random walk down the tree the search visits (`queens` has no bound).
+    fn probe(
+        &self,
+        unit: &Prefix,
+        _bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Probe, FamilyError> {
+        search::probe(self.n, unit, pick)
+    }
+}

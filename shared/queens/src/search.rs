@@ -1,0 +1,248 @@
+//! The `queens` search loop: row-by-row backtracking with three bitmasks,
+//! the columns and the two diagonals attacked by the queens placed so far,
+//! as seen from the next row. Moving down a row shifts one diagonal mask
+//! left and the other right; the free squares of a row are the bits set in
+//! none of the three. Nothing allocates in the loop except when a distinct
+//! solution is listed, or when the budget runs out and the rest is handed
+//! back.
+
+use std::sync::atomic::Ordering;
+
+use super::{Prefix, QueensSummary, MAX_LISTED, MAX_N};
+use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
+
+/// How many nodes between two looks at the shared atomics.
+const POLL_INTERVAL: u64 = 1 << 14;
+
+/// The squares attacked in the next row, and the queens placed so far.
+#[derive(Clone, Copy)]
+struct Board {
+    /// One bit per column of the board.
+    all: u64,
+    columns: u64,
+    /// Attacked along a diagonal going down to the left (shifted left).
+    left: u64,
+    /// Attacked along a diagonal going down to the right (shifted right).
+    right: u64,
+}
+
+impl Board {
+    fn new(n: u32) -> Board {
+        Board {
+            all: (1u64 << n) - 1,
+            columns: 0,
+            left: 0,
+            right: 0,
+        }
+    }
+
+    /// The free squares of the next row, one bit per column.
+    #[inline(always)]
+    fn free(&self) -> u64 {
+        self.all & !(self.columns | self.left | self.right)
+    }
+
+    /// The board one row down, with a queen on `bit` of the current row.
+    #[inline(always)]
+    fn place(&self, bit: u64) -> Board {
+        Board {
+            all: self.all,
+            columns: self.columns | bit,
+            left: (self.left | bit) << 1,
+            right: (self.right | bit) >> 1,
+        }
+    }
+
+    /// The board below `prefix`, checked: every queen on the board and
+    /// attacked by none above it.
+    fn replay(n: u32, prefix: &Prefix) -> Result<Board, FamilyError> {
+        if prefix.0.len() > n as usize {
+            return Err(FamilyError::BadUnit(format!(
+                "prefix of {} rows on a board of {n}",
+                prefix.0.len()
+            )));
+        }
+        let mut board = Board::new(n);
+        for (row, &col) in prefix.0.iter().enumerate() {
+            if u32::from(col) >= n {
+                return Err(FamilyError::BadUnit(format!(
+                    "queen in row {} at column {}, off a board of {n}",
+                    row + 1,
+                    u32::from(col) + 1
+                )));
+            }
+            let bit = 1u64 << col;
+            if board.free() & bit == 0 {
+                return Err(FamilyError::BadUnit(format!(
+                    "queen in row {} at column {} is attacked",
+                    row + 1,
+                    u32::from(col) + 1
+                )));
+            }
+            board = board.place(bit);
+        }
+        Ok(board)
+    }
+}
+
+pub fn explore(
+    n: u32,
+    unit: &Prefix,
+    ctx: &ExploreContext<'_>,
+) -> Result<Exploration<QueensSummary, Prefix>, FamilyError> {
+    let board = Board::replay(n, unit)?;
+    let mut path = Vec::with_capacity(n as usize);
+    path.extend_from_slice(&unit.0);
+    let mut s = Search {
+        n: n as usize,
+        path,
+        nodes: 0,
+        budget: ctx.budget.max(1),
+        next_poll: 0,
+        stopping: false,
+        ctx,
+        summary: QueensSummary::default(),
+        rest: Vec::new(),
+    };
+    s.poll();
+    s.visit(board);
+    s.summary.nodes = s.nodes;
+    ctx.progress.store(s.nodes, Ordering::Relaxed);
+    Ok(if s.rest.is_empty() {
+        Exploration::Finished(s.summary)
+    } else {
+        Exploration::Split {
+            explored: s.summary,
+            rest: s.rest,
+        }
+    })
+}
+
+/// One random walk from `unit` down to a leaf of the tree [`explore`]
+/// visits: at each node, the number of free squares of the next row, and
+/// one of them chosen with `pick`. A full board and a row with no free
+/// square are the leaves, as in the search.
+pub fn probe(
+    n: u32,
+    unit: &Prefix,
+    pick: &mut dyn FnMut(u64) -> u64,
+) -> Result<Probe, FamilyError> {
+    let mut board = Board::replay(n, unit)?;
+    let mut branching = Vec::new();
+    for _row in unit.0.len()..n as usize {
+        let mut free = board.free();
+        let k = free.count_ones();
+        if k == 0 {
+            break;
+        }
+        branching.push(k);
+        let i = pick(u64::from(k));
+        assert!(i < u64::from(k), "pick({k}) returned {i}");
+        for _ in 0..i {
+            free &= free - 1;
+        }
+        board = board.place(free & free.wrapping_neg());
+    }
+    Ok(Probe { branching })
+}
+
+struct Search<'c, 'a> {
+    n: usize,
+    /// The columns of the queens placed so far, one per row.
+    path: Vec<u8>,
+    nodes: u64,
+    budget: u64,
+    next_poll: u64,
+    stopping: bool,
+    ctx: &'c ExploreContext<'a>,
+    summary: QueensSummary,
+    rest: Vec<Prefix>,
+}
+
+impl Search<'_, '_> {
+    /// Reads the shared atomics: publishes progress, notices a stop request.
+    fn poll(&mut self) {
+        self.next_poll = self.nodes + POLL_INTERVAL;
+        self.ctx.progress.store(self.nodes, Ordering::Relaxed);
+        if self.ctx.stop_requested() {
+            self.stopping = true;
+        }
+    }
+
+    /// Visits the node for the current `path`, whose next row is `board`.
+    /// Once stopping, every node not entered goes to `rest` instead, in
+    /// search order; together they cover exactly what was not visited.
+    fn visit(&mut self, board: Board) {
+        if self.stopping || self.nodes >= self.budget {
+            self.stopping = true;
+            self.rest.push(Prefix(self.path.clone()));
+            return;
+        }
+        self.nodes += 1;
+        if self.nodes >= self.next_poll {
+            self.poll();
+        }
+        if self.path.len() == self.n {
+            self.solution();
+            return;
+        }
+        // Lowest column first: solutions come in lexicographic order.
+        let mut free = board.free();
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            self.path.push(bit.trailing_zeros() as u8);
+            if self.stopping {
+                self.rest.push(Prefix(self.path.clone()));
+            } else {
+                self.visit(board.place(bit));
+            }
+            self.path.pop();
+        }
+    }
+
+    #[cold]
+    fn solution(&mut self) {
+        // Cannot overflow: bounded by the node budget, itself a u64.
+        self.summary.solutions += 1;
+        if is_canonical(&self.path) {
+            self.summary.distinct += 1;
+            // Found in lexicographic order: the first are the smallest.
+            if self.summary.listed.len() < MAX_LISTED {
+                self.summary.listed.push(self.path.clone());
+            }
+        }
+    }
+}
+
+/// Whether solution `p` (`p[row]` = column, a permutation of `0..n`) is the
+/// lexicographically smallest of its images under the eight symmetries of
+/// the square. Each symmetry maps the queen at `(r, c)` to another square;
+/// the image of a solution is a solution, so each image row gets one queen.
+pub fn is_canonical(p: &[u8]) -> bool {
+    let n = p.len();
+    assert!(n <= MAX_N as usize);
+    let Some(m) = (n as u8).checked_sub(1) else {
+        return true;
+    };
+    let mut image = [0u8; MAX_N as usize];
+    for symmetry in 1..8 {
+        for (r, &c) in p.iter().enumerate() {
+            let r = r as u8;
+            let (r2, c2) = match symmetry {
+                1 => (r, m - c),     // mirror left-right
+                2 => (m - r, c),     // mirror top-bottom
+                3 => (m - r, m - c), // half turn
+                4 => (c, r),         // main diagonal
+                5 => (m - c, m - r), // other diagonal
+                6 => (c, m - r),     // quarter turn
+                _ => (m - c, r),     // three quarter turns
+            };
+            image[r2 as usize] = c2;
+        }
+        if image[..n] < *p {
+            return false;
+        }
+    }
+    true
+}

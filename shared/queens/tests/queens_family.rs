@@ -1,0 +1,188 @@
+//! The `queens` family against the plain reference implementation and the
+//! published figures; splitting and merging must not change an answer.
+
+use orchard_core::{explore_all, Exploration, FamilyError, Host, SearchFamily};
+use orchard_queens::{reference, Prefix, Queens, QueensParams, QueensSummary, MAX_LISTED};
+use proptest::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+
+fn job(n: u32) -> Queens {
+    Queens::new(QueensParams { n }, &Host::default()).unwrap()
+}
+
+/// The whole job, explored in this thread with `budget` nodes per call.
+fn search(n: u32, budget: u64) -> QueensSummary {
+    let job = job(n);
+    explore_all(&job, job.root_units(), budget).unwrap()
+}
+
+/// Like [`explore_all`], but the summary of every call kept apart.
+fn pieces(n: u32, budget: u64) -> Vec<QueensSummary> {
+    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
+    let ctx = orchard_core::ExploreContext {
+        budget,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    let job = job(n);
+    let (mut pending, mut out) = (job.root_units(), Vec::new());
+    while let Some(unit) = pending.pop() {
+        match job.explore(&unit, &ctx).unwrap() {
+            Exploration::Finished(s) => out.push(s),
+            Exploration::Split { explored, rest } => {
+                out.push(explored);
+                pending.extend(rest);
+            }
+        }
+    }
+    out
+}
+
+fn merged(n: u32, pieces: impl IntoIterator<Item = QueensSummary>) -> QueensSummary {
+    let job = job(n);
+    let mut total = QueensSummary::default();
+    for s in pieces {
+        job.merge(&mut total, s).unwrap();
+    }
+    total
+}
+
+#[test]
+fn agrees_with_reference() {
+    for n in 1..=10 {
+        let all = reference::solutions(n);
+        let distinct = reference::distinct(&all);
+        let s = search(n as u32, u64::MAX);
+        assert_eq!(s.solutions, all.len() as u64, "solutions for n = {n}");
+        assert_eq!(s.distinct, distinct.len() as u64, "distinct for n = {n}");
+        // Both take the smallest image as the canonical form.
+        assert_eq!(
+            s.listed,
+            distinct.into_iter().collect::<Vec<_>>(),
+            "n = {n}"
+        );
+    }
+}
+
+#[test]
+fn agrees_with_reference_below_every_two_row_prefix() {
+    let n = 8;
+    let all = reference::solutions(n);
+    for a in 0..n as u8 {
+        for b in 0..n as u8 {
+            if a.abs_diff(b) <= 1 {
+                continue; // attacking: see bad_units_are_rejected
+            }
+            let s = explore_all(&job(n as u32), vec![Prefix(vec![a, b])], 5).unwrap();
+            let want = all.iter().filter(|p| p[..2] == [a, b]).count();
+            assert_eq!(s.solutions, want as u64, "below {a} {b}");
+        }
+    }
+}
+
+#[test]
+fn published_figures() {
+    // OEIS A000170, n = 1..12.
+    let totals = [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200];
+    // The chapter's distinct patterns for n = 4..12 (none for n = 2, 3).
+    let distinct = [1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787];
+    for n in 1..=12 {
+        let s = search(n, u64::MAX);
+        assert_eq!(s.solutions, totals[n as usize - 1], "solutions for n = {n}");
+        assert_eq!(s.distinct, distinct[n as usize - 1], "distinct for n = {n}");
+    }
+    // Knuth's profile of the 8-queens tree: 2057 nodes with the empty root.
+    let s = explore_all(&job(8), vec![Prefix(vec![])], u64::MAX).unwrap();
+    assert_eq!(s.nodes, 2057);
+    assert_eq!(search(8, u64::MAX).nodes, 2056, "the root units' subtrees");
+}
+
+/// Past the listing cap the counts stay exact, and the list is the
+/// smallest distinct solutions whatever the merge order.
+#[test]
+fn listing_cap_keeps_the_smallest() {
+    let units = pieces(14, u64::MAX);
+    assert_eq!(units.len(), 14);
+    let forward = merged(14, units.clone());
+    let backward = merged(14, units.into_iter().rev());
+    assert_eq!(forward, backward);
+    assert_eq!((forward.solutions, forward.distinct), (365_596, 45_752));
+    assert_eq!(forward.listed.len(), MAX_LISTED);
+    assert!(forward.listed.windows(2).all(|w| w[0] < w[1]));
+    assert!(forward
+        .listed
+        .iter()
+        .all(|p| orchard_queens::is_canonical(p)));
+    let report = job(14).report(&forward);
+    assert_eq!(report.results_lines.len(), MAX_LISTED);
+    assert_eq!(report.json["listed"], MAX_LISTED);
+}
+
+#[test]
+fn splitting_does_not_change_the_summary() {
+    for n in 1..=9 {
+        let whole = search(n, u64::MAX);
+        for budget in [1, 7, 100] {
+            assert_eq!(search(n, budget), whole, "n = {n}, budget {budget}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(50))]
+
+    /// Any order of merging the pieces of a split job gives the same summary.
+    #[test]
+    fn merge_order_does_not_matter(
+        n in 4u32..=8,
+        budget in 1u64..50,
+        seed in any::<u64>(),
+    ) {
+        let mut p = pieces(n, budget);
+        let in_order = merged(n, p.clone());
+        // A Fisher-Yates shuffle driven by the seed.
+        let mut x = seed;
+        for i in (1..p.len()).rev() {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            p.swap(i, (x >> 33) as usize % (i + 1));
+        }
+        prop_assert_eq!(merged(n, p), in_order.clone());
+        prop_assert_eq!(in_order, search(n, u64::MAX));
+    }
+}
+
+#[test]
+fn bad_units_are_rejected() {
+    let bad = [
+        vec![0, 1],       // diagonal
+        vec![2, 5, 2],    // same column
+        vec![0, 4, 7, 3], // diagonal with the first row
+        vec![8],          // off the board
+        vec![0; 9],       // more rows than the board
+    ];
+    for prefix in bad {
+        let err = explore_all(&job(8), vec![Prefix(prefix.clone())], 10).unwrap_err();
+        assert!(matches!(err, FamilyError::BadUnit(_)), "{prefix:?}: {err}");
+    }
+}
+
+#[test]
+fn parameters_are_validated() {
+    for n in [0, 33] {
+        let e = Queens::new(QueensParams { n }, &Host::default()).unwrap_err();
+        assert_eq!(e.name, "n");
+    }
+    assert!(Queens::new(QueensParams { n: 32 }, &Host::default()).is_ok());
+}
+
+#[test]
+fn report_has_the_figures() {
+    let r = job(8).report(&search(8, u64::MAX));
+    for key in ["family", "n", "solutions", "distinct", "nodes", "listed"] {
+        assert!(r.json.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(r.json["solutions"], 92);
+    assert_eq!(r.results_lines.len(), 12);
+    assert_eq!(r.results_lines[0], "1 5 8 6 3 7 2 4");
+}
