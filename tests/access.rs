@@ -468,7 +468,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
             .await
             .unwrap()
             .into_inner();
-        assert_eq!(s.status.unwrap().state, "done");
+        assert_eq!(s.status.unwrap().state(), JobState::Done);
         let r: serde_json::Value = serde_json::from_str(&s.result_json).unwrap();
         assert_eq!(r["h"], 9);
         assert_eq!(r["nodes"], x_nodes, "counted once");
