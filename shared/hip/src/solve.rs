@@ -675,27 +675,31 @@ pub fn explore_pruned(
     Ok(run)
 }
 
-/// Game value of a position by one search in this thread, without units,
-/// with the process's table (or this thread's, after [`forget_table`]), for
-/// tests and measurements: P1's value and the nodes searched.
-pub fn solve_position(p: &SolveParams, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
-    let game = Game::new(p);
-    let table = table_for(&game.board, p.double)?;
-    solve_with(&game, p, moves, &table, MoveOrder::TUNED)
-}
+impl HipSolve {
+    /// Game value of a position by one search in this thread, without
+    /// units, with the job's table (a cold search: a fresh job), for tests
+    /// and measurements: P1's value and the nodes searched.
+    pub fn solve_position(&self, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
+        let p = &self.params;
+        let game = Game::new(p);
+        let table = table_for(&game.board, p.double)?;
+        solve_with(&game, p, moves, &table, MoveOrder::TUNED)
+    }
 
-/// Game value of a position by one search with a table of its own (so that
-/// the node count depends on nothing else) and a given move order: P1's
-/// value and the nodes searched. For measuring move orders against each
-/// other (the `hip_one_core` example's `tune` mode).
-pub fn solve_position_cold(
-    p: &SolveParams,
-    moves: &[u8],
-    order: MoveOrder,
-) -> Result<(i8, u64), FamilyError> {
-    let game = Game::new(p);
-    let table = Table::new(&game.board, p.double)?;
-    solve_with(&game, p, moves, &table, order)
+    /// Game value of a position by one search with a table of its own (so
+    /// that the node count depends on nothing else) and a given move order:
+    /// P1's value and the nodes searched. For measuring move orders against
+    /// each other (the `hip_one_core` example's `tune` mode).
+    pub fn solve_position_cold(
+        &self,
+        moves: &[u8],
+        order: MoveOrder,
+    ) -> Result<(i8, u64), FamilyError> {
+        let p = &self.params;
+        let game = Game::new(p);
+        let table = Table::new(&game.board, p.double)?;
+        solve_with(&game, p, moves, &table, order)
+    }
 }
 
 fn solve_with(
