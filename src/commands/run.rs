@@ -38,8 +38,6 @@ fn default_db() -> Result<PathBuf, String> {
 }
 
 pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
-    // The local workers would refuse to start; say so before touching the database.
-    crate::families::check_environment()?;
     let db = match args.db {
         Some(p) => p,
         None => default_db()?,
@@ -195,9 +193,6 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     };
     if interrupted {
         stop_all().await;
-        // The workers have handed back their rest: keep what their caches
-        // learned since the last periodic save for the resume.
-        let _ = tokio::task::spawn_blocking(crate::families::save_caches).await;
         let snap = shared.lock().status(job_id).ok_or("job vanished")?;
         let status = job_status(&snap);
         eprintln!(

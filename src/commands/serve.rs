@@ -106,7 +106,6 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
             .map(|n| n.get())
             .unwrap_or(1),
     };
-    crate::families::check_environment()?;
     let config = WorkerConfig {
         coordinator: args.coordinator,
         jobs: Arc::new(OpenJobs::new(crate::families::registry(), Host::default())),
@@ -149,9 +148,6 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         });
     }
     let stats = run_worker(config, termination()).await?;
-    // Stopped gracefully: keep what the searches' caches learned for the
-    // next worker process on this machine.
-    let _ = tokio::task::spawn_blocking(crate::families::save_caches).await;
     eprintln!(
         "worker stopped: {} units reported ({} split), {} nodes",
         stats.units_reported, stats.units_split, stats.nodes

@@ -66,7 +66,7 @@ fn main() {
             let (s, skipped) = if args.get(4).is_some_and(|a| a == "all") {
                 (explore_all(&job, units, u64::MAX).expect("search"), 0)
             } else {
-                let run = explore_pruned(&p, units, u64::MAX, false).expect("search");
+                let run = explore_pruned(&job, units, u64::MAX, false).expect("search");
                 (run.summary, run.skipped)
             };
             let mut text = job.report(&s).text;

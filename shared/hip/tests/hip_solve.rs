@@ -261,7 +261,7 @@ fn table_b_winners() {
         for (r, c, w) in table {
             let p = params(r, c, is_double);
             let j = job(&p);
-            let s = explore_pruned(&p, j.root_units(), u64::MAX, false)
+            let s = explore_pruned(&j, j.root_units(), u64::MAX, false)
                 .unwrap()
                 .summary;
             let rep = j.report(&s);
@@ -357,7 +357,7 @@ fn splitting_does_not_change_the_answer() {
                     winner(&p, &whole),
                     "{r}x{c} double={double} budget {budget}"
                 );
-                let pruned = explore_pruned(&p, j.root_units(), budget, false)
+                let pruned = explore_pruned(&j, j.root_units(), budget, false)
                     .unwrap()
                     .summary;
                 assert_eq!(
@@ -396,7 +396,7 @@ fn cold_splits_do_not_change_the_answer() {
             for budget in budgets {
                 // In order, skipping moot units, the rest of a split first
                 // (as the coordinator leases them), each unit cold.
-                let run = explore_pruned(&p, j.root_units(), budget, true).unwrap();
+                let run = explore_pruned(&j, j.root_units(), budget, true).unwrap();
                 splits += run.splits;
                 let total = run.summary;
                 let (got, want) = (j.report(&total), j.report(&whole));
@@ -747,4 +747,64 @@ fn the_answer_so_far_lists_settled_replies() {
         with_replies[0].contains("first player does not win") && with_replies[0].ends_with(" draw"),
         "{text:?}"
     );
+}
+
+/// A job owns its table: merging, reporting and moot tests (what the
+/// coordinator does) never create one, so there is no snapshot; after a
+/// search, the job's snapshot carries what it settled to a fresh job of the
+/// same game, which then solves the game again with the same value in a
+/// fraction of the nodes. Snapshots of another game, or damaged ones, are
+/// refused whole and store nothing.
+#[test]
+fn a_job_owns_its_table_and_its_snapshot_warms_a_fresh_job() {
+    use orchard_core::CacheSnapshot;
+    let p = params(4, 5, false);
+    let j = job(&p);
+    assert_eq!(j.cache_name(), "hip-4x5");
+    assert_eq!(job(&params(5, 4, true)).cache_name(), "hip-4x5-double");
+    let units = j.root_units();
+    let mut merged = SolveSummary::default();
+    j.merge(&mut merged, SolveSummary::default()).unwrap();
+    assert!(units.iter().all(|u| !j.is_moot(&merged, u)));
+    assert!(!j.must_wait(&merged, &units[0]));
+    j.report(&merged);
+    assert!(j.snapshot().is_none(), "a table without a search");
+
+    let (v, cold_nodes) = j.solve_position(&[]).unwrap();
+    let snapshot = j.snapshot().expect("a snapshot after a search");
+    let warm = job(&p);
+    let restored = warm.restore(&snapshot).unwrap();
+    assert!(restored > 100, "{restored} entries");
+    let (v2, warm_nodes) = warm.solve_position(&[]).unwrap();
+    assert_eq!(v2, v);
+    assert!(
+        warm_nodes * 10 < cold_nodes,
+        "{warm_nodes} nodes warm, {cold_nodes} cold"
+    );
+    // A fresh job is cold again: the same search, the same nodes.
+    assert_eq!(job(&p).solve_position(&[]).unwrap(), (v, cold_nodes));
+
+    let other = job(&params(4, 5, true));
+    let e = other.restore(&snapshot).unwrap_err().to_string();
+    assert!(e.contains("another game"), "{e}");
+    let mut damaged = snapshot.clone();
+    damaged[snapshot.len() / 2] ^= 1;
+    let damaged_job = job(&p);
+    let e = damaged_job.restore(&damaged).unwrap_err().to_string();
+    assert!(e.contains("checksum"), "{e}");
+    // Refused before anything was stored (not even a table was made).
+    assert!(other.snapshot().is_none() && damaged_job.snapshot().is_none());
+
+    // The memory a host lends a job is checked.
+    for bad in [0, (1 << 20) + 1] {
+        let host = Host {
+            cache_mib: Some(bad),
+        };
+        assert_eq!(
+            HipSolve::new(p.clone(), &host).unwrap_err().name,
+            "cache-mib"
+        );
+    }
+    let small = HipSolve::new(p.clone(), &Host { cache_mib: Some(1) }).unwrap();
+    assert_eq!(small.solve_position(&[]).unwrap().0, v);
 }
