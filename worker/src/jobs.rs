@@ -6,16 +6,27 @@
 //! transposition table, gigabytes that every thread searching the job must
 //! share). Opening the same job twice would split that state and search
 //! cold.
+//!
+//! With a cache directory (see [`crate::cache`]), a job whose family keeps a
+//! cache worth saving ([`orchard_core::CacheSnapshot`]) is opened warm from
+//! its snapshot, and the snapshots of every open job are written back every
+//! few minutes ([`OpenJobs::spawn_saver`]) and when the worker stops
+//! gracefully ([`OpenJobs::save_caches`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use orchard_core::{FamilyError, Host, PreparedJob, Registry};
+
+use crate::cache::CacheDir;
 
 /// The families a worker process can search and the jobs it has open.
 pub struct OpenJobs {
     families: Registry,
     host: Host,
+    /// Where the jobs' cache snapshots live, and how often they are saved.
+    cache: Option<(CacheDir, Duration)>,
     /// By (family, canonical parameters): the job's identity.
     open: Mutex<HashMap<(String, String), Arc<dyn PreparedJob>>>,
 }
@@ -26,8 +37,16 @@ impl OpenJobs {
         OpenJobs {
             families,
             host,
+            cache: None,
             open: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Jobs restore their caches from `dir` when opened, and
+    /// [`OpenJobs::spawn_saver`] saves them every `save_every`.
+    pub fn with_cache(mut self, dir: CacheDir, save_every: Duration) -> Self {
+        self.cache = Some((dir, save_every.max(Duration::from_secs(1))));
+        self
     }
 
     /// The names of the families this process can search.
@@ -54,8 +73,109 @@ impl OpenJobs {
             .families
             .by_name(family)?
             .prepare(params_json, &self.host)?;
+        // Under the lock: the job's threads wait for its cache to be warm.
+        blocking(|| self.restore(job.as_ref()));
         open.insert(key, job.clone());
         Ok(job)
+    }
+
+    /// Loads a new job's cache snapshot, if it has a cache and one was saved.
+    /// A snapshot that cannot be used costs work, not answers: it is
+    /// reported and the job starts cold.
+    fn restore(&self, job: &dyn PreparedJob) {
+        let (Some((dir, _)), Some(cache)) = (&self.cache, job.cache()) else {
+            return;
+        };
+        let name = cache.cache_name();
+        let path = dir.path(&name);
+        match dir.load(&name) {
+            Ok(None) => {}
+            Ok(Some(bytes)) => match cache.restore(&bytes) {
+                Ok(entries) => tracing::info!(
+                    family = job.family(),
+                    entries,
+                    path = %path.display(),
+                    "cache snapshot restored"
+                ),
+                Err(e) => tracing::warn!(
+                    family = job.family(),
+                    path = %path.display(),
+                    "cache snapshot not restored, starting cold: {e}"
+                ),
+            },
+            Err(e) => tracing::warn!("{e}; starting cold"),
+        }
+    }
+
+    /// Saves the cache snapshot of every open job that has one (blocking:
+    /// call it off the async runtime). Returns how many were written.
+    pub fn save_caches(&self) -> usize {
+        let Some((dir, _)) = &self.cache else {
+            return 0;
+        };
+        let jobs: Vec<Arc<dyn PreparedJob>> = self
+            .open
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        let mut saved = 0;
+        for job in jobs {
+            let Some(cache) = job.cache() else { continue };
+            let Some(snapshot) = cache.snapshot() else {
+                continue;
+            };
+            let name = cache.cache_name();
+            let path = dir.path(&name);
+            match dir.save(&name, &snapshot) {
+                Ok(()) => {
+                    saved += 1;
+                    tracing::info!(
+                        family = job.family(),
+                        bytes = snapshot.len(),
+                        path = %path.display(),
+                        "cache snapshot written"
+                    );
+                }
+                Err(e) => tracing::warn!(
+                    family = job.family(),
+                    path = %path.display(),
+                    "cannot write the cache snapshot: {e}"
+                ),
+            }
+        }
+        saved
+    }
+
+    /// Starts the task that saves every open job's cache snapshot every few
+    /// minutes (the first save one period from now); `None` without a cache
+    /// directory. Abort it before the final [`OpenJobs::save_caches`].
+    pub fn spawn_saver(self: &Arc<Self>) -> Option<tokio::task::JoinHandle<()>> {
+        let (_, every) = self.cache.as_ref()?;
+        let every = *every;
+        let jobs = self.clone();
+        Some(tokio::spawn(async move {
+            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let jobs = jobs.clone();
+                let _ = tokio::task::spawn_blocking(move || jobs.save_caches()).await;
+            }
+        }))
+    }
+}
+
+/// Runs `f`, which may block for seconds (reading a snapshot of hundreds of
+/// MiB), telling a multi-threaded tokio runtime so that it moves its other
+/// tasks off this thread meanwhile.
+fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
     }
 }
 
@@ -65,6 +185,7 @@ impl std::fmt::Debug for OpenJobs {
         f.debug_struct("OpenJobs")
             .field("families", &self.families)
             .field("host", &self.host)
+            .field("cache", &self.cache)
             .field("open", &open.keys().collect::<Vec<_>>())
             .finish()
     }

@@ -11,14 +11,17 @@
 //!
 //! * [`connection`] — reaching the coordinator, with retry and backoff.
 //! * [`jobs`] — the jobs the process has open, shared by its threads.
+//! * [`cache`] — the files of the jobs' cache snapshots.
 //! * [`runner`] — the lease / explore / report loop.
 //! * [`metrics`] — the worker's counters for Prometheus.
 
+pub mod cache;
 pub mod connection;
 pub mod jobs;
 pub mod metrics;
 pub mod runner;
 
+pub use cache::{CacheDir, CacheError};
 pub use jobs::OpenJobs;
 pub use metrics::WorkerMetrics;
 pub use runner::{run_worker, WorkerConfig, WorkerStats};
