@@ -190,3 +190,147 @@ impl std::fmt::Debug for OpenJobs {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orchard_core::{
+        CacheSnapshot, Capabilities, Exploration, ExploreContext, FamilyReport, ParamError,
+        SearchFamily,
+    };
+
+    /// A family whose job's cache is a byte string: its snapshot is what it
+    /// restored (if anything) followed by its own state.
+    struct Cached {
+        restored: Mutex<Option<Vec<u8>>>,
+        state: Vec<u8>,
+    }
+
+    impl SearchFamily for Cached {
+        const NAME: &'static str = "cached";
+        const ABOUT: &'static str = "a job with a cache";
+        type Params = u32;
+        type Unit = u32;
+        type Summary = u64;
+
+        fn new(params: u32, _: &Host) -> Result<Self, ParamError> {
+            Ok(Cached {
+                restored: Mutex::new(None),
+                state: format!("state of job {params}").into_bytes(),
+            })
+        }
+        fn root_units(&self) -> Vec<u32> {
+            vec![0]
+        }
+        fn explore(
+            &self,
+            _: &u32,
+            _: &ExploreContext<'_>,
+        ) -> Result<Exploration<u64, u32>, FamilyError> {
+            Ok(Exploration::Finished(1))
+        }
+        fn merge(&self, into: &mut u64, other: u64) -> Result<(), FamilyError> {
+            *into += other;
+            Ok(())
+        }
+        fn nodes(s: &u64) -> u64 {
+            *s
+        }
+        fn report(&self, _: &u64) -> FamilyReport {
+            FamilyReport {
+                json: Default::default(),
+                text: Vec::new(),
+                results_lines: Vec::new(),
+            }
+        }
+        fn capabilities(&self) -> Capabilities<'_, Self> {
+            Capabilities {
+                cache: Some(self),
+                ..Capabilities::default()
+            }
+        }
+    }
+
+    impl CacheSnapshot for Cached {
+        fn cache_name(&self) -> String {
+            "cached".into()
+        }
+        fn snapshot(&self) -> Option<Vec<u8>> {
+            let mut s = match self.restored.lock().unwrap().clone() {
+                Some(mut r) => {
+                    r.extend_from_slice(b" + ");
+                    r
+                }
+                None => Vec::new(),
+            };
+            s.extend_from_slice(&self.state);
+            Some(s)
+        }
+        fn restore(&self, snapshot: &[u8]) -> Result<u64, FamilyError> {
+            *self.restored.lock().unwrap() = Some(snapshot.to_vec());
+            Ok(1)
+        }
+    }
+
+    fn jobs(dir: &std::path::Path, every: Duration) -> Arc<OpenJobs> {
+        let registry = Registry::default().with::<Cached>();
+        let jobs = OpenJobs::new(registry, Host::default());
+        Arc::new(jobs.with_cache(CacheDir::open(dir).unwrap(), every))
+    }
+
+    /// A job opens cold the first time, its snapshot is saved (by
+    /// `save_caches` and by the saver task), and the next process opens the
+    /// job warm from it.
+    #[test]
+    fn caches_are_saved_and_restored_when_a_job_opens() {
+        let dir = std::env::temp_dir().join(format!("orchard-jobs-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let first = jobs(&dir, Duration::from_secs(1));
+        let job = first.open("cached", "7").unwrap();
+        assert!(job.cache().is_some());
+        let path = dir.join("cached.cache");
+        assert!(!path.exists());
+        assert_eq!(first.save_caches(), 1);
+        assert_eq!(
+            crate::cache::read_cache_file(&path).unwrap(),
+            b"state of job 7"
+        );
+        std::fs::remove_file(&path).unwrap();
+        // The saver: first one period from now, then every period.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let saver = first.spawn_saver().expect("a cache directory");
+            assert!(!path.exists());
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while !path.exists() {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the saver never saved"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            saver.abort();
+        });
+
+        // The next process: another job of the same cache name opens warm
+        // from the first one's snapshot, once (the same job is not opened
+        // twice).
+        let second = jobs(&dir, Duration::from_secs(300));
+        let warm = second.open("cached", "8").unwrap();
+        assert!(Arc::ptr_eq(&warm, &second.open("cached", "8").unwrap()));
+        assert_eq!(second.save_caches(), 1);
+        assert_eq!(
+            crate::cache::read_cache_file(&path).unwrap(),
+            b"state of job 7 + state of job 8"
+        );
+        // A snapshot damaged since startup: the job opens cold.
+        std::fs::write(&path, b"damaged").unwrap();
+        let cold = second.open("cached", "9").unwrap();
+        assert_eq!(cold.cache().unwrap().snapshot().unwrap(), b"state of job 9");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
