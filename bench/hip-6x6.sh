@@ -40,9 +40,9 @@ start)
     echo "restored $db from $checkpoint"
   fi
   cd "$run_dir"
-  RUST_LOG="${RUST_LOG:-warn,orchard_shared=info}" \
-    ORCHARD_HIP_TABLE_DIR="$run_dir/tables" ORCHARD_HIP_TABLE_MIB=8192 \
+  RUST_LOG="${RUST_LOG:-warn,orchard_worker=info}" \
     nohup ./orchard-bin run hip-solve --rows 6 --cols 6 --db "$db" --workers 2 \
+    --cache-dir "$run_dir/tables" --cache-mib 8192 \
     --unit-budget 200000000 --http "$http" >> "$run_dir/hip-6x6.log" 2>&1 &
   echo $! > "$run_dir/pid"
   echo "started (pid $!), log $run_dir/hip-6x6.log, dashboard http://$http/"

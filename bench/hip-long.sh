@@ -89,8 +89,8 @@ _queue)
     echo "$(date -u +%FT%TZ) $b: start"
     cd "$run_dir"
     RUST_LOG="${RUST_LOG:-warn}" \
-      ORCHARD_HIP_TABLE_DIR="$run_dir/tables" ORCHARD_HIP_TABLE_MIB="$table_mib" \
       ./orchard-bin run hip-solve "${flags[@]}" --db "$db" --workers 2 \
+      --cache-dir "$run_dir/tables" --cache-mib "$table_mib" \
       --unit-budget 200000000 --http "$http" > "$run_dir/hip-$b.out" 2>> "$run_dir/hip-$b.log" &
     echo $! > "$run_dir/pid"
     wait "$!" || echo "$(date -u +%FT%TZ) $b: orchard exited with $?"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a crash costs a hip-solve job, with and without table snapshots
-# (ORCHARD_HIP_TABLE_DIR): `orchard run hip-solve FLAGS --workers W` is killed
+# (--cache-dir): `orchard run hip-solve FLAGS --workers W` is killed
 # with SIGKILL after KILL_AFTER seconds and resumed with the same command on
 # the same database; the time it then takes to finish (and the job's nodes:
 # finished units, both lives; work in flight at the kill is not counted) is
@@ -30,7 +30,7 @@ job() {
   local env=(env)
   if [ -n "$tables" ]; then
     mkdir -p "$tables"
-    env+=(ORCHARD_HIP_TABLE_DIR="$tables" ORCHARD_HIP_TABLE_SAVE_SECS="$save_secs")
+    env+=(ORCHARD_CACHE_DIR="$tables" ORCHARD_CACHE_SAVE_SECS="$save_secs")
   fi
   if [ "$mode" = kill ]; then
     "${env[@]}" "$bin" run hip-solve "$@" --workers "$workers" --db "$db" --json > /dev/null 2>&1 &

@@ -65,6 +65,41 @@ pub struct RunArgs {
     pub http: Option<String>,
     #[command(flatten)]
     pub backup: BackupFlags,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// What a worker lends its jobs' in-process caches (the hip-solve
+/// transposition table): memory, and a directory to keep them across
+/// restarts.
+#[derive(Args, Debug)]
+pub struct CacheArgs {
+    /// Keep the jobs' caches (hip-solve's table) in this directory across
+    /// restarts: written every --cache-save-secs and when the worker stops,
+    /// loaded when it next opens the same job. Created if missing; a damaged
+    /// file there stops the worker.
+    #[arg(long, global = true, env = "ORCHARD_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Memory for each job's in-process cache, in MiB, rounded down to a
+    /// power of two (default: by the job's size; hip-solve at most 1 GiB).
+    #[arg(
+        long,
+        global = true,
+        env = "ORCHARD_CACHE_MIB",
+        value_name = "MIB",
+        value_parser = clap::value_parser!(u64).range(1..=1_048_576)
+    )]
+    pub cache_mib: Option<u64>,
+    /// Seconds between two saves of the caches to --cache-dir.
+    #[arg(
+        long,
+        global = true,
+        env = "ORCHARD_CACHE_SAVE_SECS",
+        value_name = "SECS",
+        default_value_t = 300,
+        value_parser = clap::value_parser!(u64).range(1..=86_400)
+    )]
+    pub cache_save_secs: u64,
 }
 
 /// A coordinator's periodic backup (see `orchard backup`).
@@ -150,6 +185,8 @@ pub struct WorkerArgs {
     /// have them, such as hip-solve). For measuring what they save.
     #[arg(long)]
     pub no_lemmas: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
     #[command(flatten)]
     pub access: AccessArgs,
 }

@@ -82,17 +82,3 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
 pub fn registry() -> Registry {
     FAMILIES.registry.clone()
 }
-
-/// Checks the environment variables `hip-solve` still reads itself (its
-/// table size and snapshot directory) before a worker starts.
-/// Transitional: these become the worker's own settings.
-pub fn check_environment() -> Result<(), FamilyError> {
-    orchard_hip::solve::check_environment()
-}
-
-/// Writes `hip-solve`'s table snapshot, for a process whose workers have
-/// stopped gracefully. Transitional: the worker saves every open job's
-/// cache through [`orchard_core::CacheSnapshot`].
-pub fn save_caches() {
-    orchard_hip::table_file::save_now();
-}

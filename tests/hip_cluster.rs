@@ -17,9 +17,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::{run, run_json, wait_coordinator, wait_status, Proc, TempDir};
-use orchard_shared::families::hip::solve::explore_pruned;
-use orchard_shared::families::hip::{reference, HipSolve, SolveParams};
-use orchard_shared::family::SearchFamily;
+use orchard_core::{CacheSnapshot, Host, LemmaExchange, SearchFamily};
+use orchard_hip::solve::explore_pruned;
+use orchard_hip::{reference, HipSolve, SolveParams};
 
 /// Standard Hip on 4x5 (a draw, Franke's table B): about 1.7e6 nodes in one
 /// process, 4-5e6 through the cluster with this unit budget, in some 2000
@@ -37,9 +37,9 @@ fn params() -> SolveParams {
 fn single_process_answer() -> &'static serde_json::Value {
     static ANSWER: OnceLock<serde_json::Value> = OnceLock::new();
     ANSWER.get_or_init(|| {
-        let p = params();
-        let run = explore_pruned(&p, HipSolve::root_units(&p), u64::MAX, false).unwrap();
-        HipSolve::report(&p, &run.summary).json
+        let job = HipSolve::new(params(), &Host::default()).unwrap();
+        let run = explore_pruned(&job, job.root_units(), u64::MAX, false).unwrap();
+        job.report(&run.summary).json
     })
 }
 
@@ -786,7 +786,7 @@ fn bad_hip_parameters_give_one_line_errors() {
         ]),
         "--depth",
     );
-    // A table size the worker cannot use: refused before any job starts,
+    // A cache size the worker cannot use: refused before any job starts,
     // by `run` and by a worker (which would otherwise fail units of a job).
     for (value, args) in [
         (
@@ -797,11 +797,11 @@ fn bad_hip_parameters_give_one_line_errors() {
     ] {
         let out = common::orchard()
             .args(&args)
-            .env("ORCHARD_HIP_TABLE_MIB", value)
+            .env("ORCHARD_CACHE_MIB", value)
             .stdin(std::process::Stdio::null())
             .output()
             .expect("run orchard");
-        common::assert_one_line_error(&out, "ORCHARD_HIP_TABLE_MIB");
+        common::assert_one_line_error(&out, "--cache-mib");
     }
     // None of them created a job: the first good one is job 1.
     let json = run_json(&[
@@ -819,17 +819,17 @@ fn bad_hip_parameters_give_one_line_errors() {
     assert_eq!(json["winner"], 0, "{json}");
 }
 
-/// Table snapshots (`ORCHARD_HIP_TABLE_DIR`): a worker creates the directory
-/// and writes back what its table settled, and a later process of the same game loads it and solves
-/// the game again in a fraction of the nodes, with the same answer. A
-/// damaged snapshot stops `run` and `worker` with one line, and is left as
-/// it was.
+/// Table snapshots (`--cache-dir`, here through `ORCHARD_CACHE_DIR`): a
+/// worker creates the directory and writes back what its table settled, and
+/// a later process of the same game loads it and solves the game again in a
+/// fraction of the nodes, with the same answer. A damaged snapshot stops
+/// `run` and `worker` with one line, and is left as it was.
 #[test]
 fn table_snapshots_carry_settled_positions_to_the_next_process() {
     let dir = TempDir::new("hiptables");
     // Not there yet: the worker creates it.
     let tables = dir.path("tables");
-    let snapshot = tables.join(format!("hip-{ROWS}x{COLS}.table"));
+    let snapshot = tables.join(format!("hip-{ROWS}x{COLS}.cache"));
     let port = common::free_port();
     let url = format!("http://127.0.0.1:{port}");
     let _coord = start_coordinator(&dir, port, "coordinator.log");
@@ -838,8 +838,8 @@ fn table_snapshots_carry_settled_positions_to_the_next_process() {
     let worker = common::orchard()
         .args(["worker", "--coordinator", &url, "--threads", "2"])
         .env("RUST_LOG", "info")
-        .env("ORCHARD_HIP_TABLE_DIR", &tables)
-        .env("ORCHARD_HIP_TABLE_SAVE_SECS", "1")
+        .env("ORCHARD_CACHE_DIR", &tables)
+        .env("ORCHARD_CACHE_SAVE_SECS", "1")
         .stdin(std::process::Stdio::null())
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -872,7 +872,7 @@ fn table_snapshots_carry_settled_positions_to_the_next_process() {
     let second = |extra_env: &[(&str, &str)], args: &[&str]| {
         let mut cmd = common::orchard();
         cmd.args(args)
-            .env("ORCHARD_HIP_TABLE_DIR", &tables)
+            .env("ORCHARD_CACHE_DIR", &tables)
             .stdin(std::process::Stdio::null());
         for (k, v) in extra_env {
             cmd.env(k, v);
@@ -915,17 +915,18 @@ fn table_snapshots_carry_settled_positions_to_the_next_process() {
         vec!["worker", "--coordinator", "http://127.0.0.1:9"],
     ] {
         let out = second(&[], &args);
-        common::assert_one_line_error(&out, "ORCHARD_HIP_TABLE_DIR");
+        common::assert_one_line_error(&out, "delete it to start cold");
         let err = String::from_utf8_lossy(&out.stderr).to_string();
         assert!(err.contains("checksum"), "{err}");
+        assert!(err.contains(&format!("hip-{ROWS}x{COLS}.cache")), "{err}");
         assert_eq!(std::fs::read(&snapshot).unwrap(), bytes, "left as it was");
     }
     assert!(!other_db.exists(), "a refused run creates no database");
     let out = second(
-        &[("ORCHARD_HIP_TABLE_SAVE_SECS", "soon")],
+        &[("ORCHARD_CACHE_SAVE_SECS", "soon")],
         &["worker", "--coordinator", "http://127.0.0.1:9"],
     );
-    common::assert_one_line_error(&out, "ORCHARD_HIP_TABLE_SAVE_SECS");
+    common::assert_one_line_error(&out, "--cache-save-secs");
 }
 
 /// A counter of a worker's `/metrics`.
@@ -935,7 +936,7 @@ fn table_snapshots_carry_settled_positions_to_the_next_process() {
 fn an_interrupted_run_saves_its_table_snapshot() {
     let dir = TempDir::new("hiptablestop");
     let tables = dir.path("tables");
-    let snapshot = tables.join("hip-5x5.table");
+    let snapshot = tables.join("hip-5x5.cache");
     let db = dir.path("run.db");
     let log = std::fs::File::create(dir.path("run.log")).unwrap();
     let child = common::orchard()
@@ -951,8 +952,8 @@ fn an_interrupted_run_saves_its_table_snapshot() {
         ])
         .args(["--unit-budget", "100000", "--db", db.to_str().unwrap()])
         .env("RUST_LOG", "info")
-        .env("ORCHARD_HIP_TABLE_DIR", &tables)
-        .env("ORCHARD_HIP_TABLE_SAVE_SECS", "86400")
+        .args(["--cache-dir", tables.to_str().unwrap()])
+        .args(["--cache-save-secs", "86400"])
         .stdin(std::process::Stdio::null())
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -975,10 +976,13 @@ fn an_interrupted_run_saves_its_table_snapshot() {
         .expect("run stops on SIGTERM");
     assert_eq!(status.code(), Some(130), "interrupted");
     assert_eq!(job_state(&db, 1), "running", "the job was not finished");
-    let entries = orchard_shared::families::hip::table_file::read_snapshot(&snapshot)
-        .expect("a sound snapshot written at the stop")
-        .entries
-        .len();
+    // The file's frame, then the family's own checks of every entry.
+    let bytes = orchard_worker::cache::read_cache_file(&snapshot).expect("a whole snapshot file");
+    let p = SolveParams::new(5, 5, false);
+    let entries = HipSolve::new(p, &Host::default())
+        .unwrap()
+        .restore(&bytes)
+        .expect("a sound snapshot written at the stop");
     assert!(entries > 0, "the snapshot holds the settled positions");
 }
 
@@ -1088,11 +1092,10 @@ fn workers_trade_lemmas_through_the_coordinator() {
 
     // The wire, with no workers: a 4x5 job that stays running, and valid
     // lemmas of 4x5 proved in this process.
-    let p = params();
-    assert!(HipSolve::take_lemmas(&p, 1 << 20).is_empty());
-    orchard_shared::family::explore_all::<HipSolve>(&p, HipSolve::root_units(&p), u64::MAX)
-        .unwrap();
-    let blob = HipSolve::take_lemmas(&p, 1 << 20);
+    let local = HipSolve::new(params(), &Host::default()).unwrap();
+    assert!(local.take(1 << 20).is_empty());
+    orchard_core::explore_all(&local, local.root_units(), u64::MAX).unwrap();
+    let blob = local.take(1 << 20);
     assert!(blob.len() > 100, "{} bytes of lemmas", blob.len());
     let job2 = submit(&url);
     let hc_job = common::submit_job(&url, &["hc", "--columns", "3"]);

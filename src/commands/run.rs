@@ -4,16 +4,14 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use orchard_coordinator::{Coordinator, CoordinatorConfig, JobState};
-use orchard_core::Host;
-use orchard_worker::{run_worker, OpenJobs, WorkerConfig};
+use orchard_worker::{run_worker, WorkerConfig};
 use tokio::sync::watch;
 
-use super::serve::{backup_schedule, check_db_parent, hostname};
+use super::serve::{backup_schedule, check_db_parent, hostname, open_jobs};
 use super::{termination, CliResult};
 use crate::cli::{FamilyChoice, RunArgs};
 use crate::output::{duration, progress_line};
@@ -37,8 +35,9 @@ fn default_db() -> Result<PathBuf, String> {
 }
 
 pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
-    // The local workers would refuse to start; say so before touching the database.
-    crate::families::check_environment()?;
+    // The local workers' jobs, and their cache directory checked: a damaged
+    // snapshot stops the run before it touches the database.
+    let open_jobs = open_jobs(&args.cache)?;
     let db = match args.db {
         Some(p) => p,
         None => default_db()?,
@@ -114,10 +113,12 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
 
     let (stop_workers, workers_stop) = watch::channel(false);
     let mut handles = Vec::new();
+    let mut saver = None;
     if initial.state == JobState::Running {
         // One set of open jobs for all local workers: they share each job's
         // in-process state (the hip-solve table).
-        let jobs = Arc::new(OpenJobs::new(crate::families::registry(), Host::default()));
+        let jobs = open_jobs.clone();
+        saver = jobs.spawn_saver();
         for i in 0..workers {
             let mut rx = workers_stop.clone();
             let config = WorkerConfig {
@@ -186,11 +187,14 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         let _ = stop_server.send(true);
         let _ = server.await;
     };
+    if let Some(saver) = saver {
+        saver.abort();
+    }
     if interrupted {
         stop_all().await;
         // The workers have handed back their rest: keep what their caches
         // learned since the last periodic save for the resume.
-        let _ = tokio::task::spawn_blocking(crate::families::save_caches).await;
+        let _ = tokio::task::spawn_blocking(move || open_jobs.save_caches()).await;
         let so_far = coordinator.answer(job_id).ok_or("job vanished")?;
         eprintln!(
             "interrupted: job {job_id} saved in {} ({}); run the same command to resume",

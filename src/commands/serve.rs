@@ -8,10 +8,40 @@ use std::time::Duration;
 use orchard_coordinator::{BackupSchedule, Coordinator, CoordinatorConfig, TlsIdentity};
 use orchard_core::Host;
 use orchard_proto::access::read_token;
-use orchard_worker::{run_worker, OpenJobs, WorkerConfig, WorkerMetrics};
+use orchard_worker::{run_worker, CacheDir, OpenJobs, WorkerConfig, WorkerMetrics};
 
 use super::{termination, CliResult};
-use crate::cli::{BackupFlags, CoordinatorArgs, WorkerArgs};
+use crate::cli::{BackupFlags, CacheArgs, CoordinatorArgs, WorkerArgs};
+
+/// The jobs a worker process will open, hosted as its cache flags say: the
+/// memory each job's cache may take, and the directory of their snapshots
+/// (opened and checked here: a damaged snapshot stops the worker before it
+/// starts).
+pub fn open_jobs(cache: &CacheArgs) -> Result<Arc<OpenJobs>, String> {
+    // Variables of earlier versions, now flags: say so rather than run
+    // without the snapshots someone set up.
+    for (old, new) in [
+        ("ORCHARD_HIP_TABLE_DIR", "--cache-dir (ORCHARD_CACHE_DIR)"),
+        ("ORCHARD_HIP_TABLE_MIB", "--cache-mib (ORCHARD_CACHE_MIB)"),
+        (
+            "ORCHARD_HIP_TABLE_SAVE_SECS",
+            "--cache-save-secs (ORCHARD_CACHE_SAVE_SECS)",
+        ),
+    ] {
+        if std::env::var_os(old).is_some() {
+            eprintln!("warning: {old} is no longer read; use {new}");
+        }
+    }
+    let host = Host {
+        cache_mib: cache.cache_mib,
+    };
+    let mut jobs = OpenJobs::new(crate::families::registry(), host);
+    if let Some(dir) = &cache.cache_dir {
+        let dir = CacheDir::open(dir).map_err(|e| e.to_string())?;
+        jobs = jobs.with_cache(dir, Duration::from_secs(cache.cache_save_secs));
+    }
+    Ok(Arc::new(jobs))
+}
 
 /// The coordinator's backup schedule from its flags.
 pub fn backup_schedule(flags: &BackupFlags) -> Result<Option<BackupSchedule>, String> {
@@ -114,10 +144,10 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
             .map(|n| n.get())
             .unwrap_or(1),
     };
-    crate::families::check_environment()?;
+    let jobs = open_jobs(&args.cache)?;
     let config = WorkerConfig {
         coordinator: args.coordinator,
-        jobs: Arc::new(OpenJobs::new(crate::families::registry(), Host::default())),
+        jobs: jobs.clone(),
         threads,
         name: args.name.unwrap_or_else(hostname),
         give_up_after: seconds("give-up-after", args.give_up_after)?,
@@ -156,10 +186,14 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
             }
         });
     }
+    let saver = jobs.spawn_saver();
     let stats = run_worker(config, termination()).await?;
-    // Stopped gracefully: keep what the searches' caches learned for the
-    // next worker process on this machine.
-    let _ = tokio::task::spawn_blocking(crate::families::save_caches).await;
+    // Stopped gracefully, the units' rest handed back: keep what the jobs'
+    // caches learned since the last save for the next worker process here.
+    if let Some(saver) = saver {
+        saver.abort();
+    }
+    let _ = tokio::task::spawn_blocking(move || jobs.save_caches()).await;
     eprintln!(
         "worker stopped: {} units reported ({} split), {} nodes",
         stats.units_reported, stats.units_split, stats.nodes

@@ -11,12 +11,14 @@
 //!
 //! * [`connection`] — reaching the coordinator, with retry and backoff.
 //! * [`jobs`] — the jobs the process has open, shared by its threads.
+//! * [`cache`] — the files of the jobs' cache snapshots.
 //! * [`runner`] — the lease / explore / report loop.
 //! * [`heartbeat`] — lease renewal and the coordinator's orders, at the
 //!   interval the coordinator asks for.
 //! * `lemmas` — the lemma exchange between workers, through the coordinator.
 //! * [`metrics`] — the worker's counters for Prometheus.
 
+pub mod cache;
 pub mod connection;
 pub mod heartbeat;
 pub mod jobs;
@@ -24,6 +26,7 @@ mod lemmas;
 pub mod metrics;
 pub mod runner;
 
+pub use cache::{CacheDir, CacheError};
 pub use jobs::OpenJobs;
 pub use metrics::WorkerMetrics;
 pub use runner::{run_worker, WorkerConfig, WorkerStats};

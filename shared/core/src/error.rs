@@ -37,8 +37,6 @@ pub enum FamilyError {
     Overflow(&'static str),
     #[error("search exceeded its capacity: {0}")]
     Capacity(String),
-    #[error("invalid environment variable {name}: {reason}")]
-    Environment { name: &'static str, reason: String },
     #[error("bad lemmas: {0}")]
     BadLemmas(String),
     #[error("bad cache snapshot: {0}")]

@@ -1,10 +1,10 @@
 //! Runs a Hip job on one core, in this process, without the cluster: the
 //! single-thread baseline for BENCHMARKS.md.
 //!
-//! `cargo run --release -p orchard-shared --example hip_one_core -- solve 5 5 [double]`
-//! `cargo run --release -p orchard-shared --example hip_one_core -- direct 5 5 [double]` (one search, no units)
-//! `cargo run --release -p orchard-shared --example hip_one_core -- draws 7 7 [colours] [seeds|profile]`
-//! `cargo run --release -p orchard-shared --example hip_one_core -- tune 6 6 FILE [W ...]`
+//! `cargo run --release -p orchard-hip --example hip_one_core -- solve 5 5 [double]`
+//! `cargo run --release -p orchard-hip --example hip_one_core -- direct 5 5 [double]` (one search, no units)
+//! `cargo run --release -p orchard-hip --example hip_one_core -- draws 7 7 [colours] [seeds|profile]`
+//! `cargo run --release -p orchard-hip --example hip_one_core -- tune 6 6 FILE [W ...]`
 //!
 //! `tune` measures move orders (Franke's method: the weights that need the
 //! fewest nodes on mid-sized games): it solves every position of FILE (one
@@ -16,9 +16,19 @@
 
 use std::time::Instant;
 
-use orchard_shared::families::hip::solve::{solve_position_cold, MoveOrder, WEIGHTS};
-use orchard_shared::families::hip::{DrawsParams, HipDraws, HipSolve, Method, SolveParams};
-use orchard_shared::family::{explore_all, SearchFamily};
+use orchard_core::{explore_all, Host, SearchFamily};
+use orchard_hip::solve::{explore_pruned, MoveOrder, WEIGHTS};
+use orchard_hip::{DrawsParams, HipDraws, HipSolve, Method, SolveParams};
+
+/// What this process lends a job: the table size from `ORCHARD_CACHE_MIB`
+/// (as `orchard worker --cache-mib`), if set.
+fn host() -> Host {
+    Host {
+        cache_mib: std::env::var("ORCHARD_CACHE_MIB")
+            .ok()
+            .map(|v| v.trim().parse().expect("ORCHARD_CACHE_MIB: MiB")),
+    }
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,39 +47,29 @@ fn main() {
                 Some("profile") => Method::Profile,
                 _ => Method::Auto,
             };
-            HipDraws::validate(&p).expect("parameters");
-            let s =
-                explore_all::<HipDraws>(&p, HipDraws::root_units(&p), u64::MAX).expect("search");
-            (HipDraws::report(&p, &s).text, s.nodes)
+            let job = HipDraws::new(p, &host()).expect("parameters");
+            let s = explore_all(&job, job.root_units(), u64::MAX).expect("search");
+            (job.report(&s).text, s.nodes)
         }
         Some("direct") => {
             let p = SolveParams::new(rows, cols, args.get(3).is_some_and(|a| a == "double"));
-            let (v, nodes) =
-                orchard_shared::families::hip::solve::solve_position(&p, &[]).expect("search");
+            let job = HipSolve::new(p, &host()).expect("parameters");
+            let (v, nodes) = job.solve_position(&[]).expect("search");
             (vec![format!("value for the first player: {v}")], nodes)
         }
         _ => {
             let mut p = SolveParams::new(rows, cols, args.get(3).is_some_and(|a| a == "double"));
             p.depth = std::env::var("HIP_DEPTH").ok().and_then(|d| d.parse().ok());
-            HipSolve::validate(&p).expect("parameters");
-            let units = HipSolve::root_units(&p);
+            let job = HipSolve::new(p.clone(), &host()).expect("parameters");
+            let units = job.root_units();
             let n = units.len();
             let (s, skipped) = if args.get(4).is_some_and(|a| a == "all") {
-                (
-                    explore_all::<HipSolve>(&p, units, u64::MAX).expect("search"),
-                    0,
-                )
+                (explore_all(&job, units, u64::MAX).expect("search"), 0)
             } else {
-                let run = orchard_shared::families::hip::solve::explore_pruned(
-                    &p,
-                    units,
-                    u64::MAX,
-                    false,
-                )
-                .expect("search");
+                let run = explore_pruned(&job, units, u64::MAX, false).expect("search");
                 (run.summary, run.skipped)
             };
-            let mut text = HipSolve::report(&p, &s).text;
+            let mut text = job.report(&s).text;
             text.push(format!("{n} root units, {skipped} units skipped as moot"));
             (text, s.nodes)
         }
@@ -108,14 +108,16 @@ fn tune(rows: u32, cols: u32, args: &[String]) {
     if orders.is_empty() {
         orders.push(WEIGHTS);
     }
-    let p = SolveParams::new(rows, cols, false);
+    let job = HipSolve::new(SolveParams::new(rows, cols, false), &host()).expect("parameters");
     let mut values: Vec<Option<i8>> = vec![None; positions.len()];
     for w in orders {
         let start = Instant::now();
         let mut total = 0u64;
         let mut each = Vec::new();
         for (pos, seen) in positions.iter().zip(values.iter_mut()) {
-            let (v, nodes) = solve_position_cold(&p, pos, MoveOrder::new(w)).expect("search");
+            let (v, nodes) = job
+                .solve_position_cold(pos, MoveOrder::new(w))
+                .expect("search");
             assert!(
                 seen.is_none_or(|s| s == v),
                 "two orders disagree on {pos:?}"

@@ -31,6 +31,9 @@ pub struct Endgame {
     values: Vec<i8>,
 }
 
+// Process-wide on purpose: these are computed constants of the rules (the
+// same for every board, job and process, never written after they are
+// built), not search state; the jobs own all of their state.
 static STANDARD: OnceLock<Endgame> = OnceLock::new();
 static DOUBLE: OnceLock<Endgame> = OnceLock::new();
 

@@ -1,5 +1,5 @@
-//! `hip-solve`'s lemmas (see [`crate::family::SearchFamily::SHARES_LEMMAS`]):
-//! the table entries of positions whose search took at least
+//! `hip-solve`'s lemmas (see [`orchard_core::LemmaExchange`]): the table
+//! entries of positions whose search took at least
 //! [`super::search::LEMMA_MIN_NODES`] nodes, shared between workers through the coordinator.
 //!
 //! Why: in a placement game the subtrees of sibling moves share most of their
@@ -9,27 +9,21 @@
 //! expensive part of that table, a few seconds late.
 //!
 //! On the wire: a format byte, then the 20-byte records of a table snapshot
-//! (see [`super::table_file`]), each checked like a snapshot's entries before
+//! (see [`super::snapshot`]), each checked like a snapshot's entries before
 //! any is used. A lemma states P1's value interval of a canonical position of
 //! the job's game, which holds in every job of that game.
 
 use super::board::Board;
-use super::solve::SolveParams;
-use super::table::{current_table, Table, TableEntry};
-use super::table_file::{check_entry, decode, encode, RECORD};
+use super::snapshot::{check_entry, decode, encode, RECORD};
+use super::table::{Table, TableEntry};
 use orchard_core::FamilyError;
 
 /// The format byte of a blob of lemmas.
 const FORMAT: u8 = 1;
 
-/// See [`crate::family::SearchFamily::take_lemmas`]: drains the outbox of
-/// the process's table of this game (and makes the table fill it from now
-/// on; the table is created if the process has none). The process's table
-/// serves another game: nothing.
-pub fn take(p: &SolveParams, max_bytes: usize) -> Vec<u8> {
-    let Some(table) = current_table(&p.board(), p.double, true) else {
-        return Vec::new();
-    };
+/// See [`orchard_core::LemmaExchange::take`]: drains the outbox of the
+/// job's table (and makes the table fill it from now on).
+pub fn take(table: &Table, max_bytes: usize) -> Vec<u8> {
     let entries = table.take_lemmas(max_bytes.saturating_sub(1) / RECORD);
     if entries.is_empty() {
         return Vec::new();
@@ -73,19 +67,6 @@ pub fn decode_all(board: &Board, bytes: &[u8]) -> Result<Vec<TableEntry>, Family
         .collect()
 }
 
-/// See [`crate::family::SearchFamily::check_lemmas`].
-pub fn check(p: &SolveParams, bytes: &[u8]) -> Result<(), FamilyError> {
-    decode_all(&p.board(), bytes).map(drop)
-}
-
-/// See [`crate::family::SearchFamily::learn_lemmas`]: into the process's
-/// table of this game, if there is one.
-pub fn learn(p: &SolveParams, bytes: &[u8]) -> Result<u64, FamilyError> {
-    let board = p.board();
-    let entries = decode_all(&board, bytes)?;
-    Ok(current_table(&board, p.double, false).map_or(0, |t| learn_into(&t, &entries)))
-}
-
 /// Stores lemmas in `table` (each intersected with what the table knows).
 pub fn learn_into(table: &Table, entries: &[TableEntry]) -> u64 {
     for e in entries {
@@ -113,7 +94,7 @@ mod tests {
     #[test]
     fn lemmas_carry_expensive_positions_to_another_table() {
         let board = Board::new(4, 5);
-        let quiet = Table::new(&board, false).unwrap();
+        let quiet = Table::new(&board, false, None);
         solve(&board, &quiet, false);
         assert!(
             quiet.take_lemmas(usize::MAX).is_empty(),
@@ -121,7 +102,7 @@ mod tests {
         );
         assert!(quiet.take_lemmas(usize::MAX).is_empty());
 
-        let source = Table::new(&board, false).unwrap();
+        let source = Table::new(&board, false, None);
         source.take_lemmas(0);
         let (v, nodes) = solve(&board, &source, false);
         let lemmas = source.take_lemmas(usize::MAX);
@@ -145,7 +126,7 @@ mod tests {
         let back = decode_all(&board, &wire).unwrap();
         assert_eq!(back, lemmas);
 
-        let fresh = Table::new(&board, false).unwrap();
+        let fresh = Table::new(&board, false, None);
         assert_eq!(learn_into(&fresh, &back), lemmas.len() as u64);
         let (v2, nodes2) = solve(&board, &fresh, false);
         assert_eq!(v2, v);

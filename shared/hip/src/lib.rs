@@ -23,9 +23,9 @@ mod lemmas;
 mod profile;
 pub mod reference;
 mod search;
+mod snapshot;
 pub mod solve;
 mod table;
-pub mod table_file;
 
 pub use draws::{DrawsParams, DrawsSummary, DrawsUnit, HipDraws, Method};
 pub use solve::{HipSolve, SolveParams, SolveSummary, SolveUnit};

@@ -42,17 +42,17 @@
 //! best this child could be).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
 use super::board::{cell_name, Board};
 use super::search::{ordered_moves, p1_moves, Pos, Solver};
 pub use super::search::{MoveOrder, WEIGHTS};
-pub use super::table::forget_table;
-use super::table::{table_for, Table};
+use super::table::Table;
 use orchard_core::{
-    Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, LemmaExchange,
-    MootUnits, ParamError, SearchFamily,
+    CacheSnapshot, Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host,
+    LemmaExchange, MootUnits, ParamError, SearchFamily,
 };
 
 /// Parameters of a `hip-solve` job. A board with more rows than columns is
@@ -213,15 +213,62 @@ fn combine(old: &mut Known, new: Known, key: Key) -> Result<(), FamilyError> {
     Ok(())
 }
 
-/// The `hip-solve` family: one job of it, with its checked parameters.
-#[derive(Debug, Clone)]
+/// The `hip-solve` family: one job of it, with its checked parameters and
+/// what the job keeps in this process. Nothing of it lives outside the job
+/// value: a fresh job searches cold.
 pub struct HipSolve {
     params: SolveParams,
+    /// What the hosting process lends the job (the table's size).
+    host: Host,
+    /// The transposition table, shared by every thread searching the job,
+    /// with its lemma outbox (see [`super::lemmas`]). Created on first use:
+    /// a job that only merges and checks (the coordinator's) never
+    /// allocates one.
+    table: OnceLock<Table>,
+    /// The last [`Relevance`] computed for [`MootUnits`] (the coordinator
+    /// asks about every live unit after each merge).
+    relevance: Mutex<Option<RelevanceCache>>,
 }
 
 impl HipSolve {
     pub fn params(&self) -> &SolveParams {
         &self.params
+    }
+
+    /// The job's table, created on first use.
+    fn table(&self) -> &Table {
+        self.table.get_or_init(|| {
+            Table::new(
+                &self.params.board(),
+                self.params.double,
+                self.host.cache_mib,
+            )
+        })
+    }
+
+    /// A fresh job of the same parameters and host: an empty table (as when
+    /// a unit moves to another machine).
+    fn cold(&self) -> HipSolve {
+        HipSolve::with(self.params.clone(), self.host.clone())
+    }
+
+    fn with(params: SolveParams, host: Host) -> HipSolve {
+        HipSolve {
+            params,
+            host,
+            table: OnceLock::new(),
+            relevance: Mutex::new(None),
+        }
+    }
+}
+
+impl std::fmt::Debug for HipSolve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HipSolve")
+            .field("params", &self.params)
+            .field("host", &self.host)
+            .field("table", &self.table.get().map(|_| "allocated"))
+            .finish_non_exhaustive()
     }
 }
 
@@ -549,31 +596,24 @@ impl Relevance {
     }
 }
 
-/// The last [`Relevance`] computed on this thread, with what it was computed
+/// The last [`Relevance`] computed for a job, with what it was computed
 /// from (compared in full, so a changed summary is never served stale data).
 struct RelevanceCache {
-    params: SolveParams,
     nodes: u64,
     snapshot: Vec<(Key, i8, i8, bool)>,
     game: Game,
     relevance: Relevance,
 }
 
-thread_local! {
-    static RELEVANCE: std::cell::RefCell<Option<RelevanceCache>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-fn with_relevance<T>(
-    p: &SolveParams,
-    s: &SolveSummary,
-    f: impl FnOnce(&Game, &Relevance) -> T,
-) -> T {
-    RELEVANCE.with(|cell| {
-        let mut slot = cell.borrow_mut();
+impl HipSolve {
+    /// Runs `f` on the [`Relevance`] of `s`, computed or cached. One
+    /// computation at a time per job: the callers (the coordinator's
+    /// scheduler) ask about one merged summary many times in a row.
+    fn with_relevance<T>(&self, s: &SolveSummary, f: impl FnOnce(&Game, &Relevance) -> T) -> T {
+        let p = &self.params;
+        let mut slot = self.relevance.lock().unwrap_or_else(|e| e.into_inner());
         let hit = slot.as_ref().is_some_and(|c| {
-            c.params == *p
-                && c.nodes == s.nodes
+            c.nodes == s.nodes
                 && c.snapshot.len() == s.known.len()
                 && c.snapshot
                     .iter()
@@ -584,7 +624,6 @@ fn with_relevance<T>(
             let game = Game::new(p);
             let relevance = Relevance::compute(&game, s, p.root_depth());
             *slot = Some(RelevanceCache {
-                params: p.clone(),
                 nodes: s.nodes,
                 snapshot: s
                     .known
@@ -597,7 +636,7 @@ fn with_relevance<T>(
         }
         let c = slot.as_ref().expect("filled above");
         f(&c.game, &c.relevance)
-    })
+    }
 }
 
 /// The first player's value interval of the position reached by `moves`,
@@ -631,13 +670,14 @@ pub struct PrunedRun {
     pub splits: usize,
 }
 
-/// Explores units in order the way the coordinator leases them, skipping the
-/// ones [`HipSolve::is_moot`] cancels given what was merged so far, and
-/// putting the rest of a split unit first. With `cold`, each unit starts
-/// with an empty table of this thread's own, as when units move between
-/// machines. (Single-process; for tests and measurements.)
+/// Explores units of `job` in order the way the coordinator leases them,
+/// skipping the ones [`HipSolve::is_moot`] cancels given what was merged so
+/// far, and putting the rest of a split unit first. Warm, every unit is
+/// searched with the job's table; with `cold`, each unit on a fresh job
+/// (an empty table of its own), as when units move between machines.
+/// (Single-process; for tests and measurements.)
 pub fn explore_pruned(
-    p: &SolveParams,
+    job: &HipSolve,
     units: Vec<SolveUnit>,
     budget: u64,
     cold: bool,
@@ -651,17 +691,18 @@ pub fn explore_pruned(
         progress: &progress,
     };
     let mut run = PrunedRun::default();
-    let job = HipSolve::new(p.clone(), &Host::default())?;
     let mut pending: std::collections::VecDeque<SolveUnit> = units.into();
     while let Some(unit) = pending.pop_front() {
         if job.is_moot(&run.summary, &unit) {
             run.skipped += 1;
             continue;
         }
-        if cold {
-            forget_table();
-        }
-        match job.explore(&unit, &ctx)? {
+        let explored = if cold {
+            job.cold().explore(&unit, &ctx)?
+        } else {
+            job.explore(&unit, &ctx)?
+        };
+        match explored {
             Exploration::Finished(s) => job.merge(&mut run.summary, s)?,
             Exploration::Split { explored, rest } => {
                 run.splits += 1;
@@ -675,27 +716,29 @@ pub fn explore_pruned(
     Ok(run)
 }
 
-/// Game value of a position by one search in this thread, without units,
-/// with the process's table (or this thread's, after [`forget_table`]), for
-/// tests and measurements: P1's value and the nodes searched.
-pub fn solve_position(p: &SolveParams, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
-    let game = Game::new(p);
-    let table = table_for(&game.board, p.double)?;
-    solve_with(&game, p, moves, &table, MoveOrder::TUNED)
-}
+impl HipSolve {
+    /// Game value of a position by one search in this thread, without
+    /// units, with the job's table (a cold search: a fresh job), for tests
+    /// and measurements: P1's value and the nodes searched.
+    pub fn solve_position(&self, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
+        let p = &self.params;
+        solve_with(&Game::new(p), p, moves, self.table(), MoveOrder::TUNED)
+    }
 
-/// Game value of a position by one search with a table of its own (so that
-/// the node count depends on nothing else) and a given move order: P1's
-/// value and the nodes searched. For measuring move orders against each
-/// other (the `hip_one_core` example's `tune` mode).
-pub fn solve_position_cold(
-    p: &SolveParams,
-    moves: &[u8],
-    order: MoveOrder,
-) -> Result<(i8, u64), FamilyError> {
-    let game = Game::new(p);
-    let table = Table::new(&game.board, p.double)?;
-    solve_with(&game, p, moves, &table, order)
+    /// Game value of a position by one search with a table of its own (so
+    /// that the node count depends on nothing else) and a given move order:
+    /// P1's value and the nodes searched. For measuring move orders against
+    /// each other (the `hip_one_core` example's `tune` mode).
+    pub fn solve_position_cold(
+        &self,
+        moves: &[u8],
+        order: MoveOrder,
+    ) -> Result<(i8, u64), FamilyError> {
+        let p = &self.params;
+        let game = Game::new(p);
+        let table = Table::new(&game.board, p.double, self.host.cache_mib);
+        solve_with(&game, p, moves, &table, order)
+    }
 }
 
 fn solve_with(
@@ -905,7 +948,7 @@ impl SearchFamily for HipSolve {
     type Unit = SolveUnit;
     type Summary = SolveSummary;
 
-    fn new(p: SolveParams, _: &Host) -> Result<Self, ParamError> {
+    fn new(p: SolveParams, host: &Host) -> Result<Self, ParamError> {
         let (r, c) = super::board_dims(p.rows, p.cols)?;
         if let Some(d) = p.depth {
             if d as usize >= r * c || d > 8 {
@@ -915,7 +958,15 @@ impl SearchFamily for HipSolve {
                 ));
             }
         }
-        Ok(HipSolve { params: p })
+        if let Some(mib) = host.cache_mib {
+            if !(1..=MAX_CACHE_MIB).contains(&mib) {
+                return Err(ParamError::new(
+                    "cache-mib",
+                    format!("must be from 1 to {MAX_CACHE_MIB} MiB, got {mib}"),
+                ));
+            }
+        }
+        Ok(HipSolve::with(p, host.clone()))
     }
 
     fn root_units(&self) -> Vec<SolveUnit> {
@@ -936,8 +987,7 @@ impl SearchFamily for HipSolve {
         };
         let (key, sym) = game.key(&pos);
         let p1 = game.p1_to_move(&pos);
-        let table = table_for(&game.board, p.double)?;
-        let mut solver = Solver::new(&game.board, p.double, &table, Some(ctx));
+        let mut solver = Solver::new(&game.board, p.double, self.table(), Some(ctx));
         // A unit is solved like a search node, except that the children
         // it did not settle are handed back instead of abandoned.
         let moves = solver.moves(&pos, p1, 0);
@@ -1231,12 +1281,14 @@ impl SearchFamily for HipSolve {
             .join(" ")
     }
 
-    /// Moot units and young brothers wait (see [`MootUnits`] below), and
-    /// lemmas (see [`super::lemmas`]).
+    /// Moot units and young brothers wait (see [`MootUnits`] below),
+    /// lemmas (see [`super::lemmas`]) and table snapshots (see
+    /// [`super::snapshot`]).
     fn capabilities(&self) -> Capabilities<'_, Self> {
         Capabilities {
             moot_units: Some(self),
             lemmas: Some(self),
+            cache: Some(self),
             ..Capabilities::default()
         }
     }
@@ -1254,7 +1306,7 @@ impl MootUnits<HipSolve> for HipSolve {
     /// be searched anyway, so siblings are searched side by side.
     fn must_wait(&self, merged: &SolveSummary, unit: &SolveUnit) -> bool {
         let p = &self.params;
-        with_relevance(p, merged, |game, r| {
+        self.with_relevance(merged, |game, r| {
             if game.replay(&unit.moves).is_err() {
                 return false; // a malformed unit never waits
             }
@@ -1292,8 +1344,7 @@ impl MootUnits<HipSolve> for HipSolve {
     }
 
     fn is_moot(&self, merged: &SolveSummary, unit: &SolveUnit) -> bool {
-        let p = &self.params;
-        with_relevance(p, merged, |game, r| {
+        self.with_relevance(merged, |game, r| {
             let Ok(pos) = game.replay(&unit.moves) else {
                 return false;
             };
@@ -1303,25 +1354,50 @@ impl MootUnits<HipSolve> for HipSolve {
 }
 
 /// Values of positions whose search was expensive (see [`super::lemmas`]).
+/// Taking or learning lemmas creates the job's table (only workers do).
 impl LemmaExchange for HipSolve {
     fn take(&self, max_bytes: usize) -> Vec<u8> {
-        super::lemmas::take(&self.params, max_bytes)
+        super::lemmas::take(self.table(), max_bytes)
     }
 
     fn check(&self, lemmas: &[u8]) -> Result<(), FamilyError> {
-        super::lemmas::check(&self.params, lemmas)
+        super::lemmas::decode_all(&self.params.board(), lemmas).map(drop)
     }
 
     fn learn(&self, lemmas: &[u8]) -> Result<u64, FamilyError> {
-        super::lemmas::learn(&self.params, lemmas)
+        let entries = super::lemmas::decode_all(&self.params.board(), lemmas)?;
+        Ok(super::lemmas::learn_into(self.table(), &entries))
     }
 }
 
-/// Checks what `hip-solve` reads from a worker's environment: the table
-/// size (see [`super::table::TABLE_MIB_VAR`]) and the table snapshots (see
-/// [`super::table_file`]). (Transitional: the worker's own settings replace
-/// these variables.)
-pub fn check_environment() -> Result<(), FamilyError> {
-    super::table::table_mib()?;
-    super::table_file::check_dir()
+/// The table's expensive entries, kept by the worker across restarts (see
+/// [`super::snapshot`]).
+impl CacheSnapshot for HipSolve {
+    /// `hip-RxC` or `hip-RxC-double` (rows <= columns): every job of one
+    /// game shares its snapshot, whatever its other parameters.
+    fn cache_name(&self) -> String {
+        let board = self.params.board();
+        let suffix = if self.params.double { "-double" } else { "" };
+        format!("hip-{}x{}{suffix}", board.rows, board.cols)
+    }
+
+    /// Nothing before the job's first search (or restore).
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        let table = self.table.get()?;
+        Some(super::snapshot::encode_table(
+            table,
+            super::snapshot::MAX_ENTRIES,
+        ))
+    }
+
+    /// Checks the whole snapshot before storing any entry; each entry is
+    /// intersected with what the table knows.
+    fn restore(&self, snapshot: &[u8]) -> Result<u64, FamilyError> {
+        let entries =
+            super::snapshot::decode_snapshot(&self.params.board(), self.params.double, snapshot)?;
+        Ok(super::lemmas::learn_into(self.table(), &entries))
+    }
 }
+
+/// The most memory a job's table may take (1 TiB is plenty).
+pub const MAX_CACHE_MIB: u64 = 1 << 20;

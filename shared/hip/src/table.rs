@@ -1,11 +1,12 @@
-//! The `hip-solve` transposition table, shared by every search thread of a
-//! process.
+//! The `hip-solve` transposition table of one job, shared by every search
+//! thread of the process that works on the job (the job owns it, see
+//! [`super::HipSolve`]).
 //!
 //! Values are facts about positions (the first player's value lies in
 //! `lo..=hi`), true whichever unit, thread or job found them, so one table
-//! serves every unit of a game that the process solves. Sharing it between
-//! threads matters for scaling: the units a split hands back usually go to
-//! another thread, which with a private table would search them cold.
+//! serves every unit of the job. Sharing it between threads matters for
+//! scaling: the units a split hands back usually go to another thread, which
+//! with a private table would search them cold.
 //!
 //! Each bucket is one cache line with two entries and a sequence lock
 //! (a *seqlock*): a reader reads the sequence number, the entries and the
@@ -17,58 +18,26 @@
 //! torn entry with a tiny probability). Every field is an atomic, so the
 //! races are defined behaviour.
 
-use std::cell::RefCell;
 use std::hint::spin_loop;
 use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use super::board::Board;
-use orchard_core::FamilyError;
 
-/// The environment variable that sets the table's size, in MiB per process
-/// (rounded down to a power of two). Without it a table has `2^(cells - 3)`
-/// buckets of 64 bytes, at most `2^24` (1 GiB, shared by the process's search
-/// threads). A table much larger than the search costs more in allocation
-/// and cache misses than it saves; too small a one costs nodes (on 5x6, 2^20
-/// buckets searched 2.3 times the nodes of 2^23), and searches of billions of
-/// nodes (6x6) want as much as the machine can give.
-pub const TABLE_MIB_VAR: &str = "ORCHARD_HIP_TABLE_MIB";
-
-/// The table size [`TABLE_MIB_VAR`] asks for, if set (1 TiB is plenty).
-pub fn table_mib() -> Result<Option<u64>, FamilyError> {
-    env_number(TABLE_MIB_VAR, "MiB", 1..=1_048_576)
-}
-
-/// A whole number from the environment variable `name`, if set, within
-/// `range` (`unit` names it in the error).
-pub fn env_number(
-    name: &'static str,
-    unit: &str,
-    range: std::ops::RangeInclusive<u64>,
-) -> Result<Option<u64>, FamilyError> {
-    let bad = |reason: String| FamilyError::Environment { name, reason };
-    match std::env::var(name) {
-        Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(std::env::VarError::NotUnicode(_)) => Err(bad("not valid UTF-8".into())),
-        Ok(v) => match v.trim().parse::<u64>() {
-            Ok(n) if range.contains(&n) => Ok(Some(n)),
-            _ => Err(bad(format!(
-                "expected {unit} from {} to {}, got '{v}'",
-                range.start(),
-                range.end()
-            ))),
-        },
-    }
-}
-
-/// log2 of the number of buckets of a table for a board of `cells` cells
-/// (see [`TABLE_MIB_VAR`]).
-pub fn table_bits(cells: usize) -> Result<u32, FamilyError> {
-    Ok(match table_mib()? {
+/// log2 of the number of buckets of a table for a board of `cells` cells,
+/// given the memory the host lends a job's cache (`cache_mib`, rounded down
+/// to a power of two; see `orchard worker --cache-mib`). By default a table
+/// has `2^(cells - 3)` buckets of 64 bytes, at most `2^24` (1 GiB, shared by
+/// the job's search threads). A table much larger than the search costs
+/// more in allocation and cache misses than it saves; too small a one costs
+/// nodes (on 5x6, 2^20 buckets searched 2.3 times the nodes of 2^23), and
+/// searches of billions of nodes (6x6) want as much as the machine can give.
+pub fn table_bits(cells: usize, cache_mib: Option<u64>) -> u32 {
+    match cache_mib {
         // 1 MiB is 2^14 buckets of 64 bytes.
-        Some(mib) => 14 + mib.ilog2(),
+        Some(mib) => 14 + mib.max(1).ilog2(),
         None => (cells as u32).saturating_sub(3).clamp(10, 24),
-    })
+    }
 }
 
 /// The game a table serves: rows, columns, Double Hip.
@@ -231,16 +200,17 @@ fn hash(k1: u64, k2: u64) -> u64 {
 }
 
 impl Table {
-    /// An empty table sized for `board` (see [`table_bits`]).
-    pub fn new(board: &Board, double: bool) -> Result<Table, FamilyError> {
-        let bits = table_bits(board.n)?;
-        Ok(Table {
+    /// An empty table sized for `board` and `cache_mib` (see
+    /// [`table_bits`]). Costs nothing until used (see [`Buckets`]).
+    pub fn new(board: &Board, double: bool, cache_mib: Option<u64>) -> Table {
+        let bits = table_bits(board.n, cache_mib);
+        Table {
             tag: (board.rows, board.cols, double),
             buckets: Buckets::zeroed(1usize << bits),
             mask: (1usize << bits) - 1,
             sharing: AtomicBool::new(false),
             outbox: Mutex::new(Vec::new()),
-        })
+        }
     }
 
     /// Whether [`Table::offer_lemma`] keeps what it is given: a worker
@@ -441,77 +411,6 @@ impl Drop for Buckets {
     }
 }
 
-/// The process's table: the one of the game searched last.
-static SHARED: Mutex<Option<Arc<Table>>> = Mutex::new(None);
-
-thread_local! {
-    /// Set by [`forget_table`]: this thread's own table, used instead of the
-    /// process's (tests and measurements of cold searches).
-    static PRIVATE: RefCell<Option<Option<Arc<Table>>>> = const { RefCell::new(None) };
-}
-
-/// The table for `board` and the variant: the process's, allocated (or
-/// replaced, if it served another game) on first use. A thread that called
-/// [`forget_table`] gets its own instead.
-///
-/// A process solving two games at once (two jobs) replaces the table at each
-/// switch; a search keeps the table it started with, so this only costs
-/// transpositions, never correctness.
-pub fn table_for(board: &Board, double: bool) -> Result<Arc<Table>, FamilyError> {
-    let tag = (board.rows, board.cols, double);
-    let fits = |t: &Option<Arc<Table>>| t.as_ref().filter(|t| t.tag == tag).cloned();
-    // `snapshots`: the process's table loads and keeps its snapshots (see
-    // `table_file`); a thread's own table stays cold.
-    let fresh = |slot: &mut Option<Arc<Table>>, snapshots: bool| {
-        if let Some(t) = fits(slot) {
-            return Ok(t);
-        }
-        drop(slot.take()); // free the old table before allocating the new one
-        let t = Arc::new(Table::new(board, double)?);
-        if snapshots {
-            if let Some(dir) = super::table_file::table_dir() {
-                super::table_file::attach(&t, &dir);
-            }
-        }
-        *slot = Some(t.clone());
-        Ok(t)
-    };
-    if let Some(private) = PRIVATE.with(|p| p.borrow_mut().as_mut().map(|s| fresh(s, false))) {
-        return private;
-    }
-    fresh(&mut SHARED.lock().unwrap_or_else(|e| e.into_inner()), true)
-}
-
-/// The process's table, if it serves the game `tag` (lemmas go only to and
-/// from the table of their game: taking or learning them never replaces
-/// another game's table, which a search may be using). `create`: make it if
-/// the process has no table yet.
-pub fn current_table(board: &Board, double: bool, create: bool) -> Option<Arc<Table>> {
-    let tag = (board.rows, board.cols, double);
-    {
-        let slot = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-        match slot.as_ref() {
-            Some(t) if t.tag == tag => return Some(t.clone()),
-            Some(_) => return None,
-            None if !create => return None,
-            None => {}
-        }
-    }
-    table_for(board, double).ok()
-}
-
-/// The process's table, if it has one.
-pub fn shared_table() -> Option<Arc<Table>> {
-    SHARED.lock().unwrap_or_else(|e| e.into_inner()).clone()
-}
-
-/// From now on this thread searches with a table of its own, and the next
-/// search starts with it empty: a unit leased to another machine does not
-/// see this one's table (tests and measurements).
-pub fn forget_table() {
-    PRIVATE.with(|p| *p.borrow_mut() = Some(None));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -523,7 +422,7 @@ mod tests {
     #[test]
     fn concurrent_stores_and_probes_never_tear() {
         let board = Board::new(2, 3);
-        let table = Table::new(&board, false).unwrap();
+        let table = Table::new(&board, false, None);
         let bucket = |k: u64| hash(k, !k) as usize & table.mask;
         let keys: Vec<u64> = (1..).filter(|&k| bucket(k) == bucket(1)).take(6).collect();
         // Each key's data is a function of the key, so a torn read (key of

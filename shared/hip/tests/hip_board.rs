@@ -1,8 +1,8 @@
 //! Hip board geometry: the square generator against every 4-cell subset, the
 //! closed formula, and the symmetry group.
 
-use orchard_shared::families::hip::board::{square_count, Board};
-use orchard_shared::families::hip::{board_dims, reference};
+use orchard_hip::board::{square_count, Board};
+use orchard_hip::{board_dims, reference};
 
 /// Every board with `2 <= rows <= cols` and at most `max_cells` cells.
 fn boards(max_cells: usize) -> Vec<(usize, usize)> {

@@ -1,11 +1,9 @@
 //! `hip-draws` against the plain reference (every colouring checked one by
 //! one), against Franke's table of draws, and across methods and budgets.
 
-use orchard_shared::families::hip::{
-    reference, DrawsParams, DrawsSummary, DrawsUnit, HipDraws, Method,
-};
-use orchard_shared::families::{by_name, REGISTRY};
-use orchard_shared::family::{explore_all, SearchFamily};
+use clap::{Args, FromArgMatches};
+use orchard_core::{explore_all, Exploration, ExploreContext, Host, ParamError, SearchFamily};
+use orchard_hip::{reference, DrawsParams, DrawsSummary, DrawsUnit, HipDraws, HipSolve, Method};
 
 fn params(rows: u32, cols: u32, colors: u32, method: Method) -> DrawsParams {
     DrawsParams {
@@ -16,13 +14,22 @@ fn params(rows: u32, cols: u32, colors: u32, method: Method) -> DrawsParams {
     }
 }
 
+/// The job of these parameters.
+fn job(p: &DrawsParams) -> HipDraws {
+    HipDraws::new(p.clone(), &Host::default()).expect("valid parameters")
+}
+
+fn validate(p: &DrawsParams) -> Result<HipDraws, ParamError> {
+    HipDraws::new(p.clone(), &Host::default())
+}
+
 fn run(p: &DrawsParams, budget: u64) -> DrawsSummary {
-    HipDraws::validate(p).expect("valid parameters");
-    explore_all::<HipDraws>(p, HipDraws::root_units(p), budget).expect("search runs")
+    let job = job(p);
+    explore_all(&job, job.root_units(), budget).expect("search runs")
 }
 
 fn field(p: &DrawsParams, s: &DrawsSummary, name: &str) -> serde_json::Value {
-    HipDraws::report(p, s).json[name].clone()
+    job(p).report(s).json[name].clone()
 }
 
 /// Every count the report gives, by every method, equals the reference.
@@ -64,7 +71,7 @@ fn agrees_with_reference() {
                 serde_json::json!(want.distinct_playable),
                 "distinct playable {what}"
             );
-            let lines = HipDraws::report(&p, &s).results_lines;
+            let lines = job(&p).report(&s).results_lines;
             if method == Method::Seeds && want.draws <= 100_000 {
                 assert!(lines == want.boards, "boards {what}");
             } else {
@@ -93,7 +100,7 @@ fn table_a() {
         let p = params(r, c, 2, Method::Auto);
         let s = run(&p, u64::MAX);
         assert_eq!((s.draws, s.playable), (draws, playable), "{r}x{c}");
-        let rep = HipDraws::report(&p, &s);
+        let rep = job(&p).report(&s);
         assert_eq!(rep.json["draws"], serde_json::json!(draws));
         assert_eq!(rep.json["playable"], serde_json::json!(playable));
         assert_eq!(rep.results_lines.len() as u128, draws, "every draw listed");
@@ -133,7 +140,7 @@ fn methods_agree_on_table_a() {
 fn six_by_six_draws_are_draws() {
     let p = params(6, 6, 2, Method::Auto);
     let s = run(&p, u64::MAX);
-    let lines = HipDraws::report(&p, &s).results_lines;
+    let lines = job(&p).report(&s).results_lines;
     assert_eq!(lines.len(), 56);
     let squares = reference::squares_by_subsets(6, 6);
     let set: std::collections::BTreeSet<&String> = lines.iter().collect();
@@ -192,20 +199,20 @@ fn merge_is_order_independent() {
     let p = params(3, 4, 2, Method::Seeds);
     let ctx_budget = 50;
     let mut parts = Vec::new();
-    let mut pending = HipDraws::root_units(&p);
+    let mut pending = job(&p).root_units();
     let stop = std::sync::atomic::AtomicBool::new(false);
     let bound = std::sync::atomic::AtomicU64::new(0);
     let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = orchard_shared::ExploreContext {
+    let ctx = ExploreContext {
         budget: ctx_budget,
         stop: &stop,
         bound: &bound,
         progress: &progress,
     };
     while let Some(u) = pending.pop() {
-        match HipDraws::explore(&p, &u, &ctx).unwrap() {
-            orchard_shared::Exploration::Finished(s) => parts.push(s),
-            orchard_shared::Exploration::Split { explored, rest } => {
+        match job(&p).explore(&u, &ctx).unwrap() {
+            Exploration::Finished(s) => parts.push(s),
+            Exploration::Split { explored, rest } => {
                 parts.push(explored);
                 pending.extend(rest);
             }
@@ -215,7 +222,7 @@ fn merge_is_order_independent() {
     let fold = |order: &mut dyn Iterator<Item = &DrawsSummary>| {
         let mut t = DrawsSummary::default();
         for s in order {
-            HipDraws::merge(&p, &mut t, s.clone()).unwrap();
+            job(&p).merge(&mut t, s.clone()).unwrap();
         }
         t.boards.sort();
         t
@@ -229,14 +236,14 @@ fn merge_is_order_independent() {
         .map(|c| {
             let mut t = c[0].clone();
             if let Some(s) = c.get(1) {
-                HipDraws::merge(&p, &mut t, s.clone()).unwrap();
+                job(&p).merge(&mut t, s.clone()).unwrap();
             }
             t
         })
         .collect();
     let mut t = pairs.pop().unwrap();
     for s in pairs {
-        HipDraws::merge(&p, &mut t, s).unwrap();
+        job(&p).merge(&mut t, s).unwrap();
     }
     t.boards.sort();
     assert_eq!(t, forward);
@@ -248,7 +255,7 @@ fn seeds_are_computed_by_a_first_tier_of_units() {
     // The root unit of 7x7 walks the 6x6 seed board and hands back its 56
     // draws as new units; they extend to no 7x7 draw.
     let p = params(7, 7, 2, Method::Auto);
-    let roots = HipDraws::root_units(&p);
+    let roots = job(&p).root_units();
     assert_eq!(
         roots,
         vec![DrawsUnit::Seeds {
@@ -258,14 +265,14 @@ fn seeds_are_computed_by_a_first_tier_of_units() {
     let stop = std::sync::atomic::AtomicBool::new(false);
     let bound = std::sync::atomic::AtomicU64::new(0);
     let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = orchard_shared::ExploreContext {
+    let ctx = ExploreContext {
         budget: u64::MAX,
         stop: &stop,
         bound: &bound,
         progress: &progress,
     };
-    match HipDraws::explore(&p, &roots[0], &ctx).unwrap() {
-        orchard_shared::Exploration::Split { explored, rest } => {
+    match job(&p).explore(&roots[0], &ctx).unwrap() {
+        Exploration::Split { explored, rest } => {
             assert_eq!(explored.draws, 0);
             let seeds: usize = rest
                 .iter()
@@ -285,29 +292,23 @@ fn seeds_are_computed_by_a_first_tier_of_units() {
 
 #[test]
 fn bad_parameters_name_the_parameter() {
-    let e = HipDraws::validate(&params(9, 9, 2, Method::Auto)).unwrap_err();
+    let e = validate(&params(9, 9, 2, Method::Auto)).unwrap_err();
     assert_eq!(e.name, "cols");
     assert!(e.to_string().contains("--cols"));
     assert_eq!(
-        HipDraws::validate(&params(1, 4, 2, Method::Auto))
-            .unwrap_err()
-            .name,
+        validate(&params(1, 4, 2, Method::Auto)).unwrap_err().name,
         "rows"
     );
     assert_eq!(
-        HipDraws::validate(&params(3, 3, 1, Method::Auto))
-            .unwrap_err()
-            .name,
+        validate(&params(3, 3, 1, Method::Auto)).unwrap_err().name,
         "colors"
     );
     assert_eq!(
-        HipDraws::validate(&params(3, 3, 11, Method::Auto))
-            .unwrap_err()
-            .name,
+        validate(&params(3, 3, 11, Method::Auto)).unwrap_err().name,
         "colors"
     );
-    assert!(HipDraws::validate(&params(8, 8, 2, Method::Auto)).is_ok());
-    assert!(HipDraws::validate(&params(5, 5, 3, Method::Auto)).is_ok());
+    assert!(validate(&params(8, 8, 2, Method::Auto)).is_ok());
+    assert!(validate(&params(5, 5, 3, Method::Auto)).is_ok());
 }
 
 #[test]
@@ -319,40 +320,53 @@ fn bad_units_are_rejected() {
         let u = DrawsUnit::Seeds {
             prefixes: vec![prefix],
         };
-        assert!(explore_all::<HipDraws>(&p, vec![u], 10).is_err());
+        assert!(explore_all(&job(&p), vec![u], 10).is_err());
     }
     let u = DrawsUnit::Fixed {
         sym: 9,
         prefixes: vec![vec![]],
     };
-    assert!(explore_all::<HipDraws>(&p, vec![u], 10).is_err());
+    assert!(explore_all(&job(&p), vec![u], 10).is_err());
     let p = params(3, 3, 3, Method::Profile);
     let u = DrawsUnit::Profile {
         prefix: vec![1],
         playable: false,
     };
     assert!(
-        explore_all::<HipDraws>(&p, vec![u], 10).is_err(),
+        explore_all(&job(&p), vec![u], 10).is_err(),
         "not restricted-growth"
     );
+}
+
+/// The registry of the hip families, as the binary builds it.
+fn registry() -> orchard_core::Registry {
+    orchard_core::Registry::default()
+        .with::<HipDraws>()
+        .with::<HipSolve>()
+}
+
+/// The canonical JSON parameters of a `hip-draws` command line, as the
+/// binary reads them (the family's `clap::Args`).
+fn params_json(args: &[&str]) -> String {
+    let m = DrawsParams::augment_args(clap::Command::new("hip-draws"))
+        .try_get_matches_from(args)
+        .unwrap();
+    serde_json::to_string(&DrawsParams::from_arg_matches(&m).unwrap()).unwrap()
 }
 
 /// Through the registry and the type-erased, encoded path the coordinator
 /// and worker use.
 #[test]
 fn runs_through_the_registry() {
-    assert!(REGISTRY.iter().any(|f| f.name() == "hip-draws"));
-    let fam = by_name("hip-draws").unwrap();
-    let m = fam
-        .command()
-        .try_get_matches_from(["hip-draws", "--rows", "4", "--cols", "3", "--colors", "3"])
-        .unwrap();
-    let json = fam.params_from_matches(&m).unwrap();
-    let job = fam.prepare(&json).unwrap();
+    let registry = registry();
+    assert!(registry.iter().any(|f| f.name() == "hip-draws"));
+    let fam = registry.by_name("hip-draws").unwrap();
+    let json = params_json(&["hip-draws", "--rows", "4", "--cols", "3", "--colors", "3"]);
+    let job = fam.prepare(&json, &Host::default()).unwrap();
     let stop = std::sync::atomic::AtomicBool::new(false);
     let bound = std::sync::atomic::AtomicU64::new(0);
     let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = orchard_shared::ExploreContext {
+    let ctx = ExploreContext {
         budget: 1 << 20,
         stop: &stop,
         bound: &bound,
@@ -372,13 +386,11 @@ fn runs_through_the_registry() {
     assert_eq!(rep.json["draws"], serde_json::json!(want.draws));
     assert_eq!(rep.json["playable"], serde_json::json!(want.playable));
     assert_eq!(rep.json["distinct"], serde_json::json!(want.distinct));
-    let e = fam
-        .command()
-        .try_get_matches_from(["hip-draws", "--rows", "9", "--cols", "9"])
-        .unwrap();
+    let e = params_json(&["hip-draws", "--rows", "9", "--cols", "9"]);
     assert!(fam
-        .params_from_matches(&e)
-        .unwrap_err()
+        .prepare(&e, &Host::default())
+        .err()
+        .expect("refused")
         .to_string()
         .contains("--cols"));
 }

@@ -1,12 +1,12 @@
 //! `hip-solve` against plain minimax, against Franke's table of game values,
 //! across budgets (splits), and through the registry.
 
-use orchard_shared::families::by_name;
-use orchard_shared::families::hip::solve::{
-    explore_pruned, forget_table, solve_position, value_of,
+use clap::{Args, FromArgMatches};
+use orchard_core::{
+    explore_all, Exploration, ExploreContext, Host, MootUnits, ParamError, SearchFamily,
 };
-use orchard_shared::families::hip::{reference, HipSolve, SolveParams, SolveSummary, SolveUnit};
-use orchard_shared::family::{explore_all, Exploration, SearchFamily};
+use orchard_hip::solve::{explore_pruned, value_of};
+use orchard_hip::{reference, HipDraws, HipSolve, SolveParams, SolveSummary, SolveUnit};
 
 fn params(rows: u32, cols: u32, double: bool) -> SolveParams {
     SolveParams::new(rows, cols, double)
@@ -21,8 +21,18 @@ fn at_depth0(rows: u32, cols: u32, double: bool) -> SolveParams {
     }
 }
 
+/// A job of these parameters, with a transposition table of its own
+/// (created on its first search).
+fn job(p: &SolveParams) -> HipSolve {
+    HipSolve::new(p.clone(), &Host::default()).expect("valid parameters")
+}
+
+fn validate(p: &SolveParams) -> Result<HipSolve, ParamError> {
+    HipSolve::new(p.clone(), &Host::default())
+}
+
 fn winner(p: &SolveParams, s: &SolveSummary) -> serde_json::Value {
-    HipSolve::report(p, s).json["winner"].clone()
+    job(p).report(s).json["winner"].clone()
 }
 
 fn code(v: i8) -> serde_json::Value {
@@ -87,10 +97,11 @@ fn agrees_with_plain_minimax_from_the_empty_board() {
             let mut cells = vec![0u8; r * c];
             let want = reference::minimax(r, c, double, &mut cells);
             let p = params(r as u32, c as u32, double);
-            let s = explore_all::<HipSolve>(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
+            let j = job(&p);
+            let s = explore_all(&j, j.root_units(), u64::MAX).unwrap();
             assert_eq!(winner(&p, &s), code(want), "{r}x{c} double={double}");
             assert_eq!(
-                solve_position(&p, &[]).unwrap().0,
+                j.solve_position(&[]).unwrap().0,
                 want,
                 "{r}x{c} double={double}, one search"
             );
@@ -113,6 +124,7 @@ fn agrees_with_plain_minimax_from_random_positions() {
     ] {
         for double in [false, true] {
             let p = at_depth0(r as u32, c as u32, double);
+            let j = job(&p);
             let mut done = 0;
             while done < count {
                 let Some((moves, mut cells)) = random_position(r, c, double, stones, &mut rng)
@@ -122,12 +134,12 @@ fn agrees_with_plain_minimax_from_random_positions() {
                 done += 1;
                 let want = reference::minimax(r, c, double, &mut cells);
                 let what = format!("{r}x{c} double={double} after {moves:?}");
-                assert_eq!(solve_position(&p, &moves).unwrap().0, want, "{what}");
+                assert_eq!(j.solve_position(&moves).unwrap().0, want, "{what}");
                 for budget in [u64::MAX, 3] {
                     let unit = SolveUnit {
                         moves: moves.clone(),
                     };
-                    let s = explore_all::<HipSolve>(&p, vec![unit], budget).unwrap();
+                    let s = explore_all(&j, vec![unit], budget).unwrap();
                     assert_eq!(
                         value_of(&p, &s, &moves).unwrap(),
                         (want, want),
@@ -139,21 +151,25 @@ fn agrees_with_plain_minimax_from_random_positions() {
     }
 }
 
-/// Four threads solving positions of the same games at once share the
-/// process's transposition table (each reads what the others stored, and
-/// they store into the same buckets), and every value still agrees with plain
+/// Four threads solving positions of the same games at once share each
+/// job's transposition table (each reads what the others stored, and they
+/// store into the same buckets), and every value still agrees with plain
 /// minimax.
 #[test]
 fn threads_sharing_the_table_agree_with_plain_minimax() {
     // (rows, cols, double, stones): positions the plain minimax solves fast.
-    let jobs = [(4, 4, false, 8), (3, 5, true, 6), (4, 4, true, 8)];
+    let games = [(4, 4, false, 8), (3, 5, true, 6), (4, 4, true, 8)];
+    // One job per game, shared by the four threads.
+    let jobs: Vec<HipSolve> = games
+        .iter()
+        .map(|&(r, c, double, _)| job(&at_depth0(r as u32, c as u32, double)))
+        .collect();
     std::thread::scope(|s| {
         for t in 0..4u64 {
-            let jobs = &jobs;
+            let (games, jobs) = (&games, &jobs);
             s.spawn(move || {
                 let mut rng = Lcg(100 + t);
-                for &(r, c, double, stones) in jobs {
-                    let p = at_depth0(r as u32, c as u32, double);
+                for (&(r, c, double, stones), j) in games.iter().zip(jobs) {
                     let mut done = 0;
                     while done < 10 {
                         let Some((moves, mut cells)) =
@@ -163,7 +179,7 @@ fn threads_sharing_the_table_agree_with_plain_minimax() {
                         };
                         done += 1;
                         let want = reference::minimax(r, c, double, &mut cells);
-                        let got = solve_position(&p, &moves).unwrap().0;
+                        let got = j.solve_position(&moves).unwrap().0;
                         assert_eq!(got, want, "{r}x{c} double={double} after {moves:?}");
                     }
                 }
@@ -181,10 +197,11 @@ fn double_hip_edge_cases() {
     let order: Vec<u8> = (0..9).map(|s| reference::mover(s, true)).collect();
     assert_eq!(order, [1, 2, 2, 1, 1, 2, 2, 1, 1]);
     // 2x2: P1, P2, P2, then P1's pair is cut short by the full board: a draw.
-    let p = at_depth0(2, 2, true);
-    assert_eq!(solve_position(&p, &[0, 1, 2]).unwrap().0, 0);
+    let j = job(&at_depth0(2, 2, true));
+    assert_eq!(j.solve_position(&[0, 1, 2]).unwrap().0, 0);
     // A first stone of a pair with only losing cells.
     let mut rng = Lcg(11);
+    let j = job(&at_depth0(4, 4, true));
     let squares = reference::squares_by_subsets(4, 4);
     let mut found = 0;
     for _ in 0..5_000 {
@@ -205,8 +222,7 @@ fn double_hip_edge_cases() {
         if first_of_pair && all_lose {
             let want = if who == 1 { -1 } else { 1 };
             assert_eq!(reference::minimax(4, 4, true, &mut cells), want);
-            let p = at_depth0(4, 4, true);
-            assert_eq!(solve_position(&p, &moves).unwrap().0, want, "{moves:?}");
+            assert_eq!(j.solve_position(&moves).unwrap().0, want, "{moves:?}");
             found += 1;
         }
     }
@@ -244,10 +260,11 @@ fn table_b_winners() {
     for (is_double, table) in [(false, standard), (true, double)] {
         for (r, c, w) in table {
             let p = params(r, c, is_double);
-            let s = explore_pruned(&p, HipSolve::root_units(&p), u64::MAX, false)
+            let j = job(&p);
+            let s = explore_pruned(&j, j.root_units(), u64::MAX, false)
                 .unwrap()
                 .summary;
-            let rep = HipSolve::report(&p, &s);
+            let rep = j.report(&s);
             assert_eq!(
                 rep.json["winner"],
                 serde_json::json!(w),
@@ -331,15 +348,16 @@ fn splitting_does_not_change_the_answer() {
     ] {
         for double in [false, true] {
             let p = params(r, c, double);
-            let whole = explore_all::<HipSolve>(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
+            let j = job(&p);
+            let whole = explore_all(&j, j.root_units(), u64::MAX).unwrap();
             for &budget in budgets {
-                let split = explore_all::<HipSolve>(&p, HipSolve::root_units(&p), budget).unwrap();
+                let split = explore_all(&j, j.root_units(), budget).unwrap();
                 assert_eq!(
                     winner(&p, &split),
                     winner(&p, &whole),
                     "{r}x{c} double={double} budget {budget}"
                 );
-                let pruned = explore_pruned(&p, HipSolve::root_units(&p), budget, false)
+                let pruned = explore_pruned(&j, j.root_units(), budget, false)
                     .unwrap()
                     .summary;
                 assert_eq!(
@@ -349,8 +367,8 @@ fn splitting_does_not_change_the_answer() {
                 );
                 // Same opening values too.
                 assert_eq!(
-                    HipSolve::report(&p, &split).json["openings"],
-                    HipSolve::report(&p, &whole).json["openings"]
+                    j.report(&split).json["openings"],
+                    j.report(&whole).json["openings"]
                 );
             }
         }
@@ -369,18 +387,19 @@ fn cold_splits_do_not_change_the_answer() {
     for (r, c) in [(3, 3), (3, 4), (4, 4), (3, 5), (4, 5)] {
         for double in [false, true] {
             let p = params(r, c, double);
-            forget_table();
-            let whole = explore_all::<HipSolve>(&p, HipSolve::root_units(&p), u64::MAX).unwrap();
+            // A fresh job: its table starts empty.
+            let j = job(&p);
+            let whole = explore_all(&j, j.root_units(), u64::MAX).unwrap();
             // Budgets relative to the whole search: with a cold table per
             // unit, tiny units lose the transpositions and the work explodes.
             let budgets = [whole.nodes / 3, whole.nodes / 30];
             for budget in budgets {
                 // In order, skipping moot units, the rest of a split first
                 // (as the coordinator leases them), each unit cold.
-                let run = explore_pruned(&p, HipSolve::root_units(&p), budget, true).unwrap();
+                let run = explore_pruned(&j, j.root_units(), budget, true).unwrap();
                 splits += run.splits;
                 let total = run.summary;
-                let (got, want) = (HipSolve::report(&p, &total), HipSolve::report(&p, &whole));
+                let (got, want) = (j.report(&total), j.report(&whole));
                 let what = format!("{r}x{c} double={double} budget {budget}");
                 assert_eq!(got.json["winner"], want.json["winner"], "{what}");
                 // Each opening's interval holds its true value (a split run
@@ -388,7 +407,7 @@ fn cold_splits_do_not_change_the_answer() {
                 for o in got.json["openings"].as_array().unwrap() {
                     let name = o["cell"].as_str().unwrap().as_bytes();
                     let cell = (name[1] - b'1') as usize * c as usize + (name[0] - b'a') as usize;
-                    let (v, _) = solve_position(&p, &[cell as u8]).unwrap();
+                    let (v, _) = j.solve_position(&[cell as u8]).unwrap();
                     let (lo, hi) = (
                         o["value"][0].as_i64().unwrap(),
                         o["value"][1].as_i64().unwrap(),
@@ -411,8 +430,7 @@ fn cold_splits_do_not_change_the_answer() {
 /// skipping moot ones) never starves and reaches the right answer.
 #[test]
 fn young_brothers_wait_for_their_elder_sibling() {
-    use orchard_shared::families::hip::solve::Expect;
-    use orchard_shared::family::ExploreContext;
+    use orchard_hip::solve::Expect;
     use std::sync::atomic::{AtomicBool, AtomicU64};
     // Boards with their winner, without a guess and with one (3x5 double
     // with a wrong one: it must cost speed only).
@@ -427,12 +445,10 @@ fn young_brothers_wait_for_their_elder_sibling() {
     for (r, c, double, want, expect) in cases {
         let mut p = params(r, c, double);
         p.expect = expect;
-        let units = HipSolve::root_units(&p);
+        let j = job(&p);
+        let units = j.root_units();
         let empty = SolveSummary::default();
-        let free: Vec<&SolveUnit> = units
-            .iter()
-            .filter(|u| !HipSolve::must_wait(&p, &empty, u))
-            .collect();
+        let free: Vec<&SolveUnit> = units.iter().filter(|u| !j.must_wait(&empty, u)).collect();
         match expect {
             // No guess: only the first unit in search order runs at first.
             None => assert_eq!(free, vec![&units[0]], "{r}x{c} double={double}"),
@@ -463,13 +479,13 @@ fn young_brothers_wait_for_their_elder_sibling() {
         let mut skipped = 0;
         loop {
             let before = pending.len();
-            pending.retain(|u| !HipSolve::is_moot(&p, &total, u));
+            pending.retain(|u| !j.is_moot(&total, u));
             skipped += before - pending.len();
             if pending.is_empty() {
                 break;
             }
             let free: Vec<usize> = (0..pending.len())
-                .filter(|&i| !HipSolve::must_wait(&p, &total, &pending[i]))
+                .filter(|&i| !j.must_wait(&total, &pending[i]))
                 .collect();
             assert!(
                 !free.is_empty(),
@@ -477,8 +493,8 @@ fn young_brothers_wait_for_their_elder_sibling() {
             );
             most_free = most_free.max(free.len());
             let unit = pending.remove(free[0]);
-            match HipSolve::explore(&p, &unit, &ctx).unwrap() {
-                Exploration::Finished(s) => HipSolve::merge(&p, &mut total, s).unwrap(),
+            match j.explore(&unit, &ctx).unwrap() {
+                Exploration::Finished(s) => j.merge(&mut total, s).unwrap(),
                 Exploration::Split { .. } => unreachable!("no budget"),
             }
         }
@@ -501,18 +517,19 @@ fn merge_is_order_independent() {
     let stop = std::sync::atomic::AtomicBool::new(false);
     let bound = std::sync::atomic::AtomicU64::new(0);
     let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = orchard_shared::ExploreContext {
+    let ctx = ExploreContext {
         budget: 40,
         stop: &stop,
         bound: &bound,
         progress: &progress,
     };
     let mut parts = Vec::new();
-    let mut pending = HipSolve::root_units(&p);
+    let j = job(&p);
+    let mut pending = j.root_units();
     while let Some(u) = pending.pop() {
-        match HipSolve::explore(&p, &u, &ctx).unwrap() {
-            orchard_shared::Exploration::Finished(s) => parts.push(s),
-            orchard_shared::Exploration::Split { explored, rest } => {
+        match j.explore(&u, &ctx).unwrap() {
+            Exploration::Finished(s) => parts.push(s),
+            Exploration::Split { explored, rest } => {
                 parts.push(explored);
                 pending.extend(rest);
             }
@@ -522,21 +539,22 @@ fn merge_is_order_independent() {
     let fold = |it: &mut dyn Iterator<Item = &SolveSummary>| {
         let mut t = SolveSummary::default();
         for s in it {
-            HipSolve::merge(&p, &mut t, s.clone()).unwrap();
+            j.merge(&mut t, s.clone()).unwrap();
         }
         t
     };
     let a = fold(&mut parts.iter());
     let b = fold(&mut parts.iter().rev());
     let mut halves = fold(&mut parts[..parts.len() / 2].iter());
-    HipSolve::merge(&p, &mut halves, fold(&mut parts[parts.len() / 2..].iter())).unwrap();
+    j.merge(&mut halves, fold(&mut parts[parts.len() / 2..].iter()))
+        .unwrap();
     assert_eq!(a.known, b.known);
     assert_eq!(a.known, halves.known);
     assert_eq!(a.nodes, b.nodes);
     assert_eq!(winner(&p, &a), serde_json::json!(0));
     // Idempotent: merging a summary again changes no value.
     let mut twice = a.clone();
-    HipSolve::merge(&p, &mut twice, a.clone()).unwrap();
+    j.merge(&mut twice, a.clone()).unwrap();
     assert_eq!(twice.known, a.known);
 }
 
@@ -549,19 +567,20 @@ fn moot_units_are_those_a_sibling_decided() {
         expect: None,
         ..params(4, 5, true)
     };
-    let units = HipSolve::root_units(&p);
+    let j = job(&p);
+    let units = j.root_units();
     assert_eq!(units.len(), 6, "six first moves up to symmetry");
     let mut merged = SolveSummary::default();
-    assert!(units.iter().all(|u| !HipSolve::is_moot(&p, &merged, u)));
+    assert!(units.iter().all(|u| !j.is_moot(&merged, u)));
     let mut decided = false;
     for u in &units {
         if decided {
-            assert!(HipSolve::is_moot(&p, &merged, u));
+            assert!(j.is_moot(&merged, u));
             continue;
         }
-        assert!(!HipSolve::is_moot(&p, &merged, u));
-        let s = explore_all::<HipSolve>(&p, vec![u.clone()], u64::MAX).unwrap();
-        HipSolve::merge(&p, &mut merged, s).unwrap();
+        assert!(!j.is_moot(&merged, u));
+        let s = explore_all(&j, vec![u.clone()], u64::MAX).unwrap();
+        j.merge(&mut merged, s).unwrap();
         decided = winner(&p, &merged) == serde_json::json!(1);
     }
     assert!(decided);
@@ -572,13 +591,13 @@ fn moot_units_are_those_a_sibling_decided() {
         expect: None,
         ..params(4, 5, false)
     };
-    let units = HipSolve::root_units(&p);
-    let s = explore_all::<HipSolve>(&p, vec![units[0].clone()], u64::MAX).unwrap();
+    let j = job(&p);
+    let units = j.root_units();
+    let s = explore_all(&j, vec![units[0].clone()], u64::MAX).unwrap();
     assert_eq!(value_of(&p, &s, &units[0].moves).unwrap(), (0, 0));
-    assert!(units[1..].iter().all(|u| !HipSolve::is_moot(&p, &s, u)));
+    assert!(units[1..].iter().all(|u| !j.is_moot(&s, u)));
     // A unit the merged tree does not reach is never moot.
-    assert!(!HipSolve::is_moot(
-        &p,
+    assert!(!j.is_moot(
         &SolveSummary::default(),
         &SolveUnit {
             moves: vec![0, 1, 2, 3]
@@ -588,16 +607,10 @@ fn moot_units_are_those_a_sibling_decided() {
 
 #[test]
 fn bad_parameters_and_units_are_rejected() {
+    assert_eq!(validate(&params(9, 9, false)).unwrap_err().name, "cols");
+    assert_eq!(validate(&params(1, 5, false)).unwrap_err().name, "rows");
     assert_eq!(
-        HipSolve::validate(&params(9, 9, false)).unwrap_err().name,
-        "cols"
-    );
-    assert_eq!(
-        HipSolve::validate(&params(1, 5, false)).unwrap_err().name,
-        "rows"
-    );
-    assert_eq!(
-        HipSolve::validate(&SolveParams {
+        validate(&SolveParams {
             depth: Some(12),
             expect: None,
             ..params(3, 4, false)
@@ -606,13 +619,13 @@ fn bad_parameters_and_units_are_rejected() {
         .name,
         "depth"
     );
-    assert!(HipSolve::validate(&params(5, 4, true)).is_ok());
+    assert!(validate(&params(5, 4, true)).is_ok());
     let p = params(3, 3, false);
     for moves in [vec![9], vec![0, 0], vec![0, 1, 3, 2, 4]] {
         // Off the board, on a stone, and a legal line: the family rejects
         // exactly the move lists the reference finds illegal.
-        let bad = explore_all::<HipSolve>(
-            &p,
+        let bad = explore_all(
+            &job(&p),
             vec![SolveUnit {
                 moves: moves.clone(),
             }],
@@ -634,8 +647,8 @@ fn bad_parameters_and_units_are_rejected() {
     }
     // A unit whose last move completed a square is not a position in play.
     let p = params(2, 3, false);
-    assert!(explore_all::<HipSolve>(
-        &p,
+    assert!(explore_all(
+        &job(&p),
         vec![SolveUnit {
             moves: vec![0, 2, 1, 5, 3, 4]
         }],
@@ -648,16 +661,27 @@ fn bad_parameters_and_units_are_rejected() {
 /// split, and the aggregate's moot test.
 #[test]
 fn runs_through_the_registry() {
-    let fam = by_name("hip-solve").unwrap();
-    let m = fam
-        .command()
-        .try_get_matches_from(["hip-solve", "--rows", "4", "--cols", "3", "--double"])
+    let registry = orchard_core::Registry::default()
+        .with::<HipDraws>()
+        .with::<HipSolve>();
+    let fam = registry.by_name("hip-solve").unwrap();
+    // The parameters as the binary reads them (the family's `clap::Args`).
+    let params_json = |args: &[&str]| {
+        let m = SolveParams::augment_args(clap::Command::new("hip-solve"))
+            .try_get_matches_from(args)
+            .unwrap();
+        serde_json::to_string(&SolveParams::from_arg_matches(&m).unwrap()).unwrap()
+    };
+    let job = fam
+        .prepare(
+            &params_json(&["hip-solve", "--rows", "4", "--cols", "3", "--double"]),
+            &Host::default(),
+        )
         .unwrap();
-    let job = fam.prepare(&fam.params_from_matches(&m).unwrap()).unwrap();
     let stop = std::sync::atomic::AtomicBool::new(false);
     let bound = std::sync::atomic::AtomicU64::new(0);
     let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = orchard_shared::ExploreContext {
+    let ctx = ExploreContext {
         budget: 50,
         stop: &stop,
         bound: &bound,
@@ -685,13 +709,11 @@ fn runs_through_the_registry() {
         "Double Hip 3x4 is a draw"
     );
     assert_eq!(rep.json["rows"], serde_json::json!(3));
-    let e = fam
-        .command()
-        .try_get_matches_from(["hip-solve", "--rows", "1", "--cols", "9"])
-        .unwrap();
+    let e = params_json(&["hip-solve", "--rows", "1", "--cols", "9"]);
     assert!(fam
-        .params_from_matches(&e)
-        .unwrap_err()
+        .prepare(&e, &Host::default())
+        .err()
+        .expect("refused")
         .to_string()
         .contains("--rows"));
 }
@@ -701,19 +723,19 @@ fn runs_through_the_registry() {
 #[test]
 fn the_answer_so_far_lists_settled_replies() {
     let p = params(4, 5, false);
-    let units = HipSolve::root_units(&p);
+    let units = job(&p).root_units();
     assert_eq!(
         units[0].moves.len(),
         2,
         "root units are an opening and a reply"
     );
-    let none = HipSolve::report(&p, &SolveSummary::default()).text;
+    let none = job(&p).report(&SolveSummary::default()).text;
     assert!(
         none.iter().all(|l| !l.contains("replies settled")),
         "{none:?}"
     );
-    let first = explore_all::<HipSolve>(&p, vec![units[0].clone()], u64::MAX).unwrap();
-    let text = HipSolve::report(&p, &first).text;
+    let first = explore_all(&job(&p), vec![units[0].clone()], u64::MAX).unwrap();
+    let text = job(&p).report(&first).text;
     let with_replies: Vec<&String> = text
         .iter()
         .filter(|l| l.contains("; replies settled: "))
@@ -725,4 +747,64 @@ fn the_answer_so_far_lists_settled_replies() {
         with_replies[0].contains("first player does not win") && with_replies[0].ends_with(" draw"),
         "{text:?}"
     );
+}
+
+/// A job owns its table: merging, reporting and moot tests (what the
+/// coordinator does) never create one, so there is no snapshot; after a
+/// search, the job's snapshot carries what it settled to a fresh job of the
+/// same game, which then solves the game again with the same value in a
+/// fraction of the nodes. Snapshots of another game, or damaged ones, are
+/// refused whole and store nothing.
+#[test]
+fn a_job_owns_its_table_and_its_snapshot_warms_a_fresh_job() {
+    use orchard_core::CacheSnapshot;
+    let p = params(4, 5, false);
+    let j = job(&p);
+    assert_eq!(j.cache_name(), "hip-4x5");
+    assert_eq!(job(&params(5, 4, true)).cache_name(), "hip-4x5-double");
+    let units = j.root_units();
+    let mut merged = SolveSummary::default();
+    j.merge(&mut merged, SolveSummary::default()).unwrap();
+    assert!(units.iter().all(|u| !j.is_moot(&merged, u)));
+    assert!(!j.must_wait(&merged, &units[0]));
+    j.report(&merged);
+    assert!(j.snapshot().is_none(), "a table without a search");
+
+    let (v, cold_nodes) = j.solve_position(&[]).unwrap();
+    let snapshot = j.snapshot().expect("a snapshot after a search");
+    let warm = job(&p);
+    let restored = warm.restore(&snapshot).unwrap();
+    assert!(restored > 100, "{restored} entries");
+    let (v2, warm_nodes) = warm.solve_position(&[]).unwrap();
+    assert_eq!(v2, v);
+    assert!(
+        warm_nodes * 10 < cold_nodes,
+        "{warm_nodes} nodes warm, {cold_nodes} cold"
+    );
+    // A fresh job is cold again: the same search, the same nodes.
+    assert_eq!(job(&p).solve_position(&[]).unwrap(), (v, cold_nodes));
+
+    let other = job(&params(4, 5, true));
+    let e = other.restore(&snapshot).unwrap_err().to_string();
+    assert!(e.contains("another game"), "{e}");
+    let mut damaged = snapshot.clone();
+    damaged[snapshot.len() / 2] ^= 1;
+    let damaged_job = job(&p);
+    let e = damaged_job.restore(&damaged).unwrap_err().to_string();
+    assert!(e.contains("checksum"), "{e}");
+    // Refused before anything was stored (not even a table was made).
+    assert!(other.snapshot().is_none() && damaged_job.snapshot().is_none());
+
+    // The memory a host lends a job is checked.
+    for bad in [0, (1 << 20) + 1] {
+        let host = Host {
+            cache_mib: Some(bad),
+        };
+        assert_eq!(
+            HipSolve::new(p.clone(), &host).unwrap_err().name,
+            "cache-mib"
+        );
+    }
+    let small = HipSolve::new(p.clone(), &Host { cache_mib: Some(1) }).unwrap();
+    assert_eq!(small.solve_position(&[]).unwrap().0, v);
 }
