@@ -1,7 +1,7 @@
 //! Runs an `hc` search on one core, in this process, without the cluster:
 //! the single-thread baseline for BENCHMARKS.md.
 //!
-//! `cargo run --release -p orchard-shared --example hc_one_core -- 4 pairs`
+//! `cargo run --release -p orchard-hc --example hc_one_core -- 4 pairs`
 
 use std::time::Instant;
 
