@@ -20,7 +20,7 @@
 //! * [`schema`] — creating the database, recognising an orchard one,
 //!   migrating an older schema.
 //! * [`writer`] — the one writer thread and its grouped commits.
-//! * [`load`] — the state read at startup.
+//! * [`load`](mod@load) — the state read at startup.
 //! * [`ledger`] — a job's units and results read back, for its files.
 //! * [`lemmas`] — the shared lemmas read back, a page at a time.
 
