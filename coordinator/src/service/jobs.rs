@@ -1,0 +1,127 @@
+//! The client-facing service (`orchard.v1.JobService`): submitting a job
+//! (or finding the identical one), its status, its results, cancelling it.
+//!
+//! A submitted job and a cancellation are committed before they are
+//! answered.
+
+use std::sync::Arc;
+
+use orchard_proto::v1::job_service_server::JobService;
+use orchard_proto::v1::*;
+use tonic::{Request, Response, Status};
+
+use super::{internal, scheduler_status, Shared};
+use crate::scheduler::JobState;
+use crate::store::{StoreError, Write};
+
+/// The client-facing service.
+#[derive(Clone)]
+pub struct Jobs(pub Arc<Shared>);
+
+impl Jobs {
+    /// Submits a job, or returns the identical job that already exists.
+    pub async fn submit_job(&self, family: &str, params_json: &str) -> Result<(u64, bool), Status> {
+        let prepared = self
+            .0
+            .config
+            .prepare(family, params_json)
+            .map_err(Status::invalid_argument)?;
+        let (job_id, writes) = {
+            let mut s = self.0.lock();
+            if let Some(id) = s.find_job(family, &prepared.params_json()) {
+                return Ok((id, true));
+            }
+            s.create_job(prepared)
+        };
+        // The job is in memory before it is durable; a crash in between
+        // loses a job nobody was told about.
+        self.0.store.commit(writes).await.map_err(internal)?;
+        self.0.work_available.notify_waiters();
+        tracing::info!(job = job_id, family, params = params_json, "job submitted");
+        Ok((job_id, false))
+    }
+}
+
+#[tonic::async_trait]
+impl JobService for Jobs {
+    async fn submit(
+        &self,
+        req: Request<SubmitRequest>,
+    ) -> Result<Response<SubmitResponse>, Status> {
+        let r = req.into_inner();
+        let (job_id, existing) = self.submit_job(&r.family, &r.params_json).await?;
+        Ok(Response::new(SubmitResponse { job_id, existing }))
+    }
+
+    async fn status(
+        &self,
+        req: Request<StatusRequest>,
+    ) -> Result<Response<StatusResponse>, Status> {
+        let r = req.into_inner();
+        let mut s = self.0.lock();
+        let ids: Vec<u64> = if r.job_id == 0 {
+            s.job_ids()
+        } else if s.job(r.job_id).is_some() {
+            vec![r.job_id]
+        } else {
+            return Err(Status::not_found(format!("unknown job {}", r.job_id)));
+        };
+        let jobs = ids
+            .into_iter()
+            .filter_map(|id| s.status(id))
+            .map(JobStatus::from)
+            .collect();
+        Ok(Response::new(StatusResponse { jobs }))
+    }
+
+    async fn results(
+        &self,
+        req: Request<ResultsRequest>,
+    ) -> Result<Response<ResultsResponse>, Status> {
+        let r = req.into_inner();
+        let answer = self
+            .0
+            .lock()
+            .answer(r.job_id)
+            .ok_or_else(|| Status::not_found(format!("unknown job {}", r.job_id)))?;
+        Ok(Response::new(answer.into()))
+    }
+
+    async fn cancel(
+        &self,
+        req: Request<CancelRequest>,
+    ) -> Result<Response<CancelResponse>, Status> {
+        let r = req.into_inner();
+        let cancelled = self
+            .0
+            .lock()
+            .begin_cancel(r.job_id)
+            .map_err(scheduler_status)?;
+        if cancelled {
+            let write = Write::FinishJob {
+                job_id: r.job_id,
+                state: JobState::Cancelled.as_str(),
+                finished_ms: self.0.clock.unix_ms(),
+                result_json: None,
+                results_file: None,
+                error: None,
+            };
+            // A task of its own, so that a client hanging up cannot leave
+            // the job half cancelled (see `report`).
+            let shared = self.0.clone();
+            let job_id = r.job_id;
+            tokio::spawn(async move {
+                shared.store.commit(vec![write]).await?;
+                shared
+                    .lock()
+                    .job_finished(job_id, JobState::Cancelled, None, None);
+                shared.job_finished.notify_waiters();
+                Ok::<(), StoreError>(())
+            })
+            .await
+            .map_err(|e| Status::internal(format!("cancelling failed: {e}")))?
+            .map_err(internal)?;
+        }
+        Ok(Response::new(CancelResponse { cancelled }))
+    }
+}

@@ -1,0 +1,58 @@
+//! The gRPC services (`orchard.v1.WorkerService`, `orchard.v1.JobService`)
+//! over the [`Scheduler`] and the [`Store`]: the state every handler shares
+//! ([`Shared`]) and how the errors of the layers below become gRPC statuses.
+//!
+//! * [`workers`] — the worker-facing service.
+//! * [`jobs`] — the client-facing service.
+//! * [`finish`] — a job's end: its results and units files, and its record.
+//!
+//! The scheduler lock is never held across an await: each handler decides
+//! under the lock, commits without it, and applies the outcome under the
+//! lock again.
+
+mod finish;
+mod jobs;
+mod workers;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::Notify;
+use tonic::Status;
+
+use crate::clock::Clock;
+use crate::scheduler::{Scheduler, SchedulerError};
+use crate::store::{Store, StoreError};
+use crate::CoordinatorConfig;
+
+pub use jobs::Jobs;
+pub use workers::Workers;
+
+/// State shared by every request handler.
+pub struct Shared {
+    pub scheduler: Mutex<Scheduler>,
+    pub store: Store,
+    pub config: CoordinatorConfig,
+    /// The clock the scheduler reads too; stamps stored timestamps.
+    pub clock: Arc<dyn Clock>,
+    /// Woken when units become pending, for long-polling lease requests.
+    pub work_available: Notify,
+    /// Woken when a job finishes.
+    pub job_finished: Notify,
+}
+
+impl Shared {
+    pub fn lock(&self) -> MutexGuard<'_, Scheduler> {
+        self.scheduler.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn internal(e: StoreError) -> Status {
+    Status::internal(e.to_string())
+}
+
+fn scheduler_status(e: SchedulerError) -> Status {
+    match e {
+        SchedulerError::UnknownJob(_) => Status::not_found(e.to_string()),
+        SchedulerError::Invalid(_) => Status::invalid_argument(e.to_string()),
+    }
+}

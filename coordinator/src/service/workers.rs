@@ -1,0 +1,310 @@
+//! The worker-facing service (`orchard.v1.WorkerService`): registering,
+//! leasing units (a long poll while there is no work), heartbeats, unit
+//! reports, sharing lemmas, and handing leases back.
+//!
+//! A report is committed before it is acknowledged; the commit and what
+//! follows it run as a task of their own, so that a worker hanging up
+//! cannot leave the in-memory state behind the database.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use orchard_core::FamilyError;
+use orchard_proto::v1::worker_service_server::WorkerService;
+use orchard_proto::v1::*;
+use orchard_proto::{LEMMA_PAGE_BYTES, MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
+use tonic::{Request, Response, Status};
+
+use super::{internal, scheduler_status, Shared};
+use crate::store::Write;
+
+/// The worker-facing service.
+#[derive(Clone)]
+pub struct Workers(pub Arc<Shared>);
+
+/// How long a lease request waits for work before answering empty.
+const LEASE_WAIT: Duration = Duration::from_millis(1000);
+
+#[tonic::async_trait]
+impl WorkerService for Workers {
+    async fn register(
+        &self,
+        req: Request<RegisterRequest>,
+    ) -> Result<Response<RegisterResponse>, Status> {
+        let r = req.into_inner();
+        if r.protocol_version != PROTOCOL_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "worker speaks protocol {}, coordinator {}",
+                r.protocol_version, PROTOCOL_VERSION
+            )));
+        }
+        if r.threads == 0 || r.threads > 4096 {
+            return Err(Status::invalid_argument(
+                "threads must be between 1 and 4096",
+            ));
+        }
+        if r.hostname.len() > 256 || r.families.len() > 256 {
+            return Err(Status::invalid_argument("hostname or family list too long"));
+        }
+        let cfg = &self.0.config;
+        let id = {
+            let mut s = self.0.lock();
+            s.forget_dead_workers();
+            if s.worker_count() >= cfg.max_workers {
+                return Err(Status::resource_exhausted(format!(
+                    "{} workers are registered, the most this coordinator accepts",
+                    cfg.max_workers
+                )));
+            }
+            s.register(r.hostname.clone(), r.threads, r.families)
+        };
+        tracing::info!(worker = id, host = %r.hostname, threads = r.threads, "worker registered");
+        Ok(Response::new(RegisterResponse {
+            worker_id: id,
+            heartbeat_interval_ms: cfg.heartbeat_interval.as_millis() as u64,
+            lease_ttl_ms: cfg.lease_ttl.as_millis() as u64,
+        }))
+    }
+
+    async fn lease(&self, req: Request<LeaseRequest>) -> Result<Response<LeaseResponse>, Status> {
+        let r = req.into_inner();
+        let max = r.max_units.clamp(1, self.0.config.max_units_per_lease) as usize;
+        let deadline = Instant::now() + LEASE_WAIT;
+        loop {
+            let notified = self.0.work_available.notified();
+            let (granted, writes) = {
+                let mut s = self.0.lock();
+                if !s.knows_worker(r.worker_id) {
+                    return Ok(Response::new(LeaseResponse {
+                        unknown_worker: true,
+                        ..Default::default()
+                    }));
+                }
+                let (granted, writes) = s.lease(r.worker_id, max);
+                if granted.is_empty() {
+                    // Idle worker: ask running units to split off their rest.
+                    s.request_splits(max, self.0.config.min_split_age);
+                }
+                (granted, writes)
+            };
+            if !writes.is_empty() {
+                self.0.store.enqueue(writes);
+            }
+            if !granted.is_empty() {
+                let budget = self.0.config.unit_budget;
+                let leases = granted
+                    .into_iter()
+                    .map(|g| UnitLease {
+                        unit_id: g.unit_id,
+                        job_id: g.job_id,
+                        family: g.family,
+                        params_json: g.params_json,
+                        unit: g.payload.to_vec(),
+                        node_budget: budget,
+                        bound: g.bound,
+                    })
+                    .collect();
+                return Ok(Response::new(LeaseResponse {
+                    leases,
+                    retry_after_ms: 0,
+                    unknown_worker: false,
+                }));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(Response::new(LeaseResponse {
+                    leases: Vec::new(),
+                    retry_after_ms: 200,
+                    unknown_worker: false,
+                }));
+            }
+            let _ = tokio::time::timeout(deadline - now, notified).await;
+        }
+    }
+
+    async fn heartbeat(
+        &self,
+        req: Request<HeartbeatRequest>,
+    ) -> Result<Response<HeartbeatResponse>, Status> {
+        let r = req.into_inner();
+        let running: Vec<(u64, u64)> = r.running.iter().map(|u| (u.unit_id, u.nodes)).collect();
+        let bounds: Vec<(u64, u64)> = r.bounds.iter().map(|b| (b.job_id, b.bound)).collect();
+        let reply = self.0.lock().heartbeat(r.worker_id, &running, &bounds);
+        let Some(reply) = reply else {
+            return Ok(Response::new(HeartbeatResponse {
+                unknown_worker: true,
+                ..Default::default()
+            }));
+        };
+        if !reply.writes.is_empty() {
+            self.0.store.enqueue(reply.writes);
+        }
+        Ok(Response::new(HeartbeatResponse {
+            cancel_units: reply.cancel,
+            split_units: reply.split,
+            bounds: reply
+                .bounds
+                .into_iter()
+                .map(|(job_id, bound)| JobBound { job_id, bound })
+                .collect(),
+            unknown_worker: false,
+        }))
+    }
+
+    async fn report(
+        &self,
+        req: Request<ReportRequest>,
+    ) -> Result<Response<ReportResponse>, Status> {
+        let r = req.into_inner();
+        let worker = self.0.lock().describe_worker(r.worker_id);
+        if !r.error.is_empty() {
+            tracing::error!(unit = r.unit_id, %worker, "unit failed: {}", r.error);
+            let finishing = self.0.lock().fail_unit(r.unit_id, &r.error);
+            if let Some(f) = finishing {
+                // A task of its own, like a report's commit (see below).
+                let shared = self.0.clone();
+                tokio::spawn(async move { shared.finish(f).await })
+                    .await
+                    .map_err(|e| Status::internal(format!("finishing the job failed: {e}")))?;
+            }
+            return Ok(Response::new(ReportResponse {
+                accepted: true,
+                bound: 0,
+            }));
+        }
+        let pending = self
+            .0
+            .lock()
+            .begin_report(r.unit_id, r.summary, r.nodes, r.rest, r.bound)
+            .map_err(scheduler_status)?;
+        let Some(pending) = pending else {
+            tracing::debug!(unit = r.unit_id, "late or duplicate report ignored");
+            return Ok(Response::new(ReportResponse {
+                accepted: false,
+                bound: 0,
+            }));
+        };
+        let write = Write::CompleteUnit {
+            unit_id: pending.unit_id,
+            job_id: pending.job_id,
+            nodes: pending.nodes,
+            summary: pending.summary.clone(),
+            worker,
+            rest: pending.rest.clone(),
+            done_ms: self.0.clock.unix_ms(),
+        };
+        // The rest runs as its own task: if the worker hangs up (killed
+        // mid-report) tonic drops this handler, but a commit in flight may
+        // still land, and the in-memory state must follow it. A handler
+        // dropped here left the unit "reporting" for good: done on disk,
+        // never merged, never leased again, the job never finished.
+        let shared = self.0.clone();
+        let unit_id = r.unit_id;
+        let bound = tokio::spawn(async move {
+            if let Err(e) = shared.store.commit(vec![write]).await {
+                shared.lock().abort_report(unit_id);
+                return Err(e);
+            }
+            let job_id = pending.job_id;
+            let (finishing, bound) = {
+                let mut s = shared.lock();
+                let (finishing, writes) = s.complete_report(pending);
+                if !writes.is_empty() {
+                    shared.store.enqueue(writes);
+                }
+                let bound = s.job(job_id).map(|j| j.bound()).unwrap_or(0);
+                (finishing, bound)
+            };
+            // New units, or units that were waiting for this one's result
+            // (see `SearchFamily::must_wait`), may be ready for idle workers.
+            shared.work_available.notify_waiters();
+            if let Some(f) = finishing {
+                shared.finish(f).await;
+            }
+            Ok(bound)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("report task failed: {e}")))?
+        .map_err(internal)?;
+        Ok(Response::new(ReportResponse {
+            accepted: true,
+            bound,
+        }))
+    }
+
+    async fn return_leases(
+        &self,
+        req: Request<ReturnLeasesRequest>,
+    ) -> Result<Response<ReturnLeasesResponse>, Status> {
+        let r = req.into_inner();
+        self.0.lock().return_leases(r.worker_id, &r.unit_ids);
+        self.0.work_available.notify_waiters();
+        Ok(Response::new(ReturnLeasesResponse {}))
+    }
+
+    /// Stores a worker's lemmas (checked by the family first: a malformed
+    /// blob is refused, never stored) and answers with the job's lemmas of
+    /// other workers after the worker's cursor. Lemmas only save work, so a
+    /// job over its lemma budget simply stops storing them.
+    async fn share_lemmas(
+        &self,
+        req: Request<ShareLemmasRequest>,
+    ) -> Result<Response<ShareLemmasResponse>, Status> {
+        let r = req.into_inner();
+        let over = || {
+            Ok(Response::new(ShareLemmasResponse {
+                job_over: true,
+                ..Default::default()
+            }))
+        };
+        let Some(prepared) = self.0.lock().lemma_job(r.job_id) else {
+            return over();
+        };
+        if r.lemmas.len() > MAX_LEMMA_UPLOAD_BYTES {
+            return Err(Status::invalid_argument(format!(
+                "{} bytes of lemmas in one request (at most {MAX_LEMMA_UPLOAD_BYTES})",
+                r.lemmas.len()
+            )));
+        }
+        let mut stored = false;
+        if !r.lemmas.is_empty() {
+            let (prepared, lemmas) = (prepared.clone(), r.lemmas);
+            let lemmas = tokio::task::spawn_blocking(move || match prepared.lemmas() {
+                Some(exchange) => exchange.check(&lemmas).map(|()| lemmas),
+                None => Err(FamilyError::BadLemmas(format!(
+                    "family {} shares no lemmas",
+                    prepared.family()
+                ))),
+            })
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            // Admitted and queued under one lock: a job being finished
+            // admits nothing, and its end (which deletes its lemmas) is
+            // queued after every blob it admitted.
+            let mut s = self.0.lock();
+            stored = s.admit_lemmas(r.job_id, lemmas.len() as u64);
+            if stored {
+                self.0.store.enqueue(vec![Write::InsertLemmas {
+                    job_id: r.job_id,
+                    source: r.source,
+                    blob: lemmas,
+                }]);
+            }
+        }
+        let store = self.0.store.clone();
+        let page = tokio::task::spawn_blocking(move || {
+            store.lemmas_after(r.job_id, r.after, r.source, LEMMA_PAGE_BYTES)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(internal)?;
+        Ok(Response::new(ShareLemmasResponse {
+            stored,
+            lemmas: page.blobs,
+            cursor: page.cursor,
+            more: page.more,
+            job_over: false,
+        }))
+    }
+}

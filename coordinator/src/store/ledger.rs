@@ -1,0 +1,63 @@
+//! A job's records read back while the coordinator runs: every unit of
+//! the job (for its units file) and the stored results of its done units
+//! (to write its results file again). Each read opens a read-only
+//! connection of its own and sees only what the writer has committed.
+
+use rusqlite::params;
+
+use super::{crc, to_i64, to_u64, JobId, LedgerRow, Store, StoreError};
+
+impl Store {
+    /// Every unit of a job, in id order, with the nodes each reported. Read
+    /// on a connection of its own (read-only: the database is in WAL mode,
+    /// so this does not block the writer), and only after the writes it must
+    /// see have committed.
+    pub fn unit_ledger(&self, job_id: JobId) -> Result<Vec<LedgerRow>, StoreError> {
+        let conn = self.reader()?;
+        let mut stmt = conn.prepare(
+            "SELECT u.id, u.parent_id, u.state, u.lease_count, u.payload, r.nodes, r.worker,
+                    u.discarded_nodes
+             FROM units u LEFT JOIN results r ON r.unit_id = u.id
+             WHERE u.job_id = ?1 ORDER BY u.id",
+        )?;
+        let rows = stmt.query_map(params![to_i64(job_id)], |r| {
+            Ok(LedgerRow {
+                id: to_u64(r.get(0)?),
+                parent: r.get::<_, Option<i64>>(1)?.map(to_u64),
+                state: r.get(2)?,
+                leases: to_u64(r.get(3)?),
+                payload: r.get(4)?,
+                nodes: r.get::<_, Option<i64>>(5)?.map(to_u64),
+                worker: r.get(6)?,
+                discarded: to_u64(r.get(7)?),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The stored results of a job's done units, in id order, each checked
+    /// against its CRC: everything its aggregate was built from, so a
+    /// finished job's report can be built again (see
+    /// [`crate::results::rebuild_report`]). Read like [`Store::unit_ledger`].
+    pub fn done_summaries(&self, job_id: JobId) -> Result<Vec<Vec<u8>>, StoreError> {
+        let conn = self.reader()?;
+        let mut stmt = conn.prepare(
+            "SELECT u.id, r.summary, r.summary_crc
+             FROM units u JOIN results r ON r.unit_id = u.id
+             WHERE u.job_id = ?1 AND u.state = 'done' ORDER BY u.id",
+        )?;
+        let mut rows = stmt.query(params![to_i64(job_id)])?;
+        let mut summaries = Vec::new();
+        while let Some(r) = rows.next()? {
+            let summary: Vec<u8> = r.get(1)?;
+            if crc(&summary) != r.get::<_, i64>(2)? {
+                return Err(StoreError::Corrupt(format!(
+                    "unit {}: summary checksum mismatch",
+                    to_u64(r.get(0)?)
+                )));
+            }
+            summaries.push(summary);
+        }
+        Ok(summaries)
+    }
+}

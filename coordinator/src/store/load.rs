@@ -1,0 +1,105 @@
+//! Reading the state at startup: every job, the units of the jobs still
+//! running (their payloads and summaries checked against their CRCs), and
+//! the figures the scheduler rebuilds its counters from.
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::{crc, to_u64, JobRow, Loaded, StoreError, UnitRow};
+
+pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
+    let mut jobs = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error,
+                (SELECT coalesce(sum(u.discarded_nodes), 0) FROM units u WHERE u.job_id = jobs.id),
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id),
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state IN ('done', 'cancelled')),
+                (SELECT coalesce(sum(r.nodes), 0) FROM results r WHERE r.job_id = jobs.id)
+         FROM jobs ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(JobRow {
+            id: to_u64(r.get(0)?),
+            family: r.get(1)?,
+            params_json: r.get(2)?,
+            state: r.get(3)?,
+            bound: to_u64(r.get(4)?),
+            created_ms: to_u64(r.get(5)?),
+            finished_ms: r.get::<_, Option<i64>>(6)?.map(to_u64),
+            result_json: r.get(7)?,
+            results_file: r.get(8)?,
+            error: r.get(9)?,
+            discarded_nodes: to_u64(r.get(10)?),
+            units_total: to_u64(r.get(11)?),
+            units_resolved: to_u64(r.get(12)?),
+            nodes: to_u64(r.get(13)?),
+        })
+    })?;
+    for row in rows {
+        jobs.push(row?);
+    }
+    let mut units = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT u.id, u.job_id, u.state, u.payload, u.payload_crc, r.summary, r.summary_crc, u.position
+         FROM units u JOIN jobs j ON j.id = u.job_id
+         LEFT JOIN results r ON r.unit_id = u.id
+         WHERE j.state = 'running' AND u.state IN ('pending', 'done')
+         ORDER BY u.id",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let id = to_u64(r.get(0)?);
+        let state: String = r.get(2)?;
+        let payload: Vec<u8> = r.get(3)?;
+        if crc(&payload) != r.get::<_, i64>(4)? {
+            return Err(StoreError::Corrupt(format!(
+                "unit {id}: payload checksum mismatch"
+            )));
+        }
+        let summary: Option<Vec<u8>> = r.get(5)?;
+        if state == "done" {
+            let Some(s) = &summary else {
+                return Err(StoreError::Corrupt(format!(
+                    "unit {id}: done without a result"
+                )));
+            };
+            if crc(s) != r.get::<_, i64>(6)? {
+                return Err(StoreError::Corrupt(format!(
+                    "unit {id}: summary checksum mismatch"
+                )));
+            }
+        }
+        units.push(UnitRow {
+            id,
+            job_id: to_u64(r.get(1)?),
+            position: r.get(7)?,
+            state,
+            payload,
+            summary,
+        });
+    }
+    let mut stmt = conn.prepare(
+        "SELECT u.job_id, u.position FROM units u JOIN jobs j ON j.id = u.job_id
+         WHERE j.state = 'running' AND u.state = 'cancelled'",
+    )?;
+    let cancelled = stmt
+        .query_map([], |r| Ok((to_u64(r.get(0)?), r.get(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    let max_unit_id: Option<i64> = conn
+        .query_row("SELECT max(id) FROM units", [], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let mut stmt = conn.prepare(
+        "SELECT l.job_id, sum(length(l.blob)) FROM lemmas l JOIN jobs j ON j.id = l.job_id
+         WHERE j.state = 'running' GROUP BY l.job_id",
+    )?;
+    let lemma_bytes = stmt
+        .query_map([], |r| Ok((to_u64(r.get(0)?), to_u64(r.get(1)?))))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Loaded {
+        jobs,
+        units,
+        cancelled,
+        max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
+        lemma_bytes,
+    })
+}

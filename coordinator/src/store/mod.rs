@@ -1,0 +1,275 @@
+//! The durable store: one SQLite database (WAL, `synchronous = FULL`) with
+//! the tables `jobs`, `units`, `results` and `lemmas`.
+//!
+//! Invariants:
+//! * A result is committed before it is acknowledged to the worker: the
+//!   service awaits [`Store::commit`] before answering.
+//! * Marking a unit done, storing its summary and inserting the units split
+//!   off it happen in one transaction, so the stored units always partition
+//!   each job's search tree.
+//! * Every unit payload and summary carries a CRC32, checked when loaded; a
+//!   mismatch is reported as corruption, never silently used. Lemmas carry
+//!   one too; a damaged lemma is skipped (lemmas only save work).
+//! * Opening never writes to a file that is not an empty or orchard
+//!   database: a foreign or corrupt file is refused before any write.
+//!
+//! This module holds the handle ([`Store`]), opening it (under the
+//! database's lock), and the types that cross its boundary (the
+//! [`Write`]s, the rows, [`Loaded`]). The rest, one concern each:
+//!
+//! * [`schema`] — creating the database, recognising an orchard one,
+//!   migrating an older schema.
+//! * [`writer`] — the one writer thread and its grouped commits.
+//! * [`load`](mod@load) — the state read at startup.
+//! * [`ledger`] — a job's units and results read back, for its files.
+//! * [`lemmas`] — the shared lemmas read back, a page at a time.
+
+mod ledger;
+mod lemmas;
+mod load;
+mod schema;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use rusqlite::Connection;
+
+pub(crate) use load::load;
+pub use schema::SCHEMA_VERSION;
+pub(crate) use schema::{migrate, schema_version};
+use writer::Batch;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: not an orchard database ({reason})")]
+    Foreign { path: PathBuf, reason: String },
+    #[error("{path}: database schema version {found} is not supported (this build uses {SCHEMA_VERSION})")]
+    Version { path: PathBuf, found: i32 },
+    /// An operation that would overwrite what it must not (see [`crate::backup`]).
+    #[error("{path}: {reason}")]
+    Refused { path: PathBuf, reason: String },
+    #[error("database corrupt: {0}")]
+    Corrupt(String),
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("the store's writer thread has stopped")]
+    WriterGone,
+    #[error("{0}: in use by another orchard coordinator (one coordinator per database)")]
+    InUse(PathBuf),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+pub type JobId = u64;
+pub type UnitId = u64;
+
+/// A job row as loaded at startup.
+#[derive(Debug, Clone)]
+pub struct JobRow {
+    pub id: JobId,
+    pub family: String,
+    pub params_json: String,
+    pub state: String,
+    pub bound: u64,
+    pub created_ms: u64,
+    pub finished_ms: Option<u64>,
+    pub result_json: Option<String>,
+    pub results_file: Option<String>,
+    pub error: Option<String>,
+    /// Nodes that cancelled units had searched before they were cancelled.
+    pub discarded_nodes: u64,
+    /// Units of the job, all states; those done or cancelled; and the nodes
+    /// of its stored results. A job that is over keeps these figures in its
+    /// status after a restart (its units are not loaded).
+    pub units_total: u64,
+    pub units_resolved: u64,
+    pub nodes: u64,
+}
+
+/// A unit row as loaded at startup.
+#[derive(Debug, Clone)]
+pub struct UnitRow {
+    pub id: UnitId,
+    pub job_id: JobId,
+    pub position: Vec<u8>,
+    pub state: String,
+    pub payload: Vec<u8>,
+    /// The committed summary, for done units.
+    pub summary: Option<Vec<u8>>,
+}
+
+/// One unit of a job as the units file lists it (see [`Store::unit_ledger`]).
+#[derive(Debug, Clone)]
+pub struct LedgerRow {
+    pub id: UnitId,
+    /// The unit whose split produced it (none for a root unit).
+    pub parent: Option<UnitId>,
+    /// `done`, `cancelled` or `pending`.
+    pub state: String,
+    /// How many times it was leased (more than once: a lease expired).
+    pub leases: u64,
+    pub payload: Vec<u8>,
+    /// For a done unit: the nodes it reported and the worker that did.
+    pub nodes: Option<u64>,
+    pub worker: Option<String>,
+    /// For a unit cancelled while a worker searched it: the nodes that
+    /// worker had reported in its last heartbeat (work thrown away).
+    pub discarded: u64,
+}
+
+/// A unit to insert: its id, its place in the search order, its payload.
+#[derive(Debug, Clone)]
+pub struct NewUnit {
+    pub id: UnitId,
+    /// Where the unit sits in the sequential search order: the path of
+    /// child indices from the job's root, each a big-endian u32, so that
+    /// comparing positions as bytes compares them in search order.
+    pub position: Vec<u8>,
+    pub payload: Vec<u8>,
+}
+
+/// One change to the durable state. Applied in order within a transaction.
+#[derive(Debug)]
+pub enum Write {
+    InsertJob {
+        id: JobId,
+        family: String,
+        params_json: String,
+        created_ms: u64,
+    },
+    InsertUnits {
+        job_id: JobId,
+        parent: Option<UnitId>,
+        units: Vec<NewUnit>,
+    },
+    /// The unit's result: done, its summary, and the rest split off it.
+    CompleteUnit {
+        unit_id: UnitId,
+        job_id: JobId,
+        nodes: u64,
+        summary: Vec<u8>,
+        worker: String,
+        rest: Vec<NewUnit>,
+        done_ms: u64,
+    },
+    /// Counts a lease (for auditing re-runs after failures).
+    Leased {
+        unit_ids: Vec<UnitId>,
+    },
+    SetBound {
+        job_id: JobId,
+        bound: u64,
+    },
+    /// Units cancelled as moot, each with the nodes a worker had already
+    /// searched in it (0 if it was not running).
+    CancelUnits {
+        units: Vec<(UnitId, u64)>,
+    },
+    /// Lemmas a worker shared (see the `ShareLemmas` RPC). Queued without
+    /// waiting: losing some in a crash only loses work they would save.
+    InsertLemmas {
+        job_id: JobId,
+        source: u64,
+        blob: Vec<u8>,
+    },
+    /// The job is over: its state, answer or error. Its lemmas are deleted.
+    FinishJob {
+        job_id: JobId,
+        state: &'static str,
+        finished_ms: u64,
+        result_json: Option<String>,
+        results_file: Option<String>,
+        error: Option<String>,
+    },
+}
+
+/// Handle to the store. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    tx: mpsc::Sender<Batch>,
+    path: PathBuf,
+}
+
+fn crc(bytes: &[u8]) -> i64 {
+    i64::from(crc32fast::hash(bytes))
+}
+
+fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn to_u64(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+/// Everything needed to rebuild the coordinator's state.
+pub struct Loaded {
+    pub jobs: Vec<JobRow>,
+    /// Units of unfinished jobs (pending, and done with their summaries).
+    pub units: Vec<UnitRow>,
+    /// (job, position) of every unit of an unfinished job that was
+    /// cancelled as moot: over, but counted among the job's units.
+    pub cancelled: Vec<(JobId, Vec<u8>)>,
+    pub max_unit_id: UnitId,
+    /// Bytes of lemmas stored per running job.
+    pub lemma_bytes: Vec<(JobId, u64)>,
+}
+
+impl Store {
+    /// Opens the database and loads the state of every job. Starts the
+    /// writer thread.
+    pub fn open(path: &Path) -> Result<(Store, Loaded), StoreError> {
+        let (conn, old_version) = schema::open_connection(path)?;
+        // Two coordinators on one database would hand out the same units
+        // under different ids: hold an exclusive advisory lock (flock, which
+        // does not interfere with SQLite's own fcntl locks) for as long as
+        // the writer runs.
+        let lock = std::fs::File::open(path).map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(StoreError::InUse(path.to_path_buf()))
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(StoreError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        }
+        // Only the holder of the lock changes the schema (not a second
+        // coordinator about to be refused, under a running one's feet).
+        if let Some(from) = old_version {
+            migrate(&conn, from)?;
+            tracing::info!(
+                path = %path.display(),
+                "database schema migrated from version {from} to {SCHEMA_VERSION}"
+            );
+        }
+        let loaded = load(&conn)?;
+        let tx = writer::start(conn, lock);
+        Ok((
+            Store {
+                tx,
+                path: path.to_path_buf(),
+            },
+            loaded,
+        ))
+    }
+
+    /// A read-only connection of its own (the database is in WAL mode, so
+    /// reading does not block the writer).
+    fn reader(&self) -> Result<Connection, StoreError> {
+        Ok(Connection::open_with_flags(
+            &self.path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?)
+    }
+}

@@ -1,0 +1,136 @@
+//! The database's schema: creating it in an empty file, recognising an
+//! orchard database by its header (`application_id`, `user_version`) and
+//! refusing anything else before writing a byte, and migrating an older
+//! schema version in place.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+/// `PRAGMA application_id` of an orchard database: "ORCH".
+pub const APPLICATION_ID: i32 = 0x4F52_4348;
+/// `PRAGMA user_version`: the schema version. Older versions are migrated in
+/// place when opened (see [`migrate`]).
+pub const SCHEMA_VERSION: i32 = 3;
+
+/// The lemmas table (schema version 3): blobs of lemmas in the order they
+/// were stored (`seq`, never reused), with the CRC32 of each.
+const CREATE_LEMMAS: &str = "CREATE TABLE lemmas (
+                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                 job_id INTEGER NOT NULL,
+                 source INTEGER NOT NULL,
+                 blob BLOB NOT NULL,
+                 blob_crc INTEGER NOT NULL
+             );
+             CREATE INDEX lemmas_by_job ON lemmas(job_id, seq);";
+
+/// What the header of the database behind `conn` says: `None` for an empty
+/// database (no schema yet), the schema version of an orchard database this
+/// build can read, and an error for anything else (a file that is not
+/// SQLite fails at the first read). Reads only.
+pub(crate) fn schema_version(conn: &Connection, path: &Path) -> Result<Option<i32>, StoreError> {
+    let foreign = |reason: String| StoreError::Foreign {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let app_id: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(|e| foreign(e.to_string()))?;
+    let version: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| foreign(e.to_string()))?;
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(|e| foreign(e.to_string()))?;
+    if app_id == 0 && version == 0 && tables == 0 {
+        Ok(None)
+    } else if app_id != APPLICATION_ID {
+        Err(foreign(format!("application_id is {app_id:#x}")))
+    } else if !(1..=SCHEMA_VERSION).contains(&version) {
+        Err(StoreError::Version {
+            path: path.to_path_buf(),
+            found: version,
+        })
+    } else {
+        Ok(Some(version))
+    }
+}
+
+/// Opens (or creates) the database at `path`, refusing foreign or corrupt
+/// files before writing anything. `Some(version)`: an older schema that
+/// [`migrate`] must bring up to date, which the caller does only once it
+/// holds the database's lock.
+pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), StoreError> {
+    let conn = Connection::open(path)?;
+    // Reading the header is the first access: nothing is written before it.
+    let version = schema_version(&conn, path)?;
+    if version.is_none() {
+        conn.execute_batch("PRAGMA journal_mode = WAL;")?;
+        conn.execute_batch(&format!(
+            "BEGIN;
+             PRAGMA application_id = {APPLICATION_ID};
+             PRAGMA user_version = {SCHEMA_VERSION};
+             CREATE TABLE jobs (
+                 id INTEGER PRIMARY KEY,
+                 family TEXT NOT NULL,
+                 params_json TEXT NOT NULL,
+                 state TEXT NOT NULL,
+                 bound INTEGER NOT NULL DEFAULT 0,
+                 created_ms INTEGER NOT NULL,
+                 finished_ms INTEGER,
+                 result_json TEXT,
+                 results_file TEXT,
+                 error TEXT
+             );
+             CREATE TABLE units (
+                 id INTEGER PRIMARY KEY,
+                 job_id INTEGER NOT NULL REFERENCES jobs(id),
+                 parent_id INTEGER,
+                 position BLOB NOT NULL,
+                 state TEXT NOT NULL,
+                 payload BLOB NOT NULL,
+                 payload_crc INTEGER NOT NULL,
+                 lease_count INTEGER NOT NULL DEFAULT 0,
+                 done_ms INTEGER,
+                 discarded_nodes INTEGER NOT NULL DEFAULT 0
+             );
+             CREATE INDEX units_by_job_state ON units(job_id, state);
+             CREATE TABLE results (
+                 unit_id INTEGER PRIMARY KEY REFERENCES units(id),
+                 job_id INTEGER NOT NULL,
+                 nodes INTEGER NOT NULL,
+                 summary BLOB NOT NULL,
+                 summary_crc INTEGER NOT NULL,
+                 worker TEXT NOT NULL,
+                 reported_ms INTEGER NOT NULL
+             );
+             {CREATE_LEMMAS}
+             COMMIT;"
+        ))?;
+    } else {
+        conn.execute_batch("PRAGMA journal_mode = WAL;")?;
+    }
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+    Ok((conn, version.filter(|&v| v < SCHEMA_VERSION)))
+}
+
+/// Brings a database of an older schema version up to [`SCHEMA_VERSION`], in
+/// one transaction (a crash leaves it at the old version, untouched).
+/// Version 2 added `units.discarded_nodes`, version 3 the `lemmas` table.
+pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
+    let v2 = if from < 2 {
+        "ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;"
+    } else {
+        ""
+    };
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE;
+         {v2}
+         {CREATE_LEMMAS}
+         PRAGMA user_version = {SCHEMA_VERSION};
+         COMMIT;"
+    ))?;
+    Ok(())
+}

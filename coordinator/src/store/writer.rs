@@ -1,0 +1,229 @@
+//! The single writer: one thread owns the writing connection and applies
+//! every [`Write`], in the order sent.
+//!
+//! It groups every write queued while the previous commit was being synced
+//! into the next transaction, so a busy coordinator pays one fsync for many
+//! reports. [`Store::commit`] waits for its writes to be durable,
+//! [`Store::enqueue`] does not, and [`Store::flush`] waits for everything
+//! sent before it.
+
+use std::sync::mpsc;
+use std::thread;
+
+use rusqlite::{params, Connection};
+use tokio::sync::oneshot;
+
+use super::{crc, to_i64, JobId, NewUnit, Store, StoreError, UnitId, Write};
+
+/// Writes sent to the writer together, and where to say they committed
+/// (`None`: queued without waiting, see [`Store::enqueue`]).
+pub(super) struct Batch {
+    writes: Vec<Write>,
+    done: Option<oneshot::Sender<Result<(), String>>>,
+}
+
+/// Starts the writer thread on `conn`; it holds `lock` (the database's
+/// flock, see [`Store::open`]) for as long as it runs.
+pub(super) fn start(conn: Connection, lock: std::fs::File) -> mpsc::Sender<Batch> {
+    let (tx, rx) = mpsc::channel::<Batch>();
+    thread::Builder::new()
+        .name("orchard-store".into())
+        .spawn(move || {
+            let _lock = lock;
+            writer(conn, rx)
+        })
+        .expect("spawn store writer thread");
+    tx
+}
+
+impl Store {
+    /// Commits `writes` in one transaction (possibly grouped with others)
+    /// and returns once they are durable.
+    pub async fn commit(&self, writes: Vec<Write>) -> Result<(), StoreError> {
+        let (done, wait) = oneshot::channel();
+        self.tx
+            .send(Batch {
+                writes,
+                done: Some(done),
+            })
+            .map_err(|_| StoreError::WriterGone)?;
+        match wait.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(StoreError::Corrupt(e)),
+            Err(_) => Err(StoreError::WriterGone),
+        }
+    }
+
+    /// Queues `writes` without waiting for them (bookkeeping whose loss in a
+    /// crash is harmless, such as lease counts).
+    pub fn enqueue(&self, writes: Vec<Write>) {
+        let _ = self.tx.send(Batch { writes, done: None });
+    }
+
+    /// Waits until every write sent before this call has committed (the
+    /// writer applies batches in the order they were sent), so that a read
+    /// on another connection, such as [`Store::unit_ledger`], sees them.
+    pub async fn flush(&self) -> Result<(), StoreError> {
+        self.commit(Vec::new()).await
+    }
+}
+
+/// The writer thread: groups queued batches into one transaction each.
+fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>) {
+    while let Ok(first) = rx.recv() {
+        let mut batches = vec![first];
+        while let Ok(more) = rx.try_recv() {
+            batches.push(more);
+            if batches.len() >= 4096 {
+                break;
+            }
+        }
+        let t0 = std::time::Instant::now();
+        let outcome = apply(&mut conn, &batches).map_err(|e| e.to_string());
+        tracing::trace!(
+            batches = batches.len(),
+            micros = t0.elapsed().as_micros() as u64,
+            "store commit"
+        );
+        if let Err(e) = &outcome {
+            tracing::error!("store commit failed: {e}");
+        }
+        for b in batches {
+            if let Some(done) = b.done {
+                let _ = done.send(outcome.clone());
+            }
+        }
+    }
+}
+
+fn apply(conn: &mut Connection, batches: &[Batch]) -> Result<(), rusqlite::Error> {
+    let tx = conn.transaction()?;
+    for w in batches.iter().flat_map(|b| &b.writes) {
+        apply_one(&tx, w)?;
+    }
+    tx.commit()
+}
+
+fn insert_units(
+    tx: &rusqlite::Transaction<'_>,
+    job_id: JobId,
+    parent: Option<UnitId>,
+    units: &[NewUnit],
+) -> Result<(), rusqlite::Error> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO units (id, job_id, parent_id, position, state, payload, payload_crc)
+         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6)",
+    )?;
+    for u in units {
+        stmt.execute(params![
+            to_i64(u.id),
+            to_i64(job_id),
+            parent.map(to_i64),
+            u.position,
+            u.payload,
+            crc(&u.payload)
+        ])?;
+    }
+    Ok(())
+}
+
+fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::Error> {
+    match w {
+        Write::InsertJob {
+            id,
+            family,
+            params_json,
+            created_ms,
+        } => {
+            tx.execute(
+                "INSERT INTO jobs (id, family, params_json, state, created_ms) VALUES (?1, ?2, ?3, 'running', ?4)",
+                params![to_i64(*id), family, params_json, to_i64(*created_ms)],
+            )?;
+        }
+        Write::InsertUnits {
+            job_id,
+            parent,
+            units,
+        } => insert_units(tx, *job_id, *parent, units)?,
+        Write::CompleteUnit {
+            unit_id,
+            job_id,
+            nodes,
+            summary,
+            worker,
+            rest,
+            done_ms,
+        } => {
+            tx.prepare_cached("UPDATE units SET state = 'done', done_ms = ?2 WHERE id = ?1")?
+                .execute(params![to_i64(*unit_id), to_i64(*done_ms)])?;
+            tx.prepare_cached(
+                "INSERT INTO results (unit_id, job_id, nodes, summary, summary_crc, worker, reported_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                to_i64(*unit_id),
+                to_i64(*job_id),
+                to_i64(*nodes),
+                summary,
+                crc(summary),
+                worker,
+                to_i64(*done_ms)
+            ])?;
+            insert_units(tx, *job_id, Some(*unit_id), rest)?;
+        }
+        Write::Leased { unit_ids } => {
+            let mut stmt =
+                tx.prepare_cached("UPDATE units SET lease_count = lease_count + 1 WHERE id = ?1")?;
+            for id in unit_ids {
+                stmt.execute(params![to_i64(*id)])?;
+            }
+        }
+        Write::SetBound { job_id, bound } => {
+            tx.prepare_cached("UPDATE jobs SET bound = max(bound, ?2) WHERE id = ?1")?
+                .execute(params![to_i64(*job_id), to_i64(*bound)])?;
+        }
+        Write::CancelUnits { units } => {
+            let mut stmt = tx.prepare_cached(
+                "UPDATE units SET state = 'cancelled', discarded_nodes = ?2
+                 WHERE id = ?1 AND state = 'pending'",
+            )?;
+            for (id, discarded) in units {
+                stmt.execute(params![to_i64(*id), to_i64(*discarded)])?;
+            }
+        }
+        Write::FinishJob {
+            job_id,
+            state,
+            finished_ms,
+            result_json,
+            results_file,
+            error,
+        } => {
+            tx.execute(
+                "UPDATE jobs SET state = ?2, finished_ms = ?3, result_json = ?4, results_file = ?5, error = ?6 WHERE id = ?1",
+                params![to_i64(*job_id), state, to_i64(*finished_ms), result_json, results_file, error],
+            )?;
+            if *state != "done" {
+                tx.execute(
+                    "UPDATE units SET state = 'cancelled' WHERE job_id = ?1 AND state = 'pending'",
+                    params![to_i64(*job_id)],
+                )?;
+            }
+            tx.execute(
+                "DELETE FROM lemmas WHERE job_id = ?1",
+                params![to_i64(*job_id)],
+            )?;
+        }
+        Write::InsertLemmas {
+            job_id,
+            source,
+            blob,
+        } => {
+            tx.prepare_cached(
+                "INSERT INTO lemmas (job_id, source, blob, blob_crc) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![to_i64(*job_id), *source as i64, blob, crc(blob)])?;
+        }
+    }
+    Ok(())
+}
