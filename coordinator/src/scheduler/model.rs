@@ -2,7 +2,7 @@
 //! tested without sockets or a database.
 //!
 //! [`ModelStore`] applies [`Write`]s to tables in memory the way
-//! `store::apply_one` applies them to SQLite, and produces the [`Loaded`]
+//! `store::writer::apply_one` applies them to SQLite, and produces the [`Loaded`]
 //! that `store::load` would. [`Harness`] drives a [`Scheduler`] on a
 //! [`ManualClock`] the way `service.rs` does: decide, commit the writes,
 //! then apply (and finish a job once its last unit is merged).
