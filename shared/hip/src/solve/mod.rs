@@ -45,18 +45,18 @@
 //!
 //! * this file: the [`HipSolve`] job (what it keeps in the process: its
 //!   table and its cached relevance) and its [`SearchFamily`] glue;
-//! * [`params`]: [`SolveParams`] and [`Expect`];
-//! * [`summary`]: [`SolveUnit`], [`Known`], [`SolveSummary`] and the merge
+//! * `params`: [`SolveParams`] and [`Expect`];
+//! * `summary`: [`SolveUnit`], [`Known`], [`SolveSummary`] and the merge
 //!   rule of intervals;
-//! * [`game`]: the rules on top of the board, and the root units;
-//! * [`eval`]: minimax over intervals of the recorded tree, [`value_of`];
-//! * [`relevance`]: which units still matter ([`orchard_core::MootUnits`]);
-//! * [`explore`]: solving or splitting one unit, and the harvest of an
+//! * `game`: the rules on top of the board, and the root units;
+//! * `eval`: minimax over intervals of the recorded tree, [`value_of`];
+//! * `relevance`: which units still matter ([`orchard_core::MootUnits`]);
+//! * `explore`: solving or splitting one unit, and the harvest of an
 //!   aborted search;
-//! * [`pv`]: principal variations, from the table and from the record;
-//! * [`report`]: the report, as text and JSON;
-//! * [`measure`]: single-process helpers for tests and measurements;
-//! * [`exchange`]: the table's lemmas and snapshots.
+//! * `pv`: principal variations, from the table and from the record;
+//! * `report`: the report, as text and JSON;
+//! * `measure`: single-process helpers for tests and measurements;
+//! * `exchange`: the table's lemmas and snapshots.
 
 mod eval;
 mod exchange;
@@ -98,7 +98,7 @@ pub struct HipSolve {
     /// a job that only merges and checks (the coordinator's) never
     /// allocates one.
     table: OnceLock<Table>,
-    /// The last [`relevance::Relevance`] computed for
+    /// The last `relevance::Relevance` computed for
     /// [`orchard_core::MootUnits`] (the coordinator asks about every live
     /// unit after each merge).
     relevance: Mutex<Option<RelevanceCache>>,
@@ -214,7 +214,7 @@ impl SearchFamily for HipSolve {
             .join(" ")
     }
 
-    /// Moot units and young brothers wait (see [`relevance`]), lemmas (see
+    /// Moot units and young brothers wait (see `relevance`), lemmas (see
     /// [`crate::lemmas`]) and table snapshots (see [`crate::snapshot`]).
     fn capabilities(&self) -> Capabilities<'_, Self> {
         Capabilities {
