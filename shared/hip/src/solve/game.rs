@@ -1,0 +1,136 @@
+//! The rules of Hip on top of the board ([`Game`]): who moves, canonical
+//! keys, the children of a position, replaying a unit's moves, and the
+//! frontier of root units. Unit generation, exploring, evaluation and the
+//! report all play by these rules, so they are written once, here.
+
+use super::summary::{Key, SolveUnit};
+use super::SolveParams;
+use crate::board::Board;
+use crate::search::{ordered_moves, p1_moves, Pos};
+use orchard_core::FamilyError;
+
+/// The game rules on top of the board, shared by unit generation, explore
+/// and report.
+pub(super) struct Game {
+    pub(super) board: Board,
+    double: bool,
+}
+
+/// A child of a position.
+pub(super) enum Child {
+    /// The move completes a square of the mover: he loses.
+    Loses,
+    Pos(Pos),
+}
+
+impl Game {
+    pub(super) fn new(p: &SolveParams) -> Game {
+        Game {
+            board: p.board(),
+            double: p.double,
+        }
+    }
+
+    pub(super) fn p1_to_move(&self, pos: &Pos) -> bool {
+        p1_moves(pos.stones(), self.double)
+    }
+
+    pub(super) fn key(&self, pos: &Pos) -> (Key, usize) {
+        let (a, b, g) = self.board.canonical2(pos.p1, pos.p2);
+        ((a, b), g)
+    }
+
+    pub(super) fn full(&self, pos: &Pos) -> bool {
+        (pos.p1 | pos.p2) == self.board.full
+    }
+
+    /// Every move of a non-full position, in cell order.
+    pub(super) fn children(&self, pos: &Pos) -> Vec<(usize, Child)> {
+        let p1 = self.p1_to_move(pos);
+        let empty = self.board.full & !(pos.p1 | pos.p2);
+        (0..self.board.n)
+            .filter(|&c| empty >> c & 1 == 1)
+            .map(|c| {
+                let child = if pos.loses(c, p1) {
+                    Child::Loses
+                } else {
+                    Child::Pos(pos.play(&self.board, c, p1))
+                };
+                (c, child)
+            })
+            .collect()
+    }
+
+    /// Replays a move list; errors if a move is off the board, on a stone, or
+    /// ends the game (a unit is a position still being played).
+    pub(super) fn replay(&self, moves: &[u8]) -> Result<Pos, FamilyError> {
+        let mut pos = Pos::EMPTY;
+        for (i, &m) in moves.iter().enumerate() {
+            let c = m as usize;
+            let p1 = self.p1_to_move(&pos);
+            if c >= self.board.n || (pos.p1 | pos.p2) >> c & 1 == 1 || pos.loses(c, p1) {
+                return Err(FamilyError::BadUnit(format!(
+                    "move {} ({m}) of {moves:?} is not a playable move",
+                    i + 1
+                )));
+            }
+            pos = pos.play(&self.board, c, p1);
+        }
+        if self.full(&pos) && !moves.is_empty() {
+            return Err(FamilyError::BadUnit(format!("{moves:?} fills the board")));
+        }
+        Ok(pos)
+    }
+
+    /// The canonical positions after `depth` stones, with a move list each,
+    /// in the order a depth-first search with the solver's move ordering
+    /// meets them (so the likely principal lines come first and, when units
+    /// are leased in order, [`super::HipSolve::is_moot`] can cancel their
+    /// siblings).
+    pub(super) fn frontier(&self, depth: u32) -> Vec<SolveUnit> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        let mut moves = Vec::new();
+        self.frontier_walk(Pos::EMPTY, depth, &mut moves, &mut seen, &mut out);
+        out
+    }
+
+    fn frontier_walk(
+        &self,
+        pos: Pos,
+        depth: u32,
+        moves: &mut Vec<u8>,
+        seen: &mut std::collections::HashSet<Key>,
+        out: &mut Vec<SolveUnit>,
+    ) {
+        if !seen.insert(self.key(&pos).0) {
+            return;
+        }
+        if depth == 0 {
+            out.push(SolveUnit {
+                moves: moves.clone(),
+            });
+            return;
+        }
+        let p1 = self.p1_to_move(&pos);
+        let list = ordered_moves(&self.board, &pos, p1, 0);
+        for &c in &list.cells[..list.len] {
+            let child = pos.play(&self.board, c as usize, p1);
+            if self.full(&child) {
+                continue;
+            }
+            moves.push(c);
+            self.frontier_walk(child, depth - 1, moves, seen, out);
+            moves.pop();
+        }
+    }
+}
+
+/// P1's interval for a mover's-view value interval.
+pub(super) fn absolute(lo: i8, hi: i8, p1: bool) -> (i8, i8) {
+    if p1 {
+        (lo, hi)
+    } else {
+        (-hi, -lo)
+    }
+}

@@ -1,0 +1,111 @@
+//! Single-process helpers for tests and measurements: [`explore_pruned`]
+//! (units in lease order, with moot ones skipped, as the coordinator would)
+//! and one-search solves of a position ([`HipSolve::solve_position`],
+//! [`HipSolve::solve_position_cold`]). The cluster never calls them; they
+//! are what the tests compare against plain minimax and what the
+//! `hip_one_core` example times.
+
+use super::game::Game;
+use super::summary::{SolveSummary, SolveUnit};
+use super::{HipSolve, MoveOrder, SolveParams};
+use crate::search::Solver;
+use crate::table::Table;
+use orchard_core::{Exploration, ExploreContext, FamilyError, MootUnits, SearchFamily};
+
+/// What [`explore_pruned`] did.
+#[derive(Debug, Default)]
+pub struct PrunedRun {
+    pub summary: SolveSummary,
+    /// Units skipped as moot.
+    pub skipped: usize,
+    /// Units that split.
+    pub splits: usize,
+}
+
+/// Explores units of `job` in order the way the coordinator leases them,
+/// skipping the ones [`HipSolve::is_moot`] cancels given what was merged so
+/// far, and putting the rest of a split unit first. Warm, every unit is
+/// searched with the job's table; with `cold`, each unit on a fresh job
+/// (an empty table of its own), as when units move between machines.
+/// (Single-process; for tests and measurements.)
+pub fn explore_pruned(
+    job: &HipSolve,
+    units: Vec<SolveUnit>,
+    budget: u64,
+    cold: bool,
+) -> Result<PrunedRun, FamilyError> {
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
+    let ctx = ExploreContext {
+        budget,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    let mut run = PrunedRun::default();
+    let mut pending: std::collections::VecDeque<SolveUnit> = units.into();
+    while let Some(unit) = pending.pop_front() {
+        if job.is_moot(&run.summary, &unit) {
+            run.skipped += 1;
+            continue;
+        }
+        let explored = if cold {
+            job.cold().explore(&unit, &ctx)?
+        } else {
+            job.explore(&unit, &ctx)?
+        };
+        match explored {
+            Exploration::Finished(s) => job.merge(&mut run.summary, s)?,
+            Exploration::Split { explored, rest } => {
+                run.splits += 1;
+                job.merge(&mut run.summary, explored)?;
+                for u in rest.into_iter().rev() {
+                    pending.push_front(u);
+                }
+            }
+        }
+    }
+    Ok(run)
+}
+
+impl HipSolve {
+    /// Game value of a position by one search in this thread, without
+    /// units, with the job's table (a cold search: a fresh job), for tests
+    /// and measurements: P1's value and the nodes searched.
+    pub fn solve_position(&self, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
+        let p = &self.params;
+        solve_with(&Game::new(p), p, moves, self.table(), MoveOrder::TUNED)
+    }
+
+    /// Game value of a position by one search with a table of its own (so
+    /// that the node count depends on nothing else) and a given move order:
+    /// P1's value and the nodes searched. For measuring move orders against
+    /// each other (the `hip_one_core` example's `tune` mode).
+    pub fn solve_position_cold(
+        &self,
+        moves: &[u8],
+        order: MoveOrder,
+    ) -> Result<(i8, u64), FamilyError> {
+        let p = &self.params;
+        let game = Game::new(p);
+        let table = Table::new(&game.board, p.double, self.host.cache_mib);
+        solve_with(&game, p, moves, &table, order)
+    }
+}
+
+fn solve_with(
+    game: &Game,
+    p: &SolveParams,
+    moves: &[u8],
+    table: &Table,
+    order: MoveOrder,
+) -> Result<(i8, u64), FamilyError> {
+    let pos = game.replay(moves)?;
+    let p1 = game.p1_to_move(&pos);
+    let mut s = Solver::new(&game.board, p.double, table, None);
+    s.order = order;
+    let v = s
+        .search(&pos, -1, 1)
+        .expect("an unbounded search does not abort");
+    Ok((if p1 { v } else { -v }, s.nodes))
+}

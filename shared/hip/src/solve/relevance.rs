@@ -1,0 +1,228 @@
+//! Which units the root's value may still depend on ([`Relevance`], cached
+//! per merged summary in [`RelevanceCache`]), and the [`MootUnits`] answers
+//! built on it: `is_moot` cancels units that can no longer matter, and
+//! `must_wait` holds back young brothers until the eldest is settled. The
+//! scheduler asks these questions, not the search, so they stand apart
+//! from exploring.
+
+use std::collections::HashSet;
+
+use super::eval::Eval;
+use super::game::{Child, Game};
+use super::summary::{Key, SolveSummary, SolveUnit};
+use super::{Expect, HipSolve};
+use crate::search::{ordered_moves, Pos};
+use orchard_core::MootUnits;
+
+/// A child as [`Relevance`] sees it: P1's interval, and the position (none
+/// when the move ends the game).
+type Kid = (i8, i8, Option<(Key, Pos)>);
+
+/// Which positions the root's value may still depend on, for
+/// [`HipSolve::is_moot`]; computed once per merged summary (the coordinator
+/// asks about every live unit after each merge) by one pass down the
+/// recorded tree, level by level (a child has one stone more, so every
+/// parent of a level is done before it).
+///
+/// The root is relevant. A child of a relevant position whose interval is
+/// still open is relevant unless its siblings already bound the position at
+/// least as well as the child ever could: for the first player to move,
+/// `hi(child) <= max lo(sibling)`; for the second, `lo(child) >= min
+/// hi(sibling)`. Intervals only narrow as units merge, so such a child can
+/// never again change its parent's interval; a position every path to which
+/// passes through such an edge, or through a settled position, can never
+/// change the root's interval, whatever its unit finds.
+struct Relevance {
+    /// Every position of the recorded tree (expanding settled ones too).
+    reached: HashSet<Key>,
+    relevant: HashSet<Key>,
+    /// The reached positions whose value is known exactly.
+    settled: HashSet<Key>,
+}
+
+impl Relevance {
+    /// A unit is moot if the recorded tree reaches it and the root no longer
+    /// depends on it (a unit the tree does not reach is never moot).
+    fn moot(&self, key: &Key) -> bool {
+        self.reached.contains(key) && !self.relevant.contains(key)
+    }
+
+    fn compute(game: &Game, summary: &SolveSummary, root_depth: u32) -> Relevance {
+        let mut e = Eval::new(game, summary, root_depth);
+        let root = Pos::EMPTY;
+        let root_key = game.key(&root).0;
+        let mut reached = HashSet::from([root_key]);
+        let mut relevant = HashSet::from([root_key]);
+        let mut level = vec![root];
+        let mut kids: Vec<Kid> = Vec::new();
+        while !level.is_empty() {
+            let mut next = Vec::new();
+            for pos in level {
+                if game.full(&pos) {
+                    continue;
+                }
+                let key = game.key(&pos).0;
+                if !e.expands(&pos, summary.known.get(&key)) {
+                    continue;
+                }
+                let (lo, hi, _) = e.eval(&pos);
+                let open = lo < hi && relevant.contains(&key);
+                let p1 = game.p1_to_move(&pos);
+                kids.clear();
+                for (_, child) in game.children(&pos) {
+                    kids.push(match child {
+                        Child::Loses => {
+                            let v = if p1 { -1 } else { 1 };
+                            (v, v, None)
+                        }
+                        Child::Pos(cp) => {
+                            let (a, b, _) = e.eval(&cp);
+                            let ck = (!game.full(&cp)).then(|| (game.key(&cp).0, cp));
+                            (a, b, ck)
+                        }
+                    });
+                }
+                // The best two bounds the children guarantee to the mover
+                // (P1's lo for a maximiser, P1's hi for a minimiser), so that
+                // each child can be compared with the best of the others.
+                let guarantee = |k: &Kid| if p1 { k.0 } else { -k.1 };
+                let (mut best, mut best_at, mut second) = (-2i8, usize::MAX, -2i8);
+                for (i, k) in kids.iter().enumerate() {
+                    let g = guarantee(k);
+                    if g > best {
+                        second = best;
+                        best = g;
+                        best_at = i;
+                    } else if g > second {
+                        second = g;
+                    }
+                }
+                for (i, k) in kids.iter().enumerate() {
+                    let Some((ck, cp)) = k.2 else { continue };
+                    if reached.insert(ck) {
+                        next.push(cp);
+                    }
+                    let others = if i == best_at { second } else { best };
+                    let could = if p1 { k.1 } else { -k.0 };
+                    if open && could > others {
+                        relevant.insert(ck);
+                    }
+                }
+            }
+            level = next;
+        }
+        let settled = e
+            .memo
+            .iter()
+            .filter(|(_, v)| v.0 == v.1)
+            .map(|(k, _)| *k)
+            .collect();
+        Relevance {
+            reached,
+            relevant,
+            settled,
+        }
+    }
+}
+
+/// The last [`Relevance`] computed for a job, with what it was computed
+/// from (compared in full, so a changed summary is never served stale data).
+pub(super) struct RelevanceCache {
+    nodes: u64,
+    snapshot: Vec<(Key, i8, i8, bool)>,
+    game: Game,
+    relevance: Relevance,
+}
+
+impl HipSolve {
+    /// Runs `f` on the [`Relevance`] of `s`, computed or cached. One
+    /// computation at a time per job: the callers (the coordinator's
+    /// scheduler) ask about one merged summary many times in a row.
+    fn with_relevance<T>(&self, s: &SolveSummary, f: impl FnOnce(&Game, &Relevance) -> T) -> T {
+        let p = &self.params;
+        let mut slot = self.relevance.lock().unwrap_or_else(|e| e.into_inner());
+        let hit = slot.as_ref().is_some_and(|c| {
+            c.nodes == s.nodes
+                && c.snapshot.len() == s.known.len()
+                && c.snapshot
+                    .iter()
+                    .zip(&s.known)
+                    .all(|(a, (k, v))| a.0 == *k && a.1 == v.lo && a.2 == v.hi && a.3 == v.expanded)
+        });
+        if !hit {
+            let game = Game::new(p);
+            let relevance = Relevance::compute(&game, s, p.root_depth());
+            *slot = Some(RelevanceCache {
+                nodes: s.nodes,
+                snapshot: s
+                    .known
+                    .iter()
+                    .map(|(k, v)| (*k, v.lo, v.hi, v.expanded))
+                    .collect(),
+                game,
+                relevance,
+            });
+        }
+        let c = slot.as_ref().expect("filled above");
+        f(&c.game, &c.relevance)
+    }
+}
+
+impl MootUnits<HipSolve> for HipSolve {
+    /// Young brothers wait: a unit waits while, at some position on its
+    /// line, the first move in search order leads elsewhere, to a position
+    /// not yet settled and still relevant. Searched first, that position
+    /// may decide its parent and make the unit moot; once it is settled
+    /// without doing so, all its younger siblings may run in parallel.
+    /// With a guess of the outcome (`--expect`), only positions whose mover
+    /// is the guessed winner make units wait: where the mover is expected to
+    /// lose (or, for a draw, nobody is expected to win), every child has to
+    /// be searched anyway, so siblings are searched side by side.
+    fn must_wait(&self, merged: &SolveSummary, unit: &SolveUnit) -> bool {
+        let p = &self.params;
+        self.with_relevance(merged, |game, r| {
+            if game.replay(&unit.moves).is_err() {
+                return false; // a malformed unit never waits
+            }
+            let board = &game.board;
+            let mut pos = Pos::EMPTY;
+            for &m in &unit.moves {
+                let p1 = game.p1_to_move(&pos);
+                let mover_expected_to_win = match p.expect {
+                    None => true,
+                    Some(Expect::First) => p1,
+                    Some(Expect::Second) => !p1,
+                    Some(Expect::Draw) => false,
+                };
+                if !mover_expected_to_win {
+                    pos = pos.play(board, m as usize, p1);
+                    continue;
+                }
+                let list = ordered_moves(board, &pos, p1, 0);
+                let child = pos.play(board, m as usize, p1);
+                if list.len > 0 {
+                    let eldest = pos.play(board, list.cells[0] as usize, p1);
+                    let ek = game.key(&eldest).0;
+                    if ek != game.key(&child).0
+                        && !game.full(&eldest)
+                        && !r.settled.contains(&ek)
+                        && !r.moot(&ek)
+                    {
+                        return true;
+                    }
+                }
+                pos = child;
+            }
+            false
+        })
+    }
+
+    fn is_moot(&self, merged: &SolveSummary, unit: &SolveUnit) -> bool {
+        self.with_relevance(merged, |game, r| {
+            let Ok(pos) = game.replay(&unit.moves) else {
+                return false;
+            };
+            r.moot(&game.key(&pos).0)
+        })
+    }
+}
