@@ -7,6 +7,12 @@
 //! share). Opening the same job twice would split that state and search
 //! cold.
 //!
+//! A job stays open while anyone holds it; opening a new one closes the
+//! jobs nobody holds any more (the runner lets go of a job when no unit of
+//! it runs here), so a long-lived worker does not keep the state of every
+//! job it ever served. A job closed with a cache saves it first, so opening
+//! it again starts warm.
+//!
 //! With a cache directory (see [`crate::cache`]), a job whose family keeps a
 //! cache worth saving ([`orchard_core::CacheSnapshot`]) is opened warm from
 //! its snapshot, and the snapshots of every open job are written back every
@@ -74,9 +80,27 @@ impl OpenJobs {
             .by_name(family)?
             .prepare(params_json, &self.host)?;
         // Under the lock: the job's threads wait for its cache to be warm.
-        blocking(|| self.restore(job.as_ref()));
+        blocking(|| {
+            self.close_idle(&mut open);
+            self.restore(job.as_ref())
+        });
         open.insert(key, job.clone());
         Ok(job)
+    }
+
+    /// Closes the open jobs nobody else holds, saving their caches first.
+    fn close_idle(&self, open: &mut HashMap<(String, String), Arc<dyn PreparedJob>>) {
+        let idle: Vec<(String, String)> = open
+            .iter()
+            .filter(|(_, job)| Arc::strong_count(job) == 1)
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in idle {
+            if let Some(job) = open.remove(&key) {
+                self.save(job.as_ref());
+                tracing::info!(family = %key.0, params = %key.1, "job closed");
+            }
+        }
     }
 
     /// Loads a new job's cache snapshot, if it has a cache and one was saved.
@@ -110,9 +134,6 @@ impl OpenJobs {
     /// Saves the cache snapshot of every open job that has one (blocking:
     /// call it off the async runtime). Returns how many were written.
     pub fn save_caches(&self) -> usize {
-        let Some((dir, _)) = &self.cache else {
-            return 0;
-        };
         let jobs: Vec<Arc<dyn PreparedJob>> = self
             .open
             .lock()
@@ -120,32 +141,39 @@ impl OpenJobs {
             .values()
             .cloned()
             .collect();
-        let mut saved = 0;
-        for job in jobs {
-            let Some(cache) = job.cache() else { continue };
-            let Some(snapshot) = cache.snapshot() else {
-                continue;
-            };
-            let name = cache.cache_name();
-            let path = dir.path(&name);
-            match dir.save(&name, &snapshot) {
-                Ok(()) => {
-                    saved += 1;
-                    tracing::info!(
-                        family = job.family(),
-                        bytes = snapshot.len(),
-                        path = %path.display(),
-                        "cache snapshot written"
-                    );
-                }
-                Err(e) => tracing::warn!(
+        jobs.iter().filter(|job| self.save(job.as_ref())).count()
+    }
+
+    /// Saves one job's cache snapshot, if it has a cache, a snapshot and a
+    /// directory to go to; true when one was written.
+    fn save(&self, job: &dyn PreparedJob) -> bool {
+        let (Some((dir, _)), Some(cache)) = (&self.cache, job.cache()) else {
+            return false;
+        };
+        let Some(snapshot) = cache.snapshot() else {
+            return false;
+        };
+        let name = cache.cache_name();
+        let path = dir.path(&name);
+        match dir.save(&name, &snapshot) {
+            Ok(()) => {
+                tracing::info!(
+                    family = job.family(),
+                    bytes = snapshot.len(),
+                    path = %path.display(),
+                    "cache snapshot written"
+                );
+                true
+            }
+            Err(e) => {
+                tracing::warn!(
                     family = job.family(),
                     path = %path.display(),
                     "cannot write the cache snapshot: {e}"
-                ),
+                );
+                false
             }
         }
-        saved
     }
 
     /// Starts the task that saves every open job's cache snapshot every few
@@ -331,6 +359,33 @@ mod tests {
         std::fs::write(&path, b"damaged").unwrap();
         let cold = second.open("cached", "9").unwrap();
         assert_eq!(cold.cache().unwrap().snapshot().unwrap(), b"state of job 9");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Opening a new job closes the jobs nobody holds, after saving their
+    /// caches; a job still held stays open.
+    #[test]
+    fn a_new_job_closes_the_idle_ones_and_saves_their_caches() {
+        let dir = std::env::temp_dir().join(format!("orchard-jobs-close-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let jobs = jobs(&dir, Duration::from_secs(300));
+        let held = jobs.open("cached", "1").unwrap();
+        let idle = jobs.open("cached", "2").unwrap();
+        drop(idle);
+        let path = dir.join("cached.cache");
+        assert!(!path.exists(), "nothing closed yet");
+        let _third = jobs.open("cached", "3").unwrap();
+        // Job 2 was closed and saved its cache; job 1 is still the same job.
+        assert_eq!(
+            crate::cache::read_cache_file(&path).unwrap(),
+            b"state of job 2"
+        );
+        assert!(Arc::ptr_eq(&held, &jobs.open("cached", "1").unwrap()));
+        let open = jobs.open.lock().unwrap();
+        let mut keys: Vec<&str> = open.keys().map(|k| k.1.as_str()).collect();
+        keys.sort();
+        assert_eq!(keys, ["1", "3"]);
+        drop(open);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -140,11 +140,15 @@ impl State {
     }
 
     fn job(&self, lease: &UnitLease) -> Result<Arc<JobHandle>, String> {
+        let busy = running_jobs(&self.running.lock().unwrap());
         let mut jobs = self.jobs.lock().unwrap();
         if let Some(j) = jobs.get(&lease.job_id) {
             j.bound.fetch_max(lease.bound, Ordering::Relaxed);
             return Ok(j.clone());
         }
+        // A job new here: let go of the jobs with no unit running here, so
+        // that `OpenJobs` can close them (and free, say, their tables).
+        jobs.retain(|id, _| busy.contains(id));
         let prepared = self
             .config
             .jobs
