@@ -13,12 +13,11 @@
 //! Written against the `SearchFamily` trait and erased with `Erased`, like
 //! a real family; this is the one file to adapt when that trait changes.
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
 use orchard_core::{
     Capabilities, DynExploration, DynFamily, Erased, Exploration, ExploreContext, FamilyError,
-    FamilyReport, Host, MootUnits, ParamError, PreparedJob, SearchFamily,
+    FamilyReport, Host, LocalFlags, MootUnits, ParamError, PreparedJob, SearchFamily,
 };
 use serde::{Deserialize, Serialize};
 
@@ -180,12 +179,7 @@ pub fn range(payload: &[u8]) -> Range {
 
 /// Explores `payload` within `budget` leaves, as a worker would.
 pub fn explore(job: &dyn PreparedJob, payload: &[u8], budget: u64) -> DynExploration {
-    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
-    let ctx = ExploreContext {
-        budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
-    job.explore(payload, &ctx).expect("leaves explore")
+    let flags = LocalFlags::default();
+    job.explore(payload, &flags.context(budget))
+        .expect("leaves explore")
 }

@@ -18,12 +18,12 @@
 //! tree; use many probes. The families decide what a node is
 //! ([`crate::Probing`]); the arithmetic is all here.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::erased::PreparedJob;
 use crate::error::FamilyError;
-use crate::family::ExploreContext;
+use crate::family::LocalFlags;
 
 /// A small, seedable pseudo-random generator (SplitMix64, Steele, Lea and
 /// Flood 2014): 64 bits of state, passes BigCrush, plenty for sampling
@@ -218,15 +218,8 @@ pub fn calibrate(
     limit: Duration,
     chunk: u64,
 ) -> Result<Calibration, FamilyError> {
-    let stop = AtomicBool::new(false);
-    let bound = AtomicU64::new(0);
-    let progress = AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget: chunk.max(1),
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(chunk.max(1));
     // A stack whose top is the next unit in search order.
     let mut pending: Vec<Vec<u8>> = job.root_units();
     pending.reverse();
@@ -244,7 +237,7 @@ pub fn calibrate(
         nodes,
         seconds: started.elapsed().as_secs_f64(),
         finished: pending.is_empty(),
-        bound: bound.load(Ordering::Relaxed),
+        bound: flags.bound.load(Ordering::Relaxed),
     })
 }
 

@@ -62,6 +62,36 @@ impl ExploreContext<'_> {
     }
 }
 
+/// The channels of an exploration run outside a worker (the sequential
+/// path, estimates, tests and measurements): nobody asks it to stop, and
+/// its bound starts where it is told.
+#[derive(Debug, Default)]
+pub struct LocalFlags {
+    pub stop: AtomicBool,
+    pub bound: AtomicU64,
+    pub progress: AtomicU64,
+}
+
+impl LocalFlags {
+    /// Flags whose job-wide bound starts at `bound`.
+    pub fn with_bound(bound: u64) -> Self {
+        LocalFlags {
+            bound: AtomicU64::new(bound),
+            ..LocalFlags::default()
+        }
+    }
+
+    /// A context over these flags with a node budget.
+    pub fn context(&self, budget: u64) -> ExploreContext<'_> {
+        ExploreContext {
+            budget,
+            stop: &self.stop,
+            bound: &self.bound,
+            progress: &self.progress,
+        }
+    }
+}
+
 /// The result of exploring one unit.
 #[derive(Debug, Clone)]
 pub enum Exploration<S, U> {
@@ -73,6 +103,17 @@ pub enum Exploration<S, U> {
     /// of a unit before the unit's later siblings, so the cluster consumes
     /// the tree in the sequential search's order.
     Split { explored: S, rest: Vec<U> },
+}
+
+impl<S, U> Exploration<S, U> {
+    /// `Finished` when nothing is left (`rest` empty), else `Split`.
+    pub fn new(explored: S, rest: Vec<U>) -> Self {
+        if rest.is_empty() {
+            Exploration::Finished(explored)
+        } else {
+            Exploration::Split { explored, rest }
+        }
+    }
 }
 
 /// The answer of a job as a family presents it.

@@ -36,7 +36,7 @@ pub mod testing;
 pub use capability::{CacheSnapshot, Capabilities, LemmaExchange, MootUnits, Probing};
 pub use erased::{Aggregate, DynExploration, DynFamily, Erased, PreparedJob};
 pub use error::{FamilyError, ParamError};
-pub use family::{Exploration, ExploreContext, FamilyReport, Host, SearchFamily};
+pub use family::{Exploration, ExploreContext, FamilyReport, Host, LocalFlags, SearchFamily};
 pub use probe::Probe;
 pub use registry::Registry;
 pub use sequential::explore_all;

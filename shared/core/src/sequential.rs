@@ -2,10 +2,8 @@
 //! another in this thread, every split followed. The tests compare the
 //! cluster's answers against it.
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
-
 use crate::error::FamilyError;
-use crate::family::{Exploration, ExploreContext, SearchFamily};
+use crate::family::{Exploration, LocalFlags, SearchFamily};
 
 /// Explores `units` completely in this thread, following every split, and
 /// merges the result.
@@ -14,15 +12,8 @@ pub fn explore_all<F: SearchFamily>(
     units: Vec<F::Unit>,
     budget: u64,
 ) -> Result<F::Summary, FamilyError> {
-    let stop = AtomicBool::new(false);
-    let bound = AtomicU64::new(0);
-    let progress = AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(budget);
     let mut total = F::Summary::default();
     let mut pending = units;
     while let Some(unit) = pending.pop() {

@@ -21,12 +21,12 @@
 //! number has been placed for real and the virtual state is the real one, so
 //! games are recognised as ended by the real rules.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::bits::{Bits, Wide};
 use super::{HcParams, HcSummary, RgsPrefix, Variant, MAX_LISTED_GAMES};
 use orchard_core::Probe;
-use orchard_core::{Exploration, ExploreContext, FamilyError};
+use orchard_core::{Exploration, ExploreContext, FamilyError, LocalFlags};
 
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;
@@ -86,15 +86,8 @@ pub fn probe(
     bound: u64,
     pick: &mut dyn FnMut(u64) -> u64,
 ) -> Result<Probe, FamilyError> {
-    let stop = AtomicBool::new(false);
-    let shared = AtomicU64::new(bound);
-    let progress = AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget: u64::MAX,
-        stop: &stop,
-        bound: &shared,
-        progress: &progress,
-    };
+    let flags = LocalFlags::with_bound(bound);
+    let ctx = flags.context(u64::MAX);
     macro_rules! by_columns {
         ($rule:ty) => {
             match p.columns {
@@ -250,14 +243,7 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
         }
         s.summary.nodes = s.nodes;
         ctx.progress.store(s.nodes, Ordering::Relaxed);
-        Ok(if s.rest.is_empty() {
-            Exploration::Finished(s.summary)
-        } else {
-            Exploration::Split {
-                explored: s.summary,
-                rest: s.rest,
-            }
-        })
+        Ok(Exploration::new(s.summary, s.rest))
     }
 
     /// Adds number `m` to column `j`'s (virtual) members.

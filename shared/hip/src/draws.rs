@@ -403,11 +403,7 @@ impl SearchFamily for HipDraws {
                     s.boards = out.boards;
                 }
                 let rest = batches(out.rest, |prefixes| DrawsUnit::Seeds { prefixes });
-                Ok(if rest.is_empty() {
-                    Exploration::Finished(s)
-                } else {
-                    Exploration::Split { explored: s, rest }
-                })
+                Ok(Exploration::new(s, rest))
             }
             DrawsUnit::Fixed { sym, prefixes } => {
                 let g = *sym as usize;
@@ -423,11 +419,7 @@ impl SearchFamily for HipDraws {
                     sym: *sym,
                     prefixes,
                 });
-                Ok(if rest.is_empty() {
-                    Exploration::Finished(s)
-                } else {
-                    Exploration::Split { explored: s, rest }
-                })
+                Ok(Exploration::new(s, rest))
             }
             DrawsUnit::Profile { prefix, playable } => {
                 let mut used = 0;

@@ -108,14 +108,7 @@ pub fn explore(
     s.visit(board);
     s.summary.nodes = s.nodes;
     ctx.progress.store(s.nodes, Ordering::Relaxed);
-    Ok(if s.rest.is_empty() {
-        Exploration::Finished(s.summary)
-    } else {
-        Exploration::Split {
-            explored: s.summary,
-            rest: s.rest,
-        }
-    })
+    Ok(Exploration::new(s.summary, s.rest))
 }
 
 /// One random walk from `unit` down to a leaf of the tree [`explore`]

@@ -10,7 +10,7 @@ use super::summary::{SolveSummary, SolveUnit};
 use super::{HipSolve, MoveOrder, SolveParams};
 use crate::search::Solver;
 use crate::table::Table;
-use orchard_core::{Exploration, ExploreContext, FamilyError, MootUnits, SearchFamily};
+use orchard_core::{Exploration, FamilyError, LocalFlags, MootUnits, SearchFamily};
 
 /// What [`explore_pruned`] did.
 #[derive(Debug, Default)]
@@ -34,14 +34,8 @@ pub fn explore_pruned(
     budget: u64,
     cold: bool,
 ) -> Result<PrunedRun, FamilyError> {
-    use std::sync::atomic::{AtomicBool, AtomicU64};
-    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
-    let ctx = ExploreContext {
-        budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(budget);
     let mut run = PrunedRun::default();
     let mut pending: std::collections::VecDeque<SolveUnit> = units.into();
     while let Some(unit) = pending.pop_front() {
