@@ -1,0 +1,119 @@
+//! A cluster of processes: a coordinator, workers, and the client commands
+//! that submit jobs and read their status and results.
+
+use std::time::{Duration, Instant};
+
+use super::process::{run, run_json, Proc, TempDir};
+
+/// Submits a job (`family_args`: the family and its flags) to the
+/// coordinator at `url`; returns its id.
+pub fn submit_job(url: &str, family_args: &[&str]) -> u64 {
+    let mut args = vec!["submit"];
+    args.extend_from_slice(family_args);
+    args.extend_from_slice(&["--coordinator", url, "--json"]);
+    let r = run_json(&args);
+    r["job_id"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no job id: {r}"))
+}
+
+/// `orchard status JOB --json` against `url`, or None if unreachable.
+pub fn status(url: &str, job: u64) -> Option<serde_json::Value> {
+    let out = run(&["status", &job.to_string(), "--coordinator", url, "--json"]);
+    if !out.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+/// Polls until `pred` holds for the job's status, at most `limit`.
+pub fn wait_status(
+    url: &str,
+    job: u64,
+    limit: Duration,
+    pred: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = Instant::now() + limit;
+    let mut last = None;
+    loop {
+        if let Some(s) = status(url, job) {
+            if pred(&s) {
+                return s;
+            }
+            assert_ne!(s["state"], "failed", "job failed: {s}");
+            last = Some(s);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {limit:?} waiting for job {job} at {url}; last status: {last:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until a coordinator answers at `url`.
+pub fn wait_coordinator(url: &str, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while run(&["status", "--coordinator", url, "--json"])
+        .status
+        .code()
+        != Some(0)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "coordinator at {url} did not come up"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A worker process with one thread, named `name`, logging to `NAME.log`.
+pub fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
+    start_worker_with(dir, url, name, &[])
+}
+
+/// [`start_worker`] with `extra` flags.
+pub fn start_worker_with(dir: &TempDir, url: &str, name: &str, extra: &[&str]) -> Proc {
+    let mut args = vec![
+        "worker",
+        "--coordinator",
+        url,
+        "--threads",
+        "1",
+        "--name",
+        name,
+        "--give-up-after",
+        "60",
+    ];
+    args.extend_from_slice(extra);
+    Proc::spawn(&args, &dir.path(&format!("{name}.log")))
+}
+
+/// A coordinator on 127.0.0.1:`port` with its database `coord.db` in `dir`,
+/// logging to `coordinator.log`, with `extra` flags. Not waited for.
+pub fn start_coordinator_with(dir: &TempDir, port: u16, extra: &[&str]) -> Proc {
+    start_coordinator_logging_to(dir, port, "coordinator.log", extra)
+}
+
+/// [`start_coordinator_with`], logging to `log` in `dir` (a test that
+/// restarts its coordinator keeps each life's log).
+pub fn start_coordinator_logging_to(dir: &TempDir, port: u16, log: &str, extra: &[&str]) -> Proc {
+    let db = dir.path("coord.db");
+    let listen = format!("127.0.0.1:{port}");
+    let mut args = vec![
+        "coordinator",
+        "--listen",
+        &listen,
+        "--db",
+        db.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    Proc::spawn(&args, &dir.path(log))
+}
+
+/// `orchard results JOB --json` of a finished job, asserting it is final.
+pub fn final_results(url: &str, job: u64) -> serde_json::Value {
+    let r = run_json(&["results", &job.to_string(), "--coordinator", url, "--json"]);
+    assert_eq!(r["final"], true, "{r}");
+    r
+}

@@ -1,0 +1,183 @@
+//! hip-solve's lemmas, traded between workers through the coordinator: what
+//! is stored, what each worker learns, and the wire's refusals.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::hip::{check_report, params};
+use common::{final_results, wait_coordinator, wait_status, worker_metric, Proc, TempDir};
+use orchard_core::{Host, LemmaExchange, SearchFamily};
+use orchard_hip::HipSolve;
+
+/// Two worker processes (as on two machines) trade lemmas through the
+/// coordinator: every byte stored is a byte a worker sent, each worker
+/// learns what the other proved and never gets its own back, the answer is
+/// table B's, and the job's lemmas are deleted when it ends. Over the wire:
+/// a malformed blob is refused and not stored; a stored blob goes to other
+/// sources, once; a job without lemmas to trade says so.
+#[test]
+fn workers_trade_lemmas_through_the_coordinator() {
+    use orchard_proto::v1::worker_service_client::WorkerServiceClient;
+    use orchard_proto::v1::ShareLemmasRequest;
+
+    let dir = TempDir::new("hiplemmas");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    // Units of 1e6 nodes: lemmas come from subtrees of 4096 nodes or more.
+    let _coord = common::start_coordinator_logging_to(
+        &dir,
+        port,
+        "coordinator.log",
+        &["--unit-budget", "1000000"],
+    );
+    wait_coordinator(&url, Duration::from_secs(20));
+    let metrics: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", common::free_port()))
+        .collect();
+    let workers: Vec<Proc> = metrics
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let name = format!("w{i}");
+            Proc::spawn(
+                &[
+                    "worker",
+                    "--coordinator",
+                    &url,
+                    "--threads",
+                    "1",
+                    "--name",
+                    &name,
+                    "--metrics",
+                    m,
+                ],
+                &dir.path(&format!("{name}.log")),
+            )
+        })
+        .collect();
+    // Standard 4x6: a draw (Franke's table B), some 2.4e7 nodes through two
+    // workers, long enough for several rounds of trading.
+    let job = common::submit_job(&url, &["hip-solve", "--rows", "4", "--cols", "6"]);
+    wait_status(&url, job, Duration::from_secs(600), |s| {
+        s["state"] == "done"
+    });
+    let r = final_results(&url, job);
+    check_report(&r, 4, 6, false);
+    assert_eq!(r["winner"], 0, "4x6 is a draw: {r}");
+    let stored = r["lemma_bytes"].as_u64().unwrap();
+    let get = |i: usize, name: &str| worker_metric(&metrics[i], name);
+    // A round of trading that began before the job ended may still be on
+    // its way back to its worker.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let sent = loop {
+        let sent = [0, 1].map(|i| get(i, "orchard_worker_lemma_bytes_sent_total"));
+        if sent[0] + sent[1] == stored || std::time::Instant::now() > deadline {
+            break sent;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let received = [0, 1].map(|i| get(i, "orchard_worker_lemma_bytes_received_total"));
+    let learned = [0, 1].map(|i| get(i, "orchard_worker_lemmas_learned_total"));
+    assert!(stored > 0, "{r}");
+    assert_eq!(sent[0] + sent[1], stored, "sent {sent:?}");
+    assert!(
+        received[0] <= sent[1] && received[1] <= sent[0],
+        "{received:?} {sent:?}"
+    );
+    assert!(learned[0] + learned[1] > 0, "learned {learned:?}");
+    drop(workers);
+    let db = dir.path("coord.db");
+    let lemma_rows = |db: &Path| -> i64 {
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("SELECT count(*) FROM lemmas", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(lemma_rows(&db), 0, "a finished job's lemmas are deleted");
+
+    // The wire, with no workers: a 4x5 job that stays running, and valid
+    // lemmas of 4x5 proved in this process.
+    let local = HipSolve::new(params(), &Host::default()).unwrap();
+    assert!(local.take(1 << 20).is_empty());
+    orchard_core::explore_all(&local, local.root_units(), u64::MAX).unwrap();
+    let blob = local.take(1 << 20);
+    assert!(blob.len() > 100, "{} bytes of lemmas", blob.len());
+    let job2 = common::submit_job(&url, common::hip::JOB);
+    let hc_job = common::submit_job(&url, &["hc", "--columns", "3"]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut c = WorkerServiceClient::connect(url.clone()).await.unwrap();
+        let req = |job_id: u64, lemmas: Vec<u8>, source: u64, after: u64| ShareLemmasRequest {
+            worker_id: 0,
+            job_id,
+            lemmas,
+            source,
+            after,
+        };
+        let err = c
+            .share_lemmas(req(job2, vec![1, 0, 0], 7, 0))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
+        assert!(err.message().contains("bad lemmas"), "{err:?}");
+        let own = c
+            .share_lemmas(req(job2, blob.clone(), 7, 0))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            own.stored && own.lemmas.is_empty() && !own.job_over,
+            "{own:?}"
+        );
+        // The writer stores the blob soon after the answer.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let other = loop {
+            let r = c
+                .share_lemmas(req(job2, Vec::new(), 8, 0))
+                .await
+                .unwrap()
+                .into_inner();
+            if !r.lemmas.is_empty() || std::time::Instant::now() > deadline {
+                break r;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert_eq!(
+            other.lemmas,
+            vec![blob.clone()],
+            "the malformed blob was not stored"
+        );
+        assert!(!other.more && other.cursor > 0);
+        let again = c
+            .share_lemmas(req(job2, Vec::new(), 8, other.cursor))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            again.lemmas.is_empty() && again.cursor == other.cursor,
+            "{again:?}"
+        );
+        let back = c
+            .share_lemmas(req(job2, Vec::new(), 7, 0))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(back.lemmas.is_empty(), "a source's own lemmas came back");
+        for over in [job, hc_job, 999] {
+            let r = c
+                .share_lemmas(req(over, blob.clone(), 9, 0))
+                .await
+                .unwrap()
+                .into_inner();
+            assert!(r.job_over && !r.stored, "job {over}: {r:?}");
+        }
+    });
+    let s = common::status(&url, job2).unwrap();
+    assert_eq!(s["lemma_bytes"], blob.len() as u64, "{s}");
+    assert_eq!(lemma_rows(&db), 1);
+}

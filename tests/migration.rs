@@ -1,0 +1,121 @@
+//! Databases written by earlier versions of orchard: migrated in place when
+//! opened, under the coordinator's lock, and their jobs resume; a database
+//! of a newer version is refused and left alone.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::db::units;
+use common::hip::{COLS, ROWS, UNIT_BUDGET};
+use common::{run, run_json, Proc, TempDir};
+
+/// A database of schema version 1 (before `units.discarded_nodes` and the
+/// `lemmas` table), holding an interrupted job, is migrated in place when
+/// opened and the job resumes to the right answer; so is one of version 2;
+/// a database of a newer version is refused, untouched.
+#[test]
+fn a_version_1_database_is_migrated_and_its_job_resumes() {
+    let dir = TempDir::new("hipmigrate");
+    let db = dir.path("m.db");
+    let db_s = db.to_str().unwrap();
+    let args = [
+        "run",
+        "hip-solve",
+        "--rows",
+        &ROWS.to_string(),
+        "--cols",
+        &COLS.to_string(),
+        "--unit-budget",
+        UNIT_BUDGET,
+        "--db",
+        db_s,
+        "--workers",
+        "1",
+        "--json",
+    ];
+    let mut first = Proc::spawn(&args, &dir.path("first.log"));
+    let done = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .and_then(|c| {
+                c.query_row("SELECT count(*) FROM units WHERE state = 'done'", [], |r| {
+                    r.get(0)
+                })
+            })
+            .unwrap_or(0)
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while done(&db) < 20 {
+        assert!(std::time::Instant::now() < deadline, "no units done");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.signal("INT");
+    let status = first.wait_for(Duration::from_secs(30)).expect("exits");
+    assert_eq!(status.code(), Some(130), "interrupted, not finished");
+    let before = units(&db);
+
+    let version = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(version(&db), 3);
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "DROP TABLE lemmas; ALTER TABLE units DROP COLUMN discarded_nodes;
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    // While another coordinator holds the database, it is refused and left
+    // at version 1 (the schema changes only under the lock).
+    {
+        let held = std::fs::File::open(&db).unwrap();
+        held.lock().unwrap();
+        let out = run(&args);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("in use by another orchard coordinator"),
+            "{err}"
+        );
+        assert_eq!(version(&db), 1);
+    }
+    let json = run_json(&args);
+    assert_eq!(json["resumed"], true, "{json}");
+    assert_eq!(json["winner"], 0, "4x5 is a draw: {json}");
+    assert_eq!(version(&db), 3);
+    // What was done before the migration was kept, not searched again.
+    let after = units(&db);
+    for (id, (state, leases, summary)) in &before {
+        if state == "done" {
+            assert_eq!(&after[id], &(state.clone(), *leases, summary.clone()));
+        }
+    }
+
+    // Version 2 (before the `lemmas` table): migrated, the answer kept.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("DROP TABLE lemmas; PRAGMA user_version = 2;")
+            .unwrap();
+    }
+    let json = run_json(&args);
+    assert_eq!(json["winner"], 0, "{json}");
+    assert_eq!(version(&db), 3);
+
+    // A newer schema: one line, a non-zero exit, the file untouched.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("PRAGMA user_version = 4;").unwrap();
+    }
+    let bytes = std::fs::read(&db).unwrap();
+    let out = run(&args);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("schema version 4 is not supported"), "{err}");
+    assert_eq!(std::fs::read(&db).unwrap(), bytes);
+}

@@ -1,0 +1,227 @@
+//! Every published figure orchard reproduces, through the `orchard` binary
+//! as a user runs it: h(1..4) and h'(1..4) of Harary's game, the draws of
+//! Hip (table A of the source) and its winners (table B), each checked
+//! against the plain reference implementations where they can enumerate,
+//! and the n-queens totals.
+
+mod common;
+
+use common::hc::run_hc;
+use common::hip::{check_report, interval, root_value};
+use common::{run_on_two_workers, TempDir};
+use orchard_hip::reference;
+
+#[test]
+fn run_reproduces_published_h_values() {
+    let dir = TempDir::new("published");
+    let cases: [(&str, u32, u64, u64); 7] = [
+        ("pairs", 1, 3, 1),
+        ("pairs", 2, 9, 1),
+        ("pairs", 3, 24, 3),
+        ("subsets", 1, 3, 1),
+        ("subsets", 2, 9, 1),
+        ("subsets", 3, 22, 1),
+        ("subsets", 4, 47, 5),
+    ];
+    for (variant, c, h, count) in cases {
+        let c_arg = c.to_string();
+        let r = run_hc(&dir, &["--columns", &c_arg, "--variant", variant]);
+        assert_eq!(r["state"], "done");
+        assert_eq!(r["h"], h, "{variant} c={c}: {r}");
+        assert_eq!(r["max_length"], h - 1);
+        assert_eq!(r["maximal_count"], count, "{variant} c={c}");
+        assert_eq!(r["histogram"][(h - 1).to_string()], count);
+        assert!(r["nodes"].as_u64().unwrap() > 0);
+        let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+        let lines: Vec<&str> = file.lines().collect();
+        assert_eq!(lines.len() as u64, count);
+        assert!(lines.windows(2).all(|w| w[0] < w[1]), "results file sorted");
+        assert!(lines.iter().all(|l| l.len() as u64 == h - 1));
+    }
+    let r = run_hc(&dir, &["--columns", "3"]);
+    let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        file,
+        "11212221331333313323212\n11212221331333331323212\n11212221331333333323212\n"
+    );
+    let r = run_hc(&dir, &["--columns", "4", "--variant", "subsets"]);
+    let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        file.lines().next(),
+        Some("1121222133333333331242444444444444444444444212")
+    );
+}
+
+#[test]
+fn min_length_counts_every_game_reaching_it() {
+    let dir = TempDir::new("minlen");
+    let r = run_hc(&dir, &["--columns", "3", "--min-length", "20"]);
+    let hist = r["histogram"].as_object().unwrap();
+    // Lengths 20..=23, each with at least one game; the longest has the 3 maximal games.
+    let lengths: Vec<u32> = hist.keys().map(|k| k.parse().unwrap()).collect();
+    assert_eq!(lengths, [20, 21, 22, 23]);
+    assert_eq!(hist["23"], 3);
+    assert_eq!(r["max_length"], 23);
+    assert!(
+        r["h"].is_null(),
+        "h is only claimed when searching for the maximum"
+    );
+}
+
+#[test]
+fn hip_draws_json_matches_table_a_and_the_reference() {
+    let dir = TempDir::new("hipdrawsjson");
+    // Table A of the source (draws, playable draws), and the brute-force
+    // reference for every field on the boards it can enumerate.
+    for (r, c, k, table) in [
+        (2u32, 3u32, 2u32, Some((50u64, 20u64))),
+        (3, 3, 2, Some((248, 92))),
+        (3, 4, 2, Some((1236, 482))),
+        (4, 4, 2, Some((5006, 2094))),
+        (2, 3, 3, None),
+        (3, 3, 3, None),
+    ] {
+        let db = dir.path(&format!("d{r}{c}{k}.db"));
+        let (rs, cs, ks) = (r.to_string(), c.to_string(), k.to_string());
+        let json = run_on_two_workers(
+            db.to_str().unwrap(),
+            &["hip-draws", "--rows", &rs, "--cols", &cs, "--colors", &ks],
+        );
+        assert_eq!(json["family"], "hip-draws");
+        if let Some((draws, playable)) = table {
+            assert_eq!(json["draws"], draws, "{r}x{c}: {json}");
+            assert_eq!(json["playable"], playable, "{r}x{c}: {json}");
+        }
+        if r * c <= 12 {
+            let want = reference::draws(r as usize, c as usize, k as usize);
+            assert_eq!(json["draws"], want.draws, "{r}x{c} k={k}");
+            assert_eq!(json["playable"], want.playable, "{r}x{c} k={k}");
+            assert_eq!(json["distinct"], want.distinct, "{r}x{c} k={k}");
+        } else {
+            assert!(json["distinct"].as_u64().unwrap() > 0);
+        }
+    }
+    // 7x7 has no draw: every 7x7 draw would contain 6x6 draws, which the
+    // job extends (the source's trick), and none extends.
+    let db = dir.path("d77.db");
+    let json = run_on_two_workers(
+        db.to_str().unwrap(),
+        &["hip-draws", "--rows", "7", "--cols", "7"],
+    );
+    assert_eq!(json["method"], "seeds", "{json}");
+    assert_eq!(json["draws"], 0);
+    assert_eq!(json["playable"], 0);
+    assert_eq!(json["distinct"], 0);
+}
+
+#[test]
+fn hip_solve_json_matches_table_b_and_plain_minimax() {
+    let dir = TempDir::new("hipsolvejson");
+    // Franke's table B (winner 0 draw, 1 first player, 2 second player).
+    for (r, c, double, winner) in [
+        (2u32, 4u32, false, 0u64),
+        (3, 3, false, 0),
+        (3, 3, true, 2),
+        (3, 4, false, 0),
+        (3, 4, true, 0),
+        (3, 5, true, 1),
+        (4, 4, false, 0),
+        (4, 5, true, 1),
+        // Given as 5 x 3: solved as its transpose.
+        (5, 3, false, 0),
+    ] {
+        let db = dir.path(&format!("s{r}{c}{double}.db"));
+        let (rs, cs) = (r.to_string(), c.to_string());
+        let mut args = vec!["hip-solve", "--rows", &rs, "--cols", &cs];
+        if double {
+            args.push("--double");
+        }
+        let json = run_on_two_workers(db.to_str().unwrap(), &args);
+        let (rows, cols) = (r.min(c) as usize, r.max(c) as usize);
+        assert_eq!(json["rows"], rows);
+        assert_eq!(json["cols"], cols);
+        assert_eq!(json["double"], double);
+        assert_eq!(json["winner"], winner, "{r}x{c} double={double}: {json}");
+        check_report(&json, rows, cols, double);
+        // On boards small enough for plain minimax, every opening that the
+        // job settled has the value minimax gives it.
+        if rows * cols <= 9 {
+            let mut board = vec![0u8; rows * cols];
+            assert_eq!(
+                i64::from(reference::minimax(rows, cols, double, &mut board)),
+                root_value(winner)
+            );
+            for o in json["openings"].as_array().unwrap() {
+                let name = o["cell"].as_str().unwrap().as_bytes();
+                let cell = (name[1] - b'1') as usize * cols + (name[0] - b'a') as usize;
+                board[cell] = 1;
+                let v = i64::from(reference::minimax(rows, cols, double, &mut board));
+                board[cell] = 0;
+                let (lo, hi) = interval(&o["value"]);
+                assert!(lo <= v && v <= hi, "{r}x{c} {o}: minimax says {v}");
+            }
+        }
+    }
+}
+
+/// n-queens on n x n (OEIS A000170), and the solutions distinct up to the
+/// board's eight symmetries (A002562), each listed in the results file.
+#[test]
+fn queens_totals_match_the_published_counts() {
+    let dir = TempDir::new("queens");
+    let db = dir.path("queens.db");
+    let totals: [(u32, u64, u64); 10] = [
+        (1, 1, 1),
+        (2, 0, 0),
+        (3, 0, 0),
+        (4, 2, 1),
+        (5, 10, 2),
+        (6, 4, 1),
+        (7, 40, 6),
+        (8, 92, 12),
+        (9, 352, 46),
+        (10, 724, 92),
+    ];
+    for (n, solutions, distinct) in totals {
+        let n_arg = n.to_string();
+        let r = run_on_two_workers(db.to_str().unwrap(), &["queens", "--n", &n_arg]);
+        assert_eq!(r["family"], "queens", "{r}");
+        assert_eq!(r["state"], "done", "{r}");
+        assert_eq!(r["solutions"], solutions, "n = {n}: {r}");
+        assert_eq!(r["distinct"], distinct, "n = {n}: {r}");
+        let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+        let lines: Vec<&str> = file.lines().collect();
+        assert_eq!(lines.len() as u64, distinct, "n = {n}: {file}");
+        assert!(
+            lines.iter().all(|l| l.split(' ').count() == n as usize),
+            "one column a row: {file}"
+        );
+    }
+}
+
+/// The flagship figure, h(4) = 67 with its 29931 maximal games, searched
+/// from scratch through the embedded cluster. Minutes of CPU: run by
+/// `.ci/run` and the h(4) benchmark, not by the default test command.
+#[test]
+#[ignore]
+fn h4_is_67_with_29931_maximal_games() {
+    let dir = TempDir::new("h4");
+    let r = run_hc(&dir, &["--columns", "4", "--workers", "2"]);
+    assert_eq!(r["h"], 67);
+    assert_eq!(r["max_length"], 66);
+    assert_eq!(r["maximal_count"], 29931);
+    assert_eq!(
+        r["first_maximal"],
+        "112122213313333133232124144444144422144144144444412223331331331222"
+    );
+    let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+    let lines: Vec<&str> = file.lines().collect();
+    assert_eq!(lines.len(), 29931);
+    assert!(
+        lines.windows(2).all(|w| w[0] < w[1]),
+        "sorted, no duplicates"
+    );
+    assert!(lines
+        .iter()
+        .all(|l| l.len() == 66 && l.starts_with("112122213313333")));
+}
