@@ -132,30 +132,40 @@ impl JobStatus {
     }
 }
 
+/// Builds a `$target` from `$s`, whose fields cross the wire unchanged, with
+/// the state given apart (it changes type): the field list of both
+/// conversions, written once.
+macro_rules! job_status_with_state {
+    ($($target:ident)::+, $s:ident, $state:expr) => {
+        $($target)::+ {
+            state: $state,
+            job_id: $s.job_id,
+            family: $s.family,
+            params_json: $s.params_json,
+            units_total: $s.units_total,
+            units_done: $s.units_done,
+            units_running: $s.units_running,
+            units_pending: $s.units_pending,
+            nodes: $s.nodes,
+            nodes_discarded: $s.nodes_discarded,
+            lemma_bytes: $s.lemma_bytes,
+            bound: $s.bound,
+            nodes_per_second: $s.nodes_per_second,
+            created_unix_ms: $s.created_unix_ms,
+            finished_unix_ms: $s.finished_unix_ms,
+            live_workers: $s.live_workers,
+            error: $s.error,
+            estimated_nodes: $s.estimated_nodes,
+            estimated_nodes_error: $s.estimated_nodes_error,
+            eta_seconds: $s.eta_seconds,
+        }
+    };
+}
+
 impl From<JobStatus> for wire::JobStatus {
     fn from(s: JobStatus) -> Self {
-        wire::JobStatus {
-            job_id: s.job_id,
-            family: s.family,
-            params_json: s.params_json,
-            state: wire::JobState::from(s.state).into(),
-            units_total: s.units_total,
-            units_done: s.units_done,
-            units_running: s.units_running,
-            units_pending: s.units_pending,
-            nodes: s.nodes,
-            nodes_discarded: s.nodes_discarded,
-            lemma_bytes: s.lemma_bytes,
-            bound: s.bound,
-            nodes_per_second: s.nodes_per_second,
-            created_unix_ms: s.created_unix_ms,
-            finished_unix_ms: s.finished_unix_ms,
-            live_workers: s.live_workers,
-            error: s.error,
-            estimated_nodes: s.estimated_nodes,
-            estimated_nodes_error: s.estimated_nodes_error,
-            eta_seconds: s.eta_seconds,
-        }
+        let state = wire::JobState::from(s.state).into();
+        job_status_with_state!(wire::JobStatus, s, state)
     }
 }
 
@@ -163,28 +173,8 @@ impl TryFrom<wire::JobStatus> for JobStatus {
     type Error = WireError;
 
     fn try_from(s: wire::JobStatus) -> Result<Self, WireError> {
-        Ok(JobStatus {
-            job_id: s.job_id,
-            family: s.family,
-            params_json: s.params_json,
-            state: JobState::try_from(s.state)?,
-            units_total: s.units_total,
-            units_done: s.units_done,
-            units_running: s.units_running,
-            units_pending: s.units_pending,
-            nodes: s.nodes,
-            nodes_discarded: s.nodes_discarded,
-            lemma_bytes: s.lemma_bytes,
-            bound: s.bound,
-            nodes_per_second: s.nodes_per_second,
-            created_unix_ms: s.created_unix_ms,
-            finished_unix_ms: s.finished_unix_ms,
-            live_workers: s.live_workers,
-            error: s.error,
-            estimated_nodes: s.estimated_nodes,
-            estimated_nodes_error: s.estimated_nodes_error,
-            eta_seconds: s.eta_seconds,
-        })
+        let state = JobState::try_from(s.state)?;
+        Ok(job_status_with_state!(JobStatus, s, state))
     }
 }
 

@@ -273,6 +273,18 @@ impl Harness {
     /// Commits a reserved report, then applies it (and finishes the job if
     /// that was its last unit), as the service does.
     pub fn commit(&mut self, p: PendingReport) {
+        let done_ms = self.clock_ms();
+        self.store_report(&p, done_ms);
+        let (finishing, writes) = self.s.complete_report(p);
+        self.store.apply(&writes);
+        if let Some(f) = finishing {
+            self.finish(f);
+        }
+    }
+
+    /// Commits a reserved report to the store only (the service's commit,
+    /// before it applies the report).
+    pub fn store_report(&mut self, p: &PendingReport, done_ms: u64) {
         self.store.apply(&[Write::CompleteUnit {
             unit_id: p.unit_id,
             job_id: p.job_id,
@@ -280,13 +292,8 @@ impl Harness {
             summary: p.summary.clone(),
             worker: "test".into(),
             rest: p.rest.clone(),
-            done_ms: self.clock_ms(),
+            done_ms,
         }]);
-        let (finishing, writes) = self.s.complete_report(p);
-        self.store.apply(&writes);
-        if let Some(f) = finishing {
-            self.finish(f);
-        }
     }
 
     /// Reports `unit` explored within `budget` and commits it; false when

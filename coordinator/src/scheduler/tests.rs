@@ -179,15 +179,7 @@ fn moot_units_are_swept_leased_or_pending() {
     let leased = h.lease(w, 2);
     h.s.heartbeat(w, &[(leased[0].0, 7)], &[]).unwrap();
     let p = h.begin(leased[1].0, &leased[1].1, 100).unwrap();
-    h.store.apply(&[Write::CompleteUnit {
-        unit_id: p.unit_id,
-        job_id: p.job_id,
-        nodes: p.nodes,
-        summary: p.summary.clone(),
-        worker: "test".into(),
-        rest: p.rest.clone(),
-        done_ms: 0,
-    }]);
+    h.store_report(&p, 0);
     let (finishing, writes) = h.s.complete_report(p);
     let [Write::CancelUnits { units }] = &writes[..] else {
         panic!("expected one CancelUnits, got {writes:?}");

@@ -77,15 +77,8 @@ pub fn learn_into(table: &Table, entries: &[TableEntry]) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::search::{Pos, Solver, LEMMA_MIN_NODES};
+    use super::super::search::{solve_empty_board as solve, LEMMA_MIN_NODES};
     use super::*;
-
-    /// Solves the empty board of a game into `table`: P1's value and nodes.
-    fn solve(board: &Board, table: &Table, double: bool) -> (i8, u64) {
-        let mut s = Solver::new(board, double, table, None);
-        let v = s.search(&Pos::EMPTY, -1, 1).unwrap();
-        (v, s.nodes)
-    }
 
     /// A table collects lemmas only once asked to; what it collects are
     /// sound entries of expensive positions, which survive the wire and let

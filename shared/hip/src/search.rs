@@ -587,6 +587,15 @@ fn small_count(m: u64) -> u32 {
     u32::from(m != 0) + u32::from(m2 != 0) + u32::from(m3 != 0) + u32::from(m4 != 0)
 }
 
+/// Solves the empty board of a game into `table`: P1's value and nodes
+/// (the tests of the table's users fill a table this way).
+#[cfg(test)]
+pub(crate) fn solve_empty_board(board: &Board, table: &Table, double: bool) -> (i8, u64) {
+    let mut s = Solver::new(board, double, table, None);
+    let v = s.search(&Pos::EMPTY, -1, 1).unwrap();
+    (v, s.nodes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

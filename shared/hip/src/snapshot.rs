@@ -190,15 +190,8 @@ fn snapshot_levels(histogram: &[u64; 65], floor: usize, cap: u64) -> (usize, u64
 
 #[cfg(test)]
 mod tests {
-    use super::super::search::{Pos, Solver};
+    use super::super::search::solve_empty_board as solve;
     use super::*;
-
-    /// Solves the empty board of a game into `table`: P1's value and nodes.
-    fn solve(board: &Board, table: &Table, double: bool) -> (i8, u64) {
-        let mut s = Solver::new(board, double, table, None);
-        let v = s.search(&Pos::EMPTY, -1, 1).unwrap();
-        (v, s.nodes)
-    }
 
     fn entries_of(table: &Table, min_empty: u8) -> Vec<TableEntry> {
         let mut v = Vec::new();
