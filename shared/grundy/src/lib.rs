@@ -48,20 +48,25 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+pub use search::Nim;
+
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
 };
 
-/// Largest `--max` accepted: the nim-value table is a byte per heap, kept
-/// once in the job and once in the summaries (about 20 MB at this limit).
+/// Largest `--max` accepted: the nim-value table is two bytes per heap,
+/// kept once in the job and once in the summaries (about 40 MB at this
+/// limit).
 /// The table costs `max^2 / 4` splits, so this is a memory bound far beyond
 /// what a run finishes in reasonable time.
 pub const MAX_N: u32 = 10_000_000;
 
 /// Largest `--misere-max` accepted. The exact misère search visits the
 /// positions reachable from the heap (multisets of heaps of 3 or more); their
-/// number grows like the partitions of `n`, and the memo with them.
-pub const MISERE_LIMIT: u32 = 60;
+/// number grows like the partitions of `n`, about four times per ten heaps,
+/// and the memo with them: all heaps up to 60 take 0.2 s, up to 70 2 s, up
+/// to 80 11 s and 3.6 million positions (about 200 MB of memo).
+pub const MISERE_LIMIT: u32 = 80;
 
 /// `--misere-max` when not given: the chapter's table, within `max`.
 pub const MISERE_DEFAULT: u32 = 30;
@@ -85,7 +90,7 @@ pub struct GrundyParams {
     /// Largest single heap under normal play (1..=10000000).
     #[arg(long)]
     pub max: u32,
-    /// Largest single heap under misère play (0..=60, at most max; default
+    /// Largest single heap under misère play (0..=80, at most max; default
     /// min(max, 30); 0: none).
     #[arg(long)]
     #[serde(default)]
@@ -124,7 +129,7 @@ pub struct GrundySummary {
     /// Nim-values of runs of consecutive heaps, by the run's first heap.
     /// Adjacent runs are joined on merge, so the representation depends
     /// only on the heaps covered, not on how the job was cut.
-    pub nim: BTreeMap<u32, Vec<u8>>,
+    pub nim: BTreeMap<u32, Vec<Nim>>,
     /// Misère outcomes by heap.
     pub misere: BTreeMap<u32, MisereOutcome>,
 }
@@ -132,8 +137,8 @@ pub struct GrundySummary {
 impl GrundySummary {
     /// The nim-values of heaps `0..=k` for the longest `k` covered from heap
     /// 1 on (`g[0] = 0`).
-    pub fn nim_prefix(&self) -> Vec<u8> {
-        let mut g = vec![0u8];
+    pub fn nim_prefix(&self) -> Vec<Nim> {
+        let mut g = vec![0];
         for (&start, run) in &self.nim {
             if start as usize != g.len() {
                 break;
@@ -152,7 +157,7 @@ pub struct Grundy {
     misere_max: u32,
     list: bool,
     /// Nim-values of heaps `0..len`, as far as this process has computed.
-    table: Mutex<Vec<u8>>,
+    table: Mutex<Vec<Nim>>,
     /// The misère memo.
     misere: search::Misere,
 }
@@ -170,7 +175,7 @@ impl Grundy {
 
     /// The nim-values of heaps `0..=k`: from the in-process table, extended
     /// (and published) if it is shorter.
-    fn prefix(&self, k: usize) -> Result<Vec<u8>, FamilyError> {
+    fn prefix(&self, k: usize) -> Result<Vec<Nim>, FamilyError> {
         let mut g = {
             let t = self.table.lock().expect("table lock");
             if t.len() > k {
@@ -184,7 +189,7 @@ impl Grundy {
     }
 
     /// Keeps `g` as the in-process table if it is longer.
-    fn publish(&self, g: &[u8]) {
+    fn publish(&self, g: &[Nim]) {
         let mut t = self.table.lock().expect("table lock");
         if g.len() > t.len() {
             *t = g.to_vec();
@@ -198,11 +203,13 @@ impl Grundy {
         ctx: &ExploreContext<'_>,
     ) -> Result<Exploration<GrundySummary, GrundyUnit>, FamilyError> {
         let mut g = self.prefix(from as usize - 1)?;
+        let mut max = g.iter().copied().max().unwrap_or(0);
         let mut nodes = 0u64;
         let mut n = from;
         loop {
-            let (v, pairs) = search::nim_value(&g, n as usize)?;
+            let (v, pairs) = search::nim_value(&g, n as usize, search::width(max))?;
             g.push(v);
+            max = max.max(v);
             nodes += pairs;
             ctx.progress
                 .store(nodes, std::sync::atomic::Ordering::Relaxed);
@@ -268,9 +275,9 @@ impl Grundy {
 /// joining it with adjacent runs; overlapping runs mean the units did not
 /// partition the job.
 fn insert_run(
-    nim: &mut BTreeMap<u32, Vec<u8>>,
+    nim: &mut BTreeMap<u32, Vec<Nim>>,
     start: u32,
-    run: Vec<u8>,
+    run: Vec<Nim>,
 ) -> Result<(), FamilyError> {
     if run.is_empty() {
         return Ok(());

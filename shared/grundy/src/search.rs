@@ -6,24 +6,39 @@ use std::sync::Mutex;
 
 use orchard_core::FamilyError;
 
-/// Largest nim-value a `u8` table holds. Nim-values of Grundy's game grow
-/// very slowly (they stay far below this for every heap this family
-/// accepts); one that reached it would be reported as a capacity error, never
-/// wrapped.
-pub const NIM_LIMIT: usize = 256;
+/// A nim-value. A byte is not enough: the largest nim-value up to heap
+/// 100 000 is already 230. Sixteen bits are; a value that did not fit would
+/// be reported as a capacity error, never wrapped.
+pub type Nim = u16;
+
+/// The width of the mex table for a table whose largest value is `max`:
+/// the XOR of two values below a power of two stays below it.
+pub fn width(max: Nim) -> usize {
+    (usize::from(max) + 1).next_power_of_two()
+}
 
 /// The nim-value of a heap of `n`, given `g[k]` for every `k < n`
-/// (`g.len() == n`), and the number of splits examined.
+/// (`g.len() == n`) and the [`width`] of `g`'s largest value; and the number
+/// of splits examined.
 ///
 /// `g(n) = mex { g(a) ^ g(n - a) : 1 <= a < n - a }`. This is the hot loop
 /// of the whole family (`n / 2` splits per heap, `N^2 / 4` for a table), so
-/// it is kept plain: the two halves of the table zipped (no bounds checks),
-/// and a table of 256 flags for the mex, written with independent stores
-/// (no read-modify-write chain as a packed bitset would have).
-pub fn nim_value(g: &[u8], n: usize) -> Result<(u8, u64), FamilyError> {
+/// it is kept plain: the two halves of the table zipped (no bounds checks,
+/// the XORs vectorise), and a table of `width` flags for the mex, written
+/// with independent stores (no read-modify-write chain as a packed bitset
+/// would have). `width` is small (256 at heap 100 000), so clearing it per
+/// heap costs nothing next to the splits.
+pub fn nim_value(g: &[Nim], n: usize, width: usize) -> Result<(Nim, u64), FamilyError> {
     debug_assert_eq!(g.len(), n);
     let half = n.saturating_sub(1) / 2; // splits (a, n - a) with a < n - a
-    let mut seen = [false; NIM_LIMIT];
+    let mut small = [false; 1024];
+    let mut large = Vec::new();
+    let seen: &mut [bool] = if width <= small.len() {
+        &mut small[..width]
+    } else {
+        large.resize(width, false);
+        &mut large
+    };
     if half > 0 {
         let lo = &g[1..=half];
         let hi = &g[n - half..n];
@@ -31,21 +46,25 @@ pub fn nim_value(g: &[u8], n: usize) -> Result<(u8, u64), FamilyError> {
             seen[usize::from(a ^ b)] = true;
         }
     }
-    match seen.iter().position(|&s| !s) {
-        Some(v) => Ok((v as u8, half as u64)),
-        None => Err(FamilyError::Capacity(format!(
-            "the nim-value of heap {n} does not fit in a byte"
+    // Every XOR is below `width`, so the mex is at most `width`.
+    let v = seen.iter().position(|&s| !s).unwrap_or(width);
+    match Nim::try_from(v) {
+        Ok(v) => Ok((v, half as u64)),
+        Err(_) => Err(FamilyError::Capacity(format!(
+            "the nim-value of heap {n} does not fit in 16 bits"
         ))),
     }
 }
 
 /// Extends `g` (the nim-values of heaps `0..g.len()`) up to heap `to`
 /// included; returns the splits examined.
-pub fn extend_table(g: &mut Vec<u8>, to: usize) -> Result<u64, FamilyError> {
+pub fn extend_table(g: &mut Vec<Nim>, to: usize) -> Result<u64, FamilyError> {
     let mut nodes = 0u64;
+    let mut max = g.iter().copied().max().unwrap_or(0);
     while g.len() <= to {
-        let (v, pairs) = nim_value(g, g.len())?;
+        let (v, pairs) = nim_value(g, g.len(), width(max))?;
         g.push(v);
+        max = max.max(v);
         nodes += pairs;
     }
     Ok(nodes)
@@ -55,7 +74,7 @@ pub fn extend_table(g: &mut Vec<u8>, to: usize) -> Result<u64, FamilyError> {
 /// `a > n - a`, with the largest `a` such that `g(a) = g(n - a)`, i.e. the
 /// position left has nim-value 0. `None` when `g(n) = 0` (a loss). `g` must
 /// cover heap `n - 1`.
-pub fn normal_move(g: &[u8], n: usize) -> Option<(u32, u32)> {
+pub fn normal_move(g: &[Nim], n: usize) -> Option<(u32, u32)> {
     (n / 2 + 1..n)
         .rev()
         .find(|&a| a != n - a && g[a] == g[n - a])

@@ -51,7 +51,7 @@ fn nim_values_agree_with_a002188() {
         7, 4, 3, 7, 4, 3, 5, 2, 3, 5, 2, 3, 5, 2, 3,
     ];
     let s = search(published.len() as u32 - 1, Some(0), u64::MAX);
-    let got: Vec<u8> = s.nim_prefix();
+    let got: Vec<u16> = s.nim_prefix();
     assert_eq!(got, published.to_vec());
     // And the reference agrees on the part it can reach.
     let r = reference::nim_values(25);
@@ -76,6 +76,17 @@ fn losses_agree_with_reference() {
         report_list(&s, &job, "misere_losses"),
         reference::losses(20, true)
     );
+}
+
+/// Misère play further: the reference keeps every heap and simplifies
+/// nothing, so this checks dropping the dead heaps of 1 and 2.
+#[test]
+fn misere_losses_agree_with_reference_to_40() {
+    let job = job(40, Some(40));
+    let s = explore_all(&job, job.root_units(), u64::MAX).unwrap();
+    let want = reference::losses(40, true);
+    assert_eq!(want, [3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39]);
+    assert_eq!(report_list(&s, &job, "misere_losses"), want);
 }
 
 /// Values far beyond the reference's reach: the rare "sparse" values listed
@@ -433,7 +444,7 @@ fn report() {
 fn nim_values_are_listed_for_small_jobs_or_on_request() {
     let j = job(30, None);
     let s = explore_all(&j, j.root_units(), u64::MAX).unwrap();
-    let listed: Vec<u8> = serde_json::from_value(j.report(&s).json["nim_values"].clone()).unwrap();
+    let listed: Vec<u16> = serde_json::from_value(j.report(&s).json["nim_values"].clone()).unwrap();
     assert_eq!(listed, s.nim_prefix()[1..]);
     let j = Grundy::new(
         GrundyParams {
@@ -449,4 +460,29 @@ fn nim_values_are_listed_for_small_jobs_or_on_request() {
         j.report(&s).json["nim_values"].as_array().unwrap().len(),
         1001
     );
+}
+
+/// A table whose splits `(a, n - a)`, `a = 1..=k`, have the XORs `0..k`.
+fn synthetic(k: usize) -> (Vec<u16>, usize) {
+    let n = 2 * k + 1;
+    let mut g = vec![0u16; n];
+    for (a, v) in g[1..=k].iter_mut().enumerate() {
+        *v = a as u16; // g(a + 1) = a
+    }
+    (g, n)
+}
+
+/// The mex beyond the stack table, at its edge, and beyond 16 bits.
+#[test]
+fn nim_value_mex_widths() {
+    let (g, n) = synthetic(1500);
+    assert_eq!(search::nim_value(&g, n, 2048).unwrap(), (1500, 1500));
+    let (g, n) = synthetic(1024);
+    assert_eq!(search::nim_value(&g, n, 1024).unwrap().0, 1024);
+    let (g, n) = synthetic(65536);
+    let err = search::nim_value(&g, n, 65536).unwrap_err();
+    assert!(matches!(err, FamilyError::Capacity(_)), "{err}");
+    assert_eq!(search::width(0), 1);
+    assert_eq!(search::width(230), 256);
+    assert_eq!(search::width(256), 512);
 }
