@@ -19,10 +19,12 @@
 //! of exactly that range, and the ranges of a job partition `1..=max`, so
 //! summaries merge as a disjoint union keyed by heap (associative and
 //! commutative, and exact whatever the order). The values below `from` a
-//! unit needs come from the job's in-process table: a worker that explores
-//! the ranges in order (the order the coordinator leases them in) computes
-//! every value once; a worker handed a later range first recomputes the
-//! prefix it lacks. That recomputation is the honest price of a sequential
+//! unit needs come from the job's in-process table, shared by the worker's
+//! threads: the ranges are leased in order, so a thread handed a later range
+//! while another thread of the process computes the values below it waits
+//! for them (see `Table::busy`), and otherwise computes the missing prefix
+//! itself; a worker that never saw the earlier ranges (another machine, a
+//! restart) recomputes them. That is the honest price of a sequential
 //! recurrence: the split buys resumability, progress and budgets, not
 //! parallel speed-up. Root ranges are cut at `max * sqrt(k / K)` so that
 //! they cost about the same, and a range split on its budget hands back the
@@ -44,7 +46,7 @@ pub mod reference;
 pub mod search;
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use serde::{Deserialize, Serialize};
 
@@ -149,6 +151,37 @@ impl GrundySummary {
     }
 }
 
+/// The in-process nim-value table of a job.
+#[derive(Debug)]
+struct Table {
+    /// Nim-values of heaps `0..g.len()`.
+    g: Vec<Nim>,
+    /// Whether a thread is extending the table from its end (holds the
+    /// [`Frontier`]). Ranges are leased in order, so while the first worker
+    /// thread computes heaps `1..=a`, the second is handed `a+1..=b`: rather
+    /// than recompute `1..=a`, it waits for them.
+    busy: bool,
+}
+
+/// Proof that this thread is extending the table from its end; released
+/// (and the waiting threads woken) when dropped, on error too.
+struct Frontier<'a>(&'a Grundy);
+
+impl Drop for Frontier<'_> {
+    fn drop(&mut self) {
+        let mut t = self.0.table.lock().unwrap_or_else(|e| e.into_inner());
+        t.busy = false;
+        drop(t);
+        self.0.ready.notify_all();
+    }
+}
+
+/// The values below a range, and the frontier if this thread holds it.
+struct Claim<'a> {
+    g: Vec<Nim>,
+    frontier: Option<Frontier<'a>>,
+}
+
 /// The `grundy` family: one job, with its checked parameters and the
 /// in-process tables its units share.
 #[derive(Debug)]
@@ -156,8 +189,10 @@ pub struct Grundy {
     max: u32,
     misere_max: u32,
     list: bool,
-    /// Nim-values of heaps `0..len`, as far as this process has computed.
-    table: Mutex<Vec<Nim>>,
+    /// Nim-values as far as this process has computed them.
+    table: Mutex<Table>,
+    /// Signalled when the thread extending the table stops doing so.
+    ready: Condvar,
     /// The misère memo.
     misere: search::Misere,
 }
@@ -173,26 +208,59 @@ impl Grundy {
         self.misere_max
     }
 
-    /// The nim-values of heaps `0..=k`: from the in-process table, extended
-    /// (and published) if it is shorter.
-    fn prefix(&self, k: usize) -> Result<Vec<Nim>, FamilyError> {
-        let mut g = {
-            let t = self.table.lock().expect("table lock");
-            if t.len() > k {
-                return Ok(t[..=k].to_vec());
+    /// The nim-values of heaps `0..=k`, and whether this thread now holds
+    /// the frontier (see [`Table::busy`]); `None` if a stop was requested
+    /// while waiting.
+    ///
+    /// From the in-process table when it is long enough. When it is not and
+    /// another thread of this process is extending it, wait for that thread
+    /// rather than compute the same values twice; otherwise extend it here.
+    fn claim(&self, k: usize, ctx: &ExploreContext<'_>) -> Result<Option<Claim<'_>>, FamilyError> {
+        let mut t = self.table.lock().expect("table lock");
+        loop {
+            if t.g.len() > k {
+                // At the end of the table with nobody extending it: the
+                // threads that need what this one computes next wait for it.
+                let frontier = t.g.len() == k + 1 && !t.busy;
+                t.busy |= frontier;
+                let g = t.g[..=k].to_vec();
+                return Ok(Some(Claim {
+                    g,
+                    // `then`, not `then_some`: a `Frontier` made and dropped here
+                    // would lock the table this thread holds.
+                    frontier: frontier.then(|| Frontier(self)),
+                }));
             }
-            t.clone()
-        };
-        search::extend_table(&mut g, k)?;
-        self.publish(&g);
-        Ok(g)
+            if !t.busy {
+                t.busy = true;
+                let mut g = t.g.clone();
+                drop(t);
+                let frontier = Frontier(self);
+                search::extend_table(&mut g, k)?; // `frontier` releases on error
+                self.publish(&g);
+                return Ok(Some(Claim {
+                    g,
+                    frontier: Some(frontier),
+                }));
+            }
+            // The holder of the frontier never waits, so this ends; the
+            // timeout is only to notice a stop request.
+            t = self
+                .ready
+                .wait_timeout(t, std::time::Duration::from_millis(50))
+                .expect("table lock")
+                .0;
+            if ctx.stop_requested() {
+                return Ok(None);
+            }
+        }
     }
 
     /// Keeps `g` as the in-process table if it is longer.
     fn publish(&self, g: &[Nim]) {
         let mut t = self.table.lock().expect("table lock");
-        if g.len() > t.len() {
-            *t = g.to_vec();
+        if g.len() > t.g.len() {
+            t.g = g.to_vec();
         }
     }
 
@@ -202,7 +270,11 @@ impl Grundy {
         to: u32,
         ctx: &ExploreContext<'_>,
     ) -> Result<Exploration<GrundySummary, GrundyUnit>, FamilyError> {
-        let mut g = self.prefix(from as usize - 1)?;
+        let unit = GrundyUnit::Normal { from, to };
+        let Some(Claim { mut g, frontier }) = self.claim(from as usize - 1, ctx)? else {
+            // Stopped while waiting for the values below `from`: nothing done.
+            return Ok(Exploration::new(GrundySummary::default(), vec![unit]));
+        };
         let mut max = g.iter().copied().max().unwrap_or(0);
         let mut nodes = 0u64;
         let mut n = from;
@@ -219,6 +291,7 @@ impl Grundy {
             n += 1;
         }
         self.publish(&g);
+        drop(frontier);
         let mut summary = GrundySummary {
             nodes,
             ..GrundySummary::default()
@@ -376,7 +449,11 @@ impl SearchFamily for Grundy {
             max: p.max,
             misere_max,
             list: p.list,
-            table: Mutex::new(vec![0]),
+            table: Mutex::new(Table {
+                g: vec![0],
+                busy: false,
+            }),
+            ready: Condvar::new(),
             misere: search::Misere::default(),
         })
     }

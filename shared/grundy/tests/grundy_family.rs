@@ -486,3 +486,45 @@ fn nim_value_mex_widths() {
     assert_eq!(search::width(230), 256);
     assert_eq!(search::width(256), 512);
 }
+
+/// Threads of one process sharing a job (as a worker's do): a thread handed
+/// a later range waits for the thread computing the values below it rather
+/// than recompute them; the answer is the same.
+#[test]
+fn threads_share_the_table() {
+    let whole = search(4000, Some(20), u64::MAX);
+    for threads in [2, 3] {
+        let j = job(4000, Some(20));
+        let queue = std::sync::Mutex::new(j.root_units());
+        let total = std::sync::Mutex::new(GrundySummary::default());
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    let flags = orchard_core::LocalFlags::default();
+                    loop {
+                        // Leased in order: the first unit first.
+                        let unit = {
+                            let mut q = queue.lock().unwrap();
+                            if q.is_empty() {
+                                break;
+                            }
+                            q.remove(0)
+                        };
+                        let (s, rest) = match j.explore(&unit, &flags.context(200_000)).unwrap() {
+                            Exploration::Finished(s) => (s, vec![]),
+                            Exploration::Split { explored, rest } => (explored, rest),
+                        };
+                        j.merge(&mut total.lock().unwrap(), s).unwrap();
+                        let mut q = queue.lock().unwrap();
+                        for (i, r) in rest.into_iter().enumerate() {
+                            q.insert(i, r);
+                        }
+                    }
+                });
+            }
+        });
+        let total = total.into_inner().unwrap();
+        assert_eq!(total.nim, whole.nim, "{threads} threads");
+        assert_eq!(total.misere, whole.misere, "{threads} threads");
+    }
+}
