@@ -437,8 +437,9 @@ impl SearchFamily for Grundy {
         let misere_max = p.misere_max.unwrap_or(p.max.min(MISERE_DEFAULT));
         let limit = p.max.min(MISERE_LIMIT);
         if misere_max > limit {
+            // Named as on the command line: the error reads `--misere-max`.
             return Err(ParamError::new(
-                "misere_max",
+                "misere-max",
                 format!(
                     "must be at most {limit} (max = {}, and the misère search stops at {MISERE_LIMIT}), got {misere_max}",
                     p.max

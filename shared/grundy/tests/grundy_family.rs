@@ -372,8 +372,8 @@ fn bad_parameters_are_rejected() {
     let bad = [
         (0, None, "max"),
         (orchard_grundy::MAX_N + 1, None, "max"),
-        (10, Some(11), "misere_max"),
-        (1000, Some(MISERE_LIMIT + 1), "misere_max"),
+        (10, Some(11), "misere-max"),
+        (1000, Some(MISERE_LIMIT + 1), "misere-max"),
     ];
     for (max, misere_max, name) in bad {
         let p = GrundyParams {
