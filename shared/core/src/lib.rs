@@ -39,4 +39,4 @@ pub use error::{FamilyError, ParamError};
 pub use family::{Exploration, ExploreContext, FamilyReport, Host, LocalFlags, SearchFamily};
 pub use probe::Probe;
 pub use registry::Registry;
-pub use sequential::explore_all;
+pub use sequential::{explore_all, explore_pieces, merge_all};

@@ -3,7 +3,6 @@
 //! and merging must not change an answer.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use orchard_core::{explore_all, Exploration, FamilyError, Host, SearchFamily};
 use orchard_grundy::{
@@ -231,32 +230,11 @@ fn chapter_table() {
 
 /// Every call's summary kept apart, exploring with `budget` nodes per call.
 fn pieces(job: &Grundy, budget: u64) -> Vec<GrundySummary> {
-    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
-    let ctx = orchard_core::ExploreContext {
-        budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
-    let (mut pending, mut out) = (job.root_units(), Vec::new());
-    while let Some(unit) = pending.pop() {
-        match job.explore(&unit, &ctx).unwrap() {
-            Exploration::Finished(s) => out.push(s),
-            Exploration::Split { explored, rest } => {
-                out.push(explored);
-                pending.extend(rest);
-            }
-        }
-    }
-    out
+    orchard_core::explore_pieces(job, job.root_units(), budget).unwrap()
 }
 
 fn merged(job: &Grundy, pieces: impl IntoIterator<Item = GrundySummary>) -> GrundySummary {
-    let mut total = GrundySummary::default();
-    for s in pieces {
-        job.merge(&mut total, s).unwrap();
-    }
-    total
+    orchard_core::merge_all(job, pieces).unwrap()
 }
 
 #[test]

@@ -1,10 +1,9 @@
 //! The `queens` family against the plain reference implementation and the
 //! published figures; splitting and merging must not change an answer.
 
-use orchard_core::{explore_all, Exploration, FamilyError, Host, SearchFamily};
+use orchard_core::{explore_all, FamilyError, Host, SearchFamily};
 use orchard_queens::{reference, Prefix, Queens, QueensParams, QueensSummary, MAX_LISTED};
 use proptest::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 
 fn job(n: u32) -> Queens {
     Queens::new(QueensParams { n }, &Host::default()).unwrap()
@@ -18,34 +17,12 @@ fn search(n: u32, budget: u64) -> QueensSummary {
 
 /// Like [`explore_all`], but the summary of every call kept apart.
 fn pieces(n: u32, budget: u64) -> Vec<QueensSummary> {
-    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
-    let ctx = orchard_core::ExploreContext {
-        budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
     let job = job(n);
-    let (mut pending, mut out) = (job.root_units(), Vec::new());
-    while let Some(unit) = pending.pop() {
-        match job.explore(&unit, &ctx).unwrap() {
-            Exploration::Finished(s) => out.push(s),
-            Exploration::Split { explored, rest } => {
-                out.push(explored);
-                pending.extend(rest);
-            }
-        }
-    }
-    out
+    orchard_core::explore_pieces(&job, job.root_units(), budget).unwrap()
 }
 
 fn merged(n: u32, pieces: impl IntoIterator<Item = QueensSummary>) -> QueensSummary {
-    let job = job(n);
-    let mut total = QueensSummary::default();
-    for s in pieces {
-        job.merge(&mut total, s).unwrap();
-    }
-    total
+    orchard_core::merge_all(&job(n), pieces).unwrap()
 }
 
 #[test]

@@ -26,34 +26,12 @@ fn search(r: u32, budget: u64) -> Rooks3dSummary {
 
 /// Like [`explore_all`], but the summary of every call kept apart.
 fn pieces(r: u32, budget: u64) -> Vec<Rooks3dSummary> {
-    let (stop, bound, progress) = (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
-    let ctx = ExploreContext {
-        budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
     let job = job(r);
-    let (mut pending, mut out) = (job.root_units(), Vec::new());
-    while let Some(unit) = pending.pop() {
-        match job.explore(&unit, &ctx).unwrap() {
-            Exploration::Finished(s) => out.push(s),
-            Exploration::Split { explored, rest } => {
-                out.push(explored);
-                pending.extend(rest);
-            }
-        }
-    }
-    out
+    orchard_core::explore_pieces(&job, job.root_units(), budget).unwrap()
 }
 
 fn merged(r: u32, pieces: impl IntoIterator<Item = Rooks3dSummary>) -> Rooks3dSummary {
-    let job = job(r);
-    let mut total = Rooks3dSummary::default();
-    for s in pieces {
-        job.merge(&mut total, s).unwrap();
-    }
-    total
+    orchard_core::merge_all(&job(r), pieces).unwrap()
 }
 
 /// R = 1..4 are the book's counts; R = 5, 6 are not (see the crate
