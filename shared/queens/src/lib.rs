@@ -22,6 +22,19 @@
 //! enter: the node where it stopped and the later siblings of each node on
 //! its path. Their subtrees are exactly the part it did not visit.
 //!
+//! **Half the tree.** A solution's mirror image (left-right) is a solution
+//! whose first queen stands in the mirrored column. So the root units are
+//! the first-row placements in the left half only, and every solution met
+//! there counts twice: once for itself, once for its mirror image, which is
+//! never searched. On an odd board the first queen may stand in the middle
+//! column, where the mirror keeps it; there the same argument is made on the
+//! second row (never in the middle too: the two would attack each other),
+//! so those root units are the middle column with a second queen in the left
+//! half. The weight of a solution follows from its own first two rows
+//! ([`mirror_weight`]: 2, or 0 for a solution in the half no root unit
+//! reaches, 1 on the 1 x 1 board), so the total is exact over any set of
+//! units that covers either the whole tree or the searched half.
+//!
 //! **Distinct solutions.** A solution is counted as distinct if and only if
 //! it is the lexicographically smallest of its eight images (rotations and
 //! reflections, all solutions too). Every orbit has exactly one smallest
@@ -39,7 +52,7 @@ use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
 };
 
-pub use search::is_canonical;
+pub use search::{is_canonical, mirror_weight};
 
 /// Largest board accepted. The masks are `u64`, so this is not a limit of
 /// the search; it is far beyond any board a search can finish (n = 27 is
@@ -67,7 +80,8 @@ pub struct Prefix(pub Vec<u8>);
 pub struct QueensSummary {
     /// Search-tree nodes visited (a unit's root included).
     pub nodes: u64,
-    /// Every solution.
+    /// Every solution: those met, each with its [`mirror_weight`] (so
+    /// mirror images never searched are counted).
     pub solutions: u64,
     /// Solutions that are the smallest of their eight images.
     pub distinct: u64,
@@ -75,6 +89,11 @@ pub struct QueensSummary {
     /// [`MAX_LISTED`]: all of them when `listed.len() == distinct`. Keeping
     /// the smallest makes the list independent of the merge order.
     pub listed: Vec<Vec<u8>>,
+    /// Solutions the search actually met (about half of `solutions`). Last
+    /// in the layout, so that a summary written before the halving (whose
+    /// `solutions` meant the ones met) fails to decode instead of being
+    /// read with the new meaning.
+    pub met: u64,
 }
 
 /// The `queens` family: one job of it, with its checked parameters.
@@ -111,8 +130,26 @@ impl SearchFamily for Queens {
         Ok(Queens { n: p.n })
     }
 
+    /// The first-row placements of the left half, and on odd boards the
+    /// middle column with each second-row placement of the left half that
+    /// it does not attack (see "Half the tree" above).
     fn root_units(&self) -> Vec<Prefix> {
-        (0..self.n as u8).map(|c| Prefix(vec![c])).collect()
+        let n = self.n as u8;
+        if n == 1 {
+            return vec![Prefix(vec![0])];
+        }
+        let m = n - 1;
+        let mut units = Vec::new();
+        for c in 0..n {
+            if 2 * c < m {
+                units.push(Prefix(vec![c]));
+            } else if 2 * c == m {
+                for c2 in (0..c).filter(|&c2| 2 * c2 < m && c - c2 > 1) {
+                    units.push(Prefix(vec![c, c2]));
+                }
+            }
+        }
+        units
     }
 
     fn explore(
@@ -127,6 +164,7 @@ impl SearchFamily for Queens {
         into.nodes = checked_add(into.nodes, other.nodes, "queens node count")?;
         into.solutions = checked_add(into.solutions, other.solutions, "queens solutions")?;
         into.distinct = checked_add(into.distinct, other.distinct, "queens distinct")?;
+        into.met = checked_add(into.met, other.met, "queens solutions met")?;
         // Units are disjoint, so the lists are too: the smallest of the union.
         into.listed.extend(other.listed);
         into.listed.sort_unstable();
@@ -146,6 +184,7 @@ impl SearchFamily for Queens {
             "distinct": s.distinct,
             "nodes": s.nodes,
             "listed": s.listed.len(),
+            "met": s.met,
         });
         let mut text = vec![format!(
             "{n} queens on {n} x {n}: {} solutions, {} distinct up to symmetry",

@@ -14,6 +14,18 @@ use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;
 
+/// Subtrees with at most this many rows left are counted whole by
+/// [`Search::count_below`], without the budget checks and the hand-back
+/// bookkeeping of [`Search::visit`] (which made the loop 1.4 times slower
+/// than a plain counter), provided the budget left covers the largest such
+/// subtree could be ([`KERNEL_MAX_NODES`]): so the budget is never overshot,
+/// and a stop request waits for at most that many nodes.
+const KERNEL_ROWS: usize = 10;
+
+/// The most nodes below a node with [`KERNEL_ROWS`] rows left: every
+/// sequence of 1 to 10 distinct columns, sum of 10!/(10-k)! for k = 1..10.
+const KERNEL_MAX_NODES: u64 = 9_864_100;
+
 /// The squares attacked in the next row, and the queens placed so far.
 #[derive(Clone, Copy)]
 struct Board {
@@ -179,6 +191,10 @@ impl Search<'_, '_> {
             self.solution();
             return;
         }
+        if self.n - self.path.len() <= KERNEL_ROWS && self.budget - self.nodes >= KERNEL_MAX_NODES {
+            self.count_below(board);
+            return;
+        }
         // Lowest column first: solutions come in lexicographic order.
         let mut free = board.free();
         while free != 0 {
@@ -194,10 +210,54 @@ impl Search<'_, '_> {
         }
     }
 
+    /// Counts the subtree below the current `path` (its next row is
+    /// `board`) in one plain loop: an explicit stack of the free squares of
+    /// each row, the queen placed on each row kept as a bit. The same nodes
+    /// in the same order as [`Search::visit`] would visit them.
+    fn count_below(&mut self, board: Board) {
+        // Row `base + i` is entry `i`; at most KERNEL_ROWS rows are left.
+        let base = self.path.len();
+        let last = self.n - 1 - base;
+        let mut boards = [board; KERNEL_ROWS];
+        let mut free = [0u64; KERNEL_ROWS];
+        let mut placed = [0u64; KERNEL_ROWS];
+        let mut nodes = 0u64;
+        let mut d = 0;
+        free[0] = board.free();
+        loop {
+            let f = free[d];
+            if f == 0 {
+                if d == 0 {
+                    break;
+                }
+                d -= 1;
+                continue;
+            }
+            let bit = f & f.wrapping_neg();
+            free[d] = f ^ bit;
+            placed[d] = bit;
+            nodes += 1;
+            if d == last {
+                let columns = placed[..=d].iter().map(|b| b.trailing_zeros() as u8);
+                self.path.extend(columns);
+                self.solution();
+                self.path.truncate(base);
+                continue;
+            }
+            let next = boards[d].place(bit);
+            d += 1;
+            boards[d] = next;
+            free[d] = next.free();
+        }
+        self.nodes += nodes;
+    }
+
     #[cold]
     fn solution(&mut self) {
-        // Cannot overflow: bounded by the node budget, itself a u64.
-        self.summary.solutions += 1;
+        // Cannot overflow: bounded by twice the node budget, itself a u64
+        // (and checked where summaries are merged).
+        self.summary.met += 1;
+        self.summary.solutions += mirror_weight(&self.path);
         if is_canonical(&self.path) {
             self.summary.distinct += 1;
             // Found in lexicographic order: the first are the smallest.
@@ -205,6 +265,26 @@ impl Search<'_, '_> {
                 self.summary.listed.push(self.path.clone());
             }
         }
+    }
+}
+
+/// How many solutions solution `p` stands for when only the root units'
+/// half of the tree is searched: itself and its mirror image (2) when its
+/// first queen is in the left half, or in the middle column with the second
+/// queen in the left half; 0 when it is in the other half (its mirror image
+/// is the one counted); 1 on the 1 x 1 board, its own mirror image.
+pub fn mirror_weight(p: &[u8]) -> u64 {
+    let n = p.len();
+    if n <= 1 {
+        return 1;
+    }
+    let m = (n - 1) as u8;
+    let side = |c: u8| (2 * c).cmp(&m);
+    match side(p[0]).then(side(p[1])) {
+        std::cmp::Ordering::Less => 2,
+        std::cmp::Ordering::Greater => 0,
+        // Middle column twice: two attacking queens, never a solution.
+        std::cmp::Ordering::Equal => unreachable!("two queens in the middle column"),
     }
 }
 

@@ -53,7 +53,13 @@ fn agrees_with_reference_below_every_two_row_prefix() {
             }
             let s = explore_all(&job(n as u32), vec![Prefix(vec![a, b])], 5).unwrap();
             let want = all.iter().filter(|p| p[..2] == [a, b]).count();
-            assert_eq!(s.solutions, want as u64, "below {a} {b}");
+            assert_eq!(s.met, want as u64, "below {a} {b}");
+            let weighted: u64 = all
+                .iter()
+                .filter(|p| p[..2] == [a, b])
+                .map(|p| orchard_queens::mirror_weight(p))
+                .sum();
+            assert_eq!(s.solutions, weighted, "below {a} {b}");
         }
     }
 }
@@ -72,7 +78,8 @@ fn published_figures() {
     // Knuth's profile of the 8-queens tree: 2057 nodes with the empty root.
     let s = explore_all(&job(8), vec![Prefix(vec![])], u64::MAX).unwrap();
     assert_eq!(s.nodes, 2057);
-    assert_eq!(search(8, u64::MAX).nodes, 2056, "the root units' subtrees");
+    // The root units: the left half of the first row, half of 2056.
+    assert_eq!(search(8, u64::MAX).nodes, 1028, "the root units' subtrees");
 }
 
 /// Past the listing cap the counts stay exact, and the list is the
@@ -80,7 +87,7 @@ fn published_figures() {
 #[test]
 fn listing_cap_keeps_the_smallest() {
     let units = pieces(14, u64::MAX);
-    assert_eq!(units.len(), 14);
+    assert_eq!(units.len(), 7, "the left half of the first row");
     let forward = merged(14, units.clone());
     let backward = merged(14, units.into_iter().rev());
     assert_eq!(forward, backward);
@@ -103,6 +110,15 @@ fn splitting_does_not_change_the_summary() {
         for budget in [1, 7, 100] {
             assert_eq!(search(n, budget), whole, "n = {n}, budget {budget}");
         }
+    }
+    // Budgets around the plain counter's bound: units that count some
+    // subtrees whole and visit others node by node, then hand back.
+    let whole = search(15, u64::MAX);
+    for budget in [10_000_000, 15_000_000] {
+        let split = pieces(15, budget);
+        assert!(split.len() > 8, "budget {budget}: the units split");
+        assert!(split.iter().all(|s| s.nodes <= budget));
+        assert_eq!(merged(15, split), whole, "budget {budget}");
     }
 }
 
@@ -162,4 +178,45 @@ fn report_has_the_figures() {
     assert_eq!(r.json["solutions"], 92);
     assert_eq!(r.results_lines.len(), 12);
     assert_eq!(r.results_lines[0], "1 5 8 6 3 7 2 4");
+}
+
+/// The root units cover half the tree and weigh each solution; the whole
+/// tree (every first-row placement) gives the same totals, having met every
+/// solution once.
+#[test]
+fn half_the_tree_counts_what_the_whole_tree_does() {
+    for n in 1..=11u32 {
+        let job = job(n);
+        let half = explore_all(&job, job.root_units(), u64::MAX).unwrap();
+        let whole_units = (0..n as u8).map(|c| Prefix(vec![c])).collect();
+        let whole = explore_all(&job, whole_units, 1000).unwrap();
+        assert_eq!(half.solutions, whole.solutions, "n = {n}");
+        assert_eq!(whole.met, whole.solutions, "n = {n}");
+        assert_eq!(half.distinct, whole.distinct, "n = {n}");
+        assert_eq!(half.listed, whole.listed, "n = {n}");
+        if n >= 4 {
+            assert!(2 * half.nodes < whole.nodes + n as u64, "n = {n}");
+        }
+    }
+}
+
+/// A summary written before the halving (no `met` field, `solutions`
+/// meaning the ones met) must not be read with the new meaning.
+#[test]
+fn summaries_of_the_old_layout_are_refused() {
+    #[derive(serde::Serialize)]
+    struct OldSummary {
+        nodes: u64,
+        solutions: u64,
+        distinct: u64,
+        listed: Vec<Vec<u8>>,
+    }
+    let old = OldSummary {
+        nodes: 10,
+        solutions: 4,
+        distinct: 1,
+        listed: vec![vec![1, 3, 0, 2]],
+    };
+    let bytes = orchard_core::codec::encode(&old);
+    assert!(orchard_core::codec::decode::<QueensSummary>(&bytes).is_err());
 }
