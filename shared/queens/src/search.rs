@@ -290,31 +290,45 @@ pub fn mirror_weight(p: &[u8]) -> u64 {
 
 /// Whether solution `p` (`p[row]` = column, a permutation of `0..n`) is the
 /// lexicographically smallest of its images under the eight symmetries of
-/// the square. Each symmetry maps the queen at `(r, c)` to another square;
-/// the image of a solution is a solution, so each image row gets one queen.
+/// the square. The symmetry taking the queen at `(r, c)` to `(r2, c2)` maps
+/// the solution to the one with `image[r2] = c2`; written row by row, each
+/// image is `p` or its inverse permutation read through the mirror `m - x`
+/// (table below). The images are compared row by row as they are read,
+/// and the first row nearly always decides: this is called on every
+/// solution met (one node in sixty on a 16 x 16 board).
 pub fn is_canonical(p: &[u8]) -> bool {
     let n = p.len();
     assert!(n <= MAX_N as usize);
     let Some(m) = (n as u8).checked_sub(1) else {
         return true;
     };
-    let mut image = [0u8; MAX_N as usize];
-    for symmetry in 1..8 {
-        for (r, &c) in p.iter().enumerate() {
-            let r = r as u8;
-            let (r2, c2) = match symmetry {
-                1 => (r, m - c),     // mirror left-right
-                2 => (m - r, c),     // mirror top-bottom
-                3 => (m - r, m - c), // half turn
-                4 => (c, r),         // main diagonal
-                5 => (m - c, m - r), // other diagonal
-                6 => (c, m - r),     // quarter turn
-                _ => (m - c, r),     // three quarter turns
-            };
-            image[r2 as usize] = c2;
+    let mut inv = [0u8; MAX_N as usize];
+    for (r, &c) in p.iter().enumerate() {
+        inv[c as usize] = r as u8;
+    }
+    let inv = &inv[..n];
+    let at = |k: usize| m as usize - k;
+    // image[k] for symmetry s, (r, c) -> (r2, c2):
+    let image = |s: u8, k: usize| -> u8 {
+        match s {
+            1 => m - p[k],       // (r, m - c): mirror left-right
+            2 => p[at(k)],       // (m - r, c): mirror top-bottom
+            3 => m - p[at(k)],   // (m - r, m - c): half turn
+            4 => inv[k],         // (c, r): main diagonal
+            5 => m - inv[at(k)], // (m - c, m - r): other diagonal
+            6 => m - inv[k],     // (c, m - r): quarter turn
+            _ => inv[at(k)],     // (m - c, r): three quarter turns
         }
-        if image[..n] < *p {
-            return false;
+    };
+    for s in 1..8 {
+        for (k, &c) in p.iter().enumerate() {
+            let v = image(s, k);
+            if v < c {
+                return false;
+            }
+            if v > c {
+                break;
+            }
         }
     }
     true
