@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Long runs: `orchard run FAMILY ...` jobs of hours or days, one after another
+# in the background at nice 19, carried across sessions and machines. A RUN
+# is named after what it computes:
+#
+#   hip-RxC, hip-RxC-double   hip-solve on that board (table B; a large
+#                             transposition table kept on disk)
+#   queens-N                  n-queens on N x N
+#
+# Each run's database lives in RUN_DIR (default /work/runs) while it runs; a
+# verified, compressed copy is kept in the repository (runs/RUN.db.xz), so
+# that losing the machine loses only the work since the last checkpoint, and
+# so that `orchard run ... --db <copy>` prints a finished run's answer
+# without searching.
+#
+#   bench/long-run.sh start RUN...     build, then run them one after another
+#                                      in the background (each resumed from
+#                                      RUN_DIR, else from its checkpoint; a
+#                                      finished one answers at once). Several
+#                                      queues may run side by side (they share
+#                                      the cores: one per family is usual)
+#   bench/long-run.sh status [RUN...]  one line a run: state, nodes, units,
+#                                      the answer so far (read-only)
+#   bench/long-run.sh openings hip-RxC[-double]  nodes and units under each
+#                                      opening of a Hip run
+#   bench/long-run.sh checkpoint [RUN...]  `orchard backup` of each run's
+#                                      database into runs/ (commit them)
+#   bench/long-run.sh stop             SIGTERM to every run: units in flight
+#                                      hand back their rest; queues stop
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+run_dir="${RUN_DIR:-/work/runs}"
+target="${CARGO_TARGET_DIR:-target}"
+# The table of a long Hip run: as much as the machine spares beside builds.
+table_mib="${TABLE_MIB:-8192}"
+
+# RUN -> the arguments of `orchard run` (without --db), or exit 2.
+args_of() {
+  if [[ "$1" =~ ^hip-([0-9]+)x([0-9]+)(-double)?$ ]]; then
+    echo "hip-solve --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
+      "$([ -n "${BASH_REMATCH[3]}" ] && echo --double)" \
+      "--cache-dir $run_dir/tables --cache-mib $table_mib"
+  elif [[ "$1" =~ ^queens-([0-9]+)$ ]]; then
+    echo "queens --n ${BASH_REMATCH[1]}"
+  else
+    echo "bad run '$1' (expected hip-RxC, hip-RxC-double or queens-N)" >&2
+    exit 2
+  fi
+}
+# Each family's dashboard on its own port, so that two queues can run.
+http_of() {
+  case "$1" in
+  hip-*) echo "${HTTP_ADDR:-127.0.0.1:7080}" ;;
+  queens-*) echo "${HTTP_ADDR:-127.0.0.1:7081}" ;;
+  esac
+}
+db_of() { echo "$run_dir/$1.db"; }
+checkpoint_of() { echo "$repo/runs/$1.db.xz"; }
+# Every run with a database in RUN_DIR, when none is named.
+runs_or_all() {
+  if [ $# -gt 0 ]; then
+    echo "$@"
+  else
+    for f in "$run_dir"/*.db; do
+      [ -e "$f" ] || continue
+      f="${f##*/}"
+      [ "$f" = backup.db ] || echo -n "${f%.db} "
+    done
+  fi
+}
+
+case "${1:-}" in
+start)
+  shift
+  [ $# -gt 0 ] || { echo "usage: bench/long-run.sh start RUN..." >&2; exit 2; }
+  for r in "$@"; do args_of "$r" > /dev/null; done
+  mkdir -p "$run_dir/tables"
+  rm -f "$run_dir/stopping"
+  queue="$run_dir/queue-$1.pid"
+  if [ -f "$queue" ] && kill -0 "$(cat "$queue")" 2> /dev/null; then
+    echo "already running (queue pid $(cat "$queue"))" >&2
+    exit 1
+  fi
+  cargo build --release --quiet --bin orchard
+  # A copy: rebuilding the repository does not change the binary under a run.
+  cp "$target/release/orchard" "$run_dir/orchard-bin.new"
+  mv "$run_dir/orchard-bin.new" "$run_dir/orchard-bin"
+  nohup nice -n 19 bash "$repo/bench/long-run.sh" _queue "$@" >> "$run_dir/queue.log" 2>&1 &
+  echo $! > "$queue"
+  echo "queue started (pid $!): $*; log $run_dir/queue.log, dashboard http://$(http_of "$1")/"
+  ;;
+_queue)
+  shift
+  for r in "$@"; do
+    [ -f "$run_dir/stopping" ] && break
+    read -r -a args <<< "$(args_of "$r")"
+    db="$(db_of "$r")"
+    checkpoint="$(checkpoint_of "$r")"
+    if [ ! -f "$db" ] && [ -f "$checkpoint" ]; then
+      xz -dc "$checkpoint" > "$db.restoring"
+      mv "$db.restoring" "$db"
+      echo "$(date -u +%FT%TZ) restored $db from $checkpoint"
+    fi
+    echo "$(date -u +%FT%TZ) $r: start"
+    cd "$run_dir"
+    RUST_LOG="${RUST_LOG:-warn}" \
+      ./orchard-bin run "${args[@]}" --db "$db" --workers 2 --unit-budget 200000000 \
+      --http "$(http_of "$r")" > "$run_dir/$r.out" 2>> "$run_dir/$r.log" &
+    echo $! > "$run_dir/$r.pid"
+    wait "$!" || echo "$(date -u +%FT%TZ) $r: orchard exited with $?"
+    rm -f "$run_dir/$r.pid"
+    echo "$(date -u +%FT%TZ) $r: $(head -1 "$run_dir/$r.out")"
+  done
+  ;;
+status)
+  shift
+  for r in $(runs_or_all "$@"); do
+    db="$(db_of "$r")"
+    [ -f "$db" ] || { echo "$r: no database"; continue; }
+    python3 - "$db" "$r" << 'EOF'
+import json, sqlite3, sys
+conn = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+row = conn.execute("SELECT state, result_json FROM jobs ORDER BY id DESC LIMIT 1").fetchone()
+if row is None:
+    print("%s: no job yet" % sys.argv[2]); sys.exit()
+state, result = row
+nodes = conn.execute("SELECT coalesce(sum(nodes), 0) FROM results").fetchone()[0]
+units = dict(conn.execute("SELECT state, count(*) FROM units GROUP BY state").fetchall())
+r = json.loads(result or "{}").get("result", {})
+if "openings" in r:
+    answer = "winner=%s " % r.get("winner", "?") + " ".join(
+        "%s=%s" % (x["cell"], x.get("winner", "?")) for x in r["openings"])
+else:
+    answer = " ".join("%s=%s" % (k, v) for k, v in r.items() if not isinstance(v, (list, dict)))
+print("%s: state=%s nodes=%.4g units=%s %s" % (sys.argv[2], state, nodes, units, answer))
+EOF
+  done
+  ;;
+openings)
+  r="${2:?run}"
+  [[ "$r" =~ ^hip-[0-9]+x([0-9]+)(-double)?$ ]] || { echo "openings: a hip-RxC run" >&2; exit 2; }
+  # A unit's payload is its moves (a version byte, a length byte, then the
+  # cells): the first cell is the opening, named column letter + row number.
+  python3 - "$(db_of "$r")" "${BASH_REMATCH[1]}" << 'EOF'
+import collections, sqlite3, sys
+cols = int(sys.argv[2])
+name = lambda c: "%s%d" % (chr(ord("a") + c % cols), c // cols + 1)
+conn = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+nodes, states = collections.Counter(), collections.defaultdict(collections.Counter)
+q = "SELECT u.payload, u.state, coalesce(r.nodes, 0) FROM units u LEFT JOIN results r ON r.unit_id = u.id"
+for payload, state, n in conn.execute(q):
+    key = name(payload[2]) if len(payload) > 2 else "root"
+    nodes[key] += n
+    states[key][state] += 1
+for key in sorted(nodes, key=lambda k: (k[0] == "r", int(k[1:]) if k[1:].isdigit() else 0, k)):
+    print("%s %.4g nodes in done units; units %s" % (key, nodes[key], dict(sorted(states[key].items()))))
+EOF
+  ;;
+checkpoint)
+  shift
+  cargo build --release --quiet --bin orchard
+  for r in $(runs_or_all "$@"); do
+    db="$(db_of "$r")"
+    checkpoint="$(checkpoint_of "$r")"
+    "$target/release/orchard" backup --db "$db" "$run_dir/backup.db"
+    xz -6 -T2 -c "$run_dir/backup.db" > "$checkpoint.tmp"
+    xz -t "$checkpoint.tmp"
+    mv "$checkpoint.tmp" "$checkpoint"
+    ls -l "$checkpoint"
+  done
+  ;;
+stop)
+  touch "$run_dir/stopping"
+  for f in "$run_dir"/*.pid; do
+    [ -e "$f" ] || continue
+    case "$f" in */queue-*.pid) continue ;; esac
+    pid="$(cat "$f")"
+    kill -TERM "$pid" 2> /dev/null || true
+    while kill -0 "$pid" 2> /dev/null; do sleep 1; done
+  done
+  echo "stopped"
+  ;;
+*)
+  echo "usage: bench/long-run.sh start RUN...|status [RUN...]|openings RUN|checkpoint [RUN...]|stop" >&2
+  exit 2
+  ;;
+esac
