@@ -33,6 +33,13 @@
 //!   `depth` steps, no run of `depth` steps or more ends on an undefined
 //!   transition; the machine ran `steps >= depth` steps without halting,
 //!   so it never halts.
+//! * **n-gram closed position sets** (NGramCPS): the local configurations
+//!   (`k` cells left of the head, state, cell read, `k` cells right) closed
+//!   under the machine's steps, the far cells taken from the n-grams seen
+//!   so far (`Workspace::ngram_cps`); if the closed set holds no
+//!   undefined transition, no run reaches one. Tried for `k = 1..=ngram`,
+//!   then over augmented alphabets ([`crate::cps`]).
+//! * **Repeated word lists** (RepWL), last ([`crate::repwl`]).
 //!
 //! A decided machine never reaches an undefined transition, so every way of
 //! defining its undefined transitions gives the same run: it is a leaf of
@@ -40,8 +47,8 @@
 //! made once per exploration.
 
 use crate::cps::{Augment, Cps};
-use crate::repwl::RepWl;
 use crate::machine::{Table, Transition, MAX_STATES};
+use crate::repwl::RepWl;
 
 /// The augmented closed position sets tried, in order, after the plain
 /// ones: (augmentation, n-gram length), after Coq-BB5's 4-state pipeline.
@@ -298,7 +305,10 @@ impl Workspace {
             let read = self.tape[pos];
             let at = 2 * state as usize + read as usize;
             let Some(tr) = Transition::decode(table[at]) else {
-                let ones = self.tape[lo..=hi].iter().map(|&c| u32::from(c)).sum::<u32>()
+                let ones = self.tape[lo..=hi]
+                    .iter()
+                    .map(|&c| u32::from(c))
+                    .sum::<u32>()
                     + u32::from(read == 0);
                 outcome = Outcome::Halts {
                     steps: t + 1,
@@ -617,7 +627,7 @@ mod tests {
         );
         // Bounces between two cells.
         assert_eq!(
-            decide("1RB---_1LA---", 100, 0),
+            decide("0RB---_0LA---", 100, 0),
             Outcome::Never(Decider::Cycler)
         );
         // The chapter's machine that never stops and writes 1s forever.
@@ -642,7 +652,7 @@ mod tests {
             "1RB1LB_1LA0LC_---1LD_1RD0RA",
             "0RA---_------",
             "1RB---_1LB0RC_1LC1LA",
-            "1RB---_1LA---",
+            "0RB---_0LA---",
         ];
         let first: Vec<Outcome> = machines
             .iter()

@@ -42,7 +42,12 @@
 //! **Exactness.** A machine that runs `step_limit` steps without halting
 //! and that no decider settles is counted in `undecided` and listed: while
 //! `undecided > 0`, `max_ones` and `max_steps` are only lower bounds, and
-//! the report says so (`exact: false`). The deciders are in [`decide`].
+//! the report says so (`exact: false`). The deciders, in the order they are
+//! tried (all of them bbchallenge's, implemented anew from the paper's
+//! definitions): cyclers and translated cyclers while the machine runs,
+//! then backward reasoning, n-gram closed position sets (plain, with visit
+//! histories, with LRU histories) and repeated word lists ([`decide`]).
+//! For 4 states they leave nothing undecided.
 //!
 //! **Units.** A unit is a TNF node and the subtree below it (or, for the
 //! few root units above the frontier, the node alone). The root units are
@@ -55,10 +60,10 @@
 //! their champions, and the union of the listings.
 
 mod cps;
-mod repwl;
 pub mod decide;
 pub mod machine;
 pub mod reference;
+mod repwl;
 mod search;
 
 use serde::{Deserialize, Serialize};
@@ -176,7 +181,7 @@ pub struct BbSummary {
     pub nodes: u64,
     /// Machines that halt.
     pub halting: u64,
-    /// Machines that never halt, by decider ([`Decider`] order).
+    /// Machines that never halt, by decider (in [`Decider::ALL`]'s order).
     pub never: [u64; 7],
     /// Machines no decider settled.
     pub undecided: u64,
@@ -274,8 +279,9 @@ impl SearchFamily for BusyBeaver {
         if p.states == 5 {
             return Err(ParamError::new(
                 "states",
-                "5 is out of reach: its 181 million machines need deciders beyond cyclers, \
-                 translated cyclers and backward reasoning (bbchallenge's proof); use 1..=4",
+                "5 is not supported: bbchallenge's proof for 5 states enumerates 181 million \
+                 machines and needs deciders this family lacks (finite automata reduction, \
+                 weighted automata, proofs of single machines); use 1..=4",
             ));
         }
         if p.states == 0 || p.states as usize > MAX_STATES {

@@ -63,11 +63,11 @@ pub fn is_well_formed(table: &Table, n: usize) -> bool {
 /// transition (index) the machine halts on, written `1RZ`.
 pub fn to_text(table: &Table, n: usize, halt: Option<usize>) -> String {
     let mut s = String::with_capacity(7 * n);
-    for i in 0..2 * n {
+    for (i, &byte) in table.iter().enumerate().take(2 * n) {
         if i > 0 && i % 2 == 0 {
             s.push('_');
         }
-        match Transition::decode(table[i]) {
+        match Transition::decode(byte) {
             Some(t) => {
                 let _ = write!(
                     s,

@@ -131,8 +131,7 @@ impl RepWl {
                     return false;
                 }
                 let read = (cells >> pos) & 1;
-                let Some(tr) = Transition::decode(table[2 * state as usize + read as usize])
-                else {
+                let Some(tr) = Transition::decode(table[2 * state as usize + read as usize]) else {
                     return false;
                 };
                 cells = (cells & !(1 << pos)) | (tr.write << pos);
