@@ -72,6 +72,7 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
         registry: Registry::default(),
         cli: Vec::new(),
     }
+    .with::<orchard_busy_beaver::BusyBeaver>()
     .with::<orchard_grundy::Grundy>()
     .with::<orchard_hc::HararyColumns>()
     .with::<orchard_hip::HipDraws>()

@@ -2,7 +2,7 @@
 //! as a user runs it: h(1..4) and h'(1..4) of Harary's game, the draws of
 //! Hip (table A of the source) and its winners (table B), each checked
 //! against the plain reference implementations where they can enumerate,
-//! and the n-queens totals.
+//! the n-queens totals, and the busy beaver game.
 
 mod common;
 
@@ -238,6 +238,48 @@ fn grundy_losses_through_the_cluster() {
     );
     let thirds: Vec<u64> = (1..=10).map(|k| 3 * k).collect();
     assert_eq!(j["misere_losses"], serde_json::json!(thirds));
+}
+
+/// The busy beaver game (chapter 6, section 6.5) through the binary on two
+/// workers: the chapter's 3 cards (6 ones, 21 steps), Brady's 4 cards (13
+/// ones, 107 steps), each machine of the tree normal form in bbchallenge's
+/// counts (61, 5417, 858909) decided, none left undecided, and one line per
+/// machine in the results file.
+#[test]
+fn busy_beaver_through_the_cluster() {
+    let dir = TempDir::new("busy-beaver");
+    let db = dir.path("bb.db");
+    for (n, machines, halting, ones, steps) in [
+        (1u32, 3u64, 1u64, 1u64, 1u64),
+        (2, 61, 19, 4, 6),
+        (3, 5417, 1772, 6, 21),
+        (4, 858_909, 249_693, 13, 107),
+    ] {
+        let arg = n.to_string();
+        let j = run_on_two_workers(db.to_str().unwrap(), &["busy-beaver", "--states", &arg]);
+        assert_eq!(j["state"], "done", "{j}");
+        assert_eq!(j["family"], "busy-beaver", "{j}");
+        assert_eq!(j["machines"], machines, "n = {n}");
+        assert_eq!(j["nodes"], machines, "n = {n}");
+        assert_eq!(j["halting"], halting, "n = {n}");
+        assert_eq!(j["undecided"], 0, "n = {n}: {j}");
+        assert_eq!(j["exact"], true, "n = {n}");
+        assert_eq!(j["max_ones"], ones, "n = {n}");
+        assert_eq!(j["max_steps"], steps, "n = {n}");
+        let file = std::fs::read_to_string(j["results_file"].as_str().unwrap()).unwrap();
+        assert_eq!(file.lines().count() as u64, machines, "n = {n}");
+        if n == 3 {
+            assert!(file.contains("1RB1RZ_1LB0RC_1LC1LA halts after 21 steps with 5 ones: halt"));
+            assert!(j["ones_champions"]
+                .as_array()
+                .unwrap()
+                .contains(&"1RB1LC_1RC1RZ_1LA0LB".into()));
+        }
+        if n == 4 {
+            assert_eq!(j["steps_champions"][0], "1RB1LB_1LA0LC_1RZ1LD_1RD0RA");
+            assert!(!file.contains("undecided"));
+        }
+    }
 }
 
 /// The flagship figure, h(4) = 67 with its 29931 maximal games, searched

@@ -1,0 +1,668 @@
+//! What happens to one machine of the enumeration: it is run from the blank
+//! tape, and either reaches an undefined transition (it halts there: a
+//! halting machine, whose children define that transition) or is proved
+//! never to reach one by a decider, or stays undecided.
+//!
+//! The deciders are bbchallenge's (The bbchallenge Collaboration,
+//! "Determination of the fifth Busy Beaver value", 2025, arXiv:2509.12337,
+//! section "Loops" and the translated-cycler and backward-reasoning
+//! deciders of github.com/bbchallenge/bbchallenge-deciders); this is an
+//! independent implementation of their definitions:
+//!
+//! * **Cycler**: the machine comes back to a configuration (state, head
+//!   position, whole tape) it was in before, so it repeats forever. Found
+//!   with Brent's cycle detection: the configuration at times 1, 2, 4, 8...
+//!   is kept, and every later one compared with it (state and position
+//!   first, the tape only when both agree).
+//! * **Translated cycler**: two *record* configurations on the same side
+//!   (the head on a cell never visited before, beyond every visited one),
+//!   in the same state, at times `t1 < t2` and positions `p1`, `p2`; let
+//!   `L` be the farthest the head went back from `p1` between `t1` and `t2`.
+//!   If the `L + 1` cells ending at `p1` at `t1` equal the `L + 1` cells
+//!   ending at `p2` at `t2` (and beyond each record the tape is blank),
+//!   what happened from `t1` to `t2` depended only on those cells and
+//!   happens again, shifted by `p2 - p1`, forever (the paper's Lemma on
+//!   translated cyclers). The farthest excursion comes from a stack of
+//!   suffix minima (maxima on the left side) of the head positions; each
+//!   record keeps the 128 cells behind it, so `L < 128`, and is compared
+//!   with the last [`RECORDS_KEPT`] records of its side.
+//! * **Backward reasoning**: from each undefined transition `(s, r)`, walk
+//!   backwards: a configuration known on a few cells has as predecessors the
+//!   defined transitions into its state whose write agrees with the cell
+//!   the head came from. If every backward chain contradicts itself within
+//!   `depth` steps, no run of `depth` steps or more ends on an undefined
+//!   transition; the machine ran `steps >= depth` steps without halting,
+//!   so it never halts.
+//! * **n-gram closed position sets** (NGramCPS): the local configurations
+//!   (`k` cells left of the head, state, cell read, `k` cells right) closed
+//!   under the machine's steps, the far cells taken from the n-grams seen
+//!   so far (`Workspace::ngram_cps`); if the closed set holds no
+//!   undefined transition, no run reaches one. Tried for `k = 1..=ngram`,
+//!   then over augmented alphabets ([`crate::cps`]).
+//! * **Repeated word lists** (RepWL), last ([`crate::repwl`]).
+//!
+//! A decided machine never reaches an undefined transition, so every way of
+//! defining its undefined transitions gives the same run: it is a leaf of
+//! the tree. Nothing here allocates: the buffers live in a [`Workspace`]
+//! made once per exploration.
+
+use crate::cps::{Augment, Cps};
+use crate::machine::{Table, Transition, MAX_STATES};
+use crate::repwl::RepWl;
+
+/// The augmented closed position sets tried, in order, after the plain
+/// ones: (augmentation, n-gram length), after Coq-BB5's 4-state pipeline.
+pub const AUGMENTED: [(Augment, u32); 10] = [
+    (Augment::History(2), 2),
+    (Augment::History(2), 3),
+    (Augment::History(4), 2),
+    (Augment::History(4), 3),
+    (Augment::History(6), 2),
+    (Augment::History(6), 3),
+    (Augment::History(8), 2),
+    (Augment::History(8), 3),
+    (Augment::Lru, 2),
+    (Augment::History(10), 4),
+];
+
+/// The repeated-word-list parameters tried, in order: (word length,
+/// repeat threshold); Coq-BB5 settles the two 4-state machines that need it
+/// with (4, 3).
+pub const REPWL: [(u32, u8); 4] = [(2, 3), (3, 3), (4, 3), (4, 4)];
+
+/// Steps of one RepWL macro step, and configurations of one RepWL graph.
+pub const REPWL_STEPS: u32 = 320;
+pub const REPWL_NODES: usize = 10_000;
+
+/// Most local configurations an augmented closed position set may hold.
+pub const CPS_GAS: usize = 10_000;
+
+/// Records of each side a new record is compared with.
+pub const RECORDS_KEPT: usize = 64;
+
+/// Most configurations one backward-reasoning attempt looks at.
+pub const BACKWARD_CONFIGS: usize = 100_000;
+
+/// Longest n-grams of the closed position sets.
+pub const MAX_NGRAM: u32 = 10;
+
+/// Largest backward-reasoning depth (the known cells of a backward
+/// configuration are a 128-bit window around the halting cell).
+pub const MAX_DEPTH: u32 = 60;
+
+/// What settled a machine that never halts.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum Decider {
+    Cycler,
+    TranslatedCycler,
+    BackwardReasoning,
+    NGramCps,
+    NGramCpsHistory,
+    NGramCpsLru,
+    RepWl,
+}
+
+impl Decider {
+    pub const ALL: [Decider; 7] = [
+        Decider::Cycler,
+        Decider::TranslatedCycler,
+        Decider::BackwardReasoning,
+        Decider::NGramCps,
+        Decider::NGramCpsHistory,
+        Decider::NGramCpsLru,
+        Decider::RepWl,
+    ];
+
+    /// The name in reports and the results file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Decider::Cycler => "cycler",
+            Decider::TranslatedCycler => "translated-cycler",
+            Decider::BackwardReasoning => "backward-reasoning",
+            Decider::NGramCps => "ngram-cps",
+            Decider::NGramCpsHistory => "ngram-cps-history",
+            Decider::NGramCpsLru => "ngram-cps-lru",
+            Decider::RepWl => "repwl",
+        }
+    }
+}
+
+/// What running (and deciding) one machine found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Reached undefined transition `at` (`2 * state + read`): halts after
+    /// `steps` steps (the halting one included) with `ones` ones (the
+    /// halting step writing a 1).
+    Halts { steps: u32, ones: u32, at: u8 },
+    /// Never reaches an undefined transition.
+    Never(Decider),
+    /// Ran its step limit without halting, and no decider settled it.
+    Undecided,
+}
+
+/// A record configuration: where and when, in which state, and the 128
+/// cells behind the head (bit `i`: `i` cells back).
+#[derive(Debug, Clone, Copy, Default)]
+struct Record {
+    time: u32,
+    pos: u32,
+    state: u8,
+    behind: u128,
+}
+
+/// The last [`RECORDS_KEPT`] records of one side.
+struct Ring {
+    items: [Record; RECORDS_KEPT],
+    len: usize,
+    next: usize,
+}
+
+impl Ring {
+    fn new() -> Ring {
+        Ring {
+            items: [Record::default(); RECORDS_KEPT],
+            len: 0,
+            next: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.next = 0;
+    }
+
+    fn push(&mut self, r: Record) {
+        self.items[self.next] = r;
+        self.next = (self.next + 1) % RECORDS_KEPT;
+        self.len = (self.len + 1).min(RECORDS_KEPT);
+    }
+}
+
+/// A backward configuration: the cells known around the halting cell (bit
+/// `64 + x` for cell `x`), the head, the state, the steps back.
+#[derive(Debug, Clone, Copy)]
+struct Back {
+    known: u128,
+    values: u128,
+    head: i8,
+    state: u8,
+    depth: u8,
+}
+
+/// The buffers of [`Workspace::decide`], made once per exploration.
+pub struct Workspace {
+    steps: u32,
+    depth: u32,
+    /// The tape, origin at `steps + 1`: the head stays within `steps` cells.
+    tape: Vec<u8>,
+    /// Brent's kept configuration's tape (its visited cells).
+    snap: Vec<u8>,
+    /// (time, position) of the head positions no later visit went below.
+    min_stack: Vec<(u32, u32)>,
+    /// (time, position) of the head positions no later visit went above.
+    max_stack: Vec<(u32, u32)>,
+    right: Box<Ring>,
+    left: Box<Ring>,
+    back: Vec<Back>,
+    /// Longest n-grams of the closed position sets (0: none).
+    ngram: u32,
+    /// The local configurations met (bit per configuration) and their list.
+    cps_seen: Vec<u64>,
+    cps_list: Vec<u32>,
+    /// The left and right n-grams met, a bit each.
+    cps_left: Vec<u64>,
+    cps_right: Vec<u64>,
+    /// The augmented sets' containers.
+    cps: Cps,
+    /// The repeated word lists' containers.
+    repwl: RepWl,
+    /// The cells the last run visited (to clear them).
+    touched: (usize, usize),
+}
+
+impl Workspace {
+    /// Buffers for runs of at most `steps` steps and backward reasoning to
+    /// `depth` (at most `steps` and [`MAX_DEPTH`]).
+    pub fn new(steps: u32, depth: u32, ngram: u32) -> Workspace {
+        assert!(depth <= steps && depth <= MAX_DEPTH && ngram <= MAX_NGRAM);
+        let cells = 2 * steps as usize + 3;
+        let configs = 1usize << (2 * ngram + 3);
+        Workspace {
+            steps,
+            depth,
+            tape: vec![0; cells],
+            snap: vec![0; cells],
+            min_stack: Vec::with_capacity(steps as usize + 1),
+            max_stack: Vec::with_capacity(steps as usize + 1),
+            right: Box::new(Ring::new()),
+            left: Box::new(Ring::new()),
+            back: Vec::with_capacity(BACKWARD_CONFIGS + 8 * MAX_STATES),
+            ngram,
+            cps_seen: vec![0; configs.div_ceil(64)],
+            cps_list: Vec::with_capacity(configs),
+            cps_left: vec![0; (1usize << ngram).div_ceil(64)],
+            cps_right: vec![0; (1usize << ngram).div_ceil(64)],
+            cps: Cps::default(),
+            repwl: RepWl::default(),
+            touched: (0, 0),
+        }
+    }
+
+    /// Runs the `n`-state machine `table` from the blank tape and decides it.
+    pub fn decide(&mut self, table: &Table, n: usize) -> Outcome {
+        match self.run(table, n) {
+            Outcome::Undecided => {
+                if self.depth > 0 && self.backward(table, n) {
+                    Outcome::Never(Decider::BackwardReasoning)
+                } else if (1..=self.ngram).any(|k| self.ngram_cps(table, k)) {
+                    Outcome::Never(Decider::NGramCps)
+                } else {
+                    for &(how, k) in &AUGMENTED {
+                        if k <= self.ngram && self.cps.decide(table, k, how, CPS_GAS) {
+                            return Outcome::Never(match how {
+                                Augment::History(_) => Decider::NGramCpsHistory,
+                                Augment::Lru => Decider::NGramCpsLru,
+                            });
+                        }
+                    }
+                    for &(l, t) in &REPWL {
+                        if self.repwl.decide(table, l, t, REPWL_STEPS, REPWL_NODES) {
+                            return Outcome::Never(Decider::RepWl);
+                        }
+                    }
+                    Outcome::Undecided
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Runs up to `steps` steps, watching for cyclers and translated
+    /// cyclers as it goes.
+    fn run(&mut self, table: &Table, n: usize) -> Outcome {
+        debug_assert!(n <= MAX_STATES);
+        let (a, b) = self.touched;
+        self.tape[a..=b].fill(0);
+        let origin = self.steps as usize + 1;
+        let mut pos = origin;
+        let mut state = 0u8;
+        let (mut lo, mut hi) = (origin, origin);
+        // Brent: the kept configuration and the steps since it was kept.
+        let (mut snap_state, mut snap_pos, mut slo, mut shi) = (0u8, origin, origin, origin);
+        self.snap[0] = 0;
+        let (mut power, mut lam) = (1u32, 0u32);
+        self.min_stack.clear();
+        self.max_stack.clear();
+        self.min_stack.push((0, origin as u32));
+        self.max_stack.push((0, origin as u32));
+        self.right.clear();
+        self.left.clear();
+
+        let mut outcome = Outcome::Undecided;
+        for t in 0..self.steps {
+            let read = self.tape[pos];
+            let at = 2 * state as usize + read as usize;
+            let Some(tr) = Transition::decode(table[at]) else {
+                let ones = self.tape[lo..=hi]
+                    .iter()
+                    .map(|&c| u32::from(c))
+                    .sum::<u32>()
+                    + u32::from(read == 0);
+                outcome = Outcome::Halts {
+                    steps: t + 1,
+                    ones,
+                    at: at as u8,
+                };
+                break;
+            };
+            self.tape[pos] = tr.write;
+            if tr.right {
+                pos += 1;
+            } else {
+                pos -= 1;
+            }
+            state = tr.next;
+            let now = t + 1;
+            let p = pos as u32;
+            while self.min_stack.last().is_some_and(|e| e.1 >= p) {
+                self.min_stack.pop();
+            }
+            self.min_stack.push((now, p));
+            while self.max_stack.last().is_some_and(|e| e.1 <= p) {
+                self.max_stack.pop();
+            }
+            self.max_stack.push((now, p));
+
+            if pos > hi {
+                hi = pos;
+                if self.right_record(now, pos, state, lo) {
+                    outcome = Outcome::Never(Decider::TranslatedCycler);
+                    break;
+                }
+            } else if pos < lo {
+                lo = pos;
+                if self.left_record(now, pos, state, hi) {
+                    outcome = Outcome::Never(Decider::TranslatedCycler);
+                    break;
+                }
+            }
+
+            lam += 1;
+            if state == snap_state
+                && pos == snap_pos
+                && self.tape[lo..slo].iter().all(|&c| c == 0)
+                && self.tape[slo..=shi] == self.snap[..=shi - slo]
+                && self.tape[shi + 1..=hi].iter().all(|&c| c == 0)
+            {
+                outcome = Outcome::Never(Decider::Cycler);
+                break;
+            }
+            if lam == power {
+                snap_state = state;
+                snap_pos = pos;
+                slo = lo;
+                shi = hi;
+                self.snap[..=hi - lo].copy_from_slice(&self.tape[lo..=hi]);
+                power *= 2;
+                lam = 0;
+            }
+        }
+        self.touched = (lo, hi);
+        outcome
+    }
+
+    /// A record on the right at `pos`: is it a translated repeat of an
+    /// earlier one? Then keeps it.
+    fn right_record(&mut self, now: u32, pos: usize, state: u8, lo: usize) -> bool {
+        let mut behind = 0u128;
+        for i in 0..128.min(pos - lo + 1) {
+            behind |= u128::from(self.tape[pos - i]) << i;
+        }
+        let ring = &self.right;
+        for r in &ring.items[..ring.len] {
+            if r.state != state {
+                continue;
+            }
+            // The leftmost cell visited from r.time to now.
+            let k = self.min_stack.partition_point(|e| e.0 < r.time);
+            let span = r.pos - self.min_stack[k].1;
+            if span < 128 && same_low_bits(behind, r.behind, span) {
+                return true;
+            }
+        }
+        self.right.push(Record {
+            time: now,
+            pos: pos as u32,
+            state,
+            behind,
+        });
+        false
+    }
+
+    /// The mirror image of [`Workspace::right_record`].
+    fn left_record(&mut self, now: u32, pos: usize, state: u8, hi: usize) -> bool {
+        let mut behind = 0u128;
+        for i in 0..128.min(hi - pos + 1) {
+            behind |= u128::from(self.tape[pos + i]) << i;
+        }
+        let ring = &self.left;
+        for r in &ring.items[..ring.len] {
+            if r.state != state {
+                continue;
+            }
+            let k = self.max_stack.partition_point(|e| e.0 < r.time);
+            let span = self.max_stack[k].1 - r.pos;
+            if span < 128 && same_low_bits(behind, r.behind, span) {
+                return true;
+            }
+        }
+        self.left.push(Record {
+            time: now,
+            pos: pos as u32,
+            state,
+            behind,
+        });
+        false
+    }
+
+    /// Backward reasoning from every undefined transition; true: none can
+    /// be reached by a run of `depth` steps or more.
+    fn backward(&mut self, table: &Table, n: usize) -> bool {
+        // The defined transitions into each state: (from state, read, write, right).
+        let mut preds = [[(0u8, 0u8, 0u8, false); 2 * MAX_STATES]; MAX_STATES];
+        let mut npreds = [0usize; MAX_STATES];
+        self.back.clear();
+        for (i, &b) in table[..2 * n].iter().enumerate() {
+            let (s, r) = ((i / 2) as u8, (i % 2) as u8);
+            match Transition::decode(b) {
+                Some(t) => {
+                    let k = t.next as usize;
+                    preds[k][npreds[k]] = (s, r, t.write, t.right);
+                    npreds[k] += 1;
+                }
+                None => self.back.push(Back {
+                    known: 1 << 64,
+                    values: u128::from(r) << 64,
+                    head: 0,
+                    state: s,
+                    depth: 0,
+                }),
+            }
+        }
+        let mut seen = 0usize;
+        while let Some(c) = self.back.pop() {
+            if u32::from(c.depth) >= self.depth {
+                return false;
+            }
+            seen += 1;
+            if seen > BACKWARD_CONFIGS {
+                return false;
+            }
+            let s = c.state as usize;
+            for &(from, read, write, right) in &preds[s][..npreds[s]] {
+                let head = if right { c.head - 1 } else { c.head + 1 };
+                let bit = 1u128 << (64 + i32::from(head));
+                if c.known & bit != 0 && (c.values & bit != 0) != (write == 1) {
+                    continue; // the cell does not hold what the transition wrote
+                }
+                let values = if read == 1 {
+                    c.values | bit
+                } else {
+                    c.values & !bit
+                };
+                self.back.push(Back {
+                    known: c.known | bit,
+                    values,
+                    head,
+                    state: from,
+                    depth: c.depth + 1,
+                });
+            }
+        }
+        true
+    }
+}
+
+impl Workspace {
+    /// The n-gram closed position set with n-grams of `k` cells: true if
+    /// the set of local configurations (the `k` cells left of the head, the
+    /// state, the cell read, the `k` cells right of it) closed under the
+    /// machine's steps holds no undefined transition.
+    ///
+    /// An n-gram is a `k`-bit number, bit 0 the cell next to the head.
+    /// Invariant of the real runs: the local configuration is in the set,
+    /// and every `k` consecutive cells left (right) of the head that do not
+    /// touch it are an n-gram of the left (right) set. Moving right, the
+    /// left n-gram that was next to the head joins the left set, the new
+    /// left one is it shifted with the written cell, the new cell read is
+    /// bit 0 of the right n-gram, and the new right n-gram is any of the
+    /// right set that continues the old one's bits `1..k`. Sets only grow:
+    /// passes over the configurations are repeated until none of the three
+    /// changes.
+    fn ngram_cps(&mut self, table: &Table, k: u32) -> bool {
+        let mask = (1u32 << k) - 1;
+        let key = |left: u32, state: u8, read: u8, right: u32| -> u32 {
+            ((((left << k) | right) << 3) | (u32::from(state) << 1)) | u32::from(read)
+        };
+        for &c in &self.cps_list {
+            self.cps_seen[c as usize / 64] &= !(1u64 << (c % 64));
+        }
+        self.cps_list.clear();
+        self.cps_left.fill(0);
+        self.cps_right.fill(0);
+        self.cps_left[0] = 1;
+        self.cps_right[0] = 1;
+        let start = key(0, 0, 0, 0);
+        self.cps_seen[start as usize / 64] |= 1u64 << (start % 64);
+        self.cps_list.push(start);
+        loop {
+            let mut changed = false;
+            let mut i = 0;
+            while i < self.cps_list.len() {
+                let c = self.cps_list[i];
+                i += 1;
+                let read = (c & 1) as u8;
+                let state = ((c >> 1) & 3) as u8;
+                let right = (c >> 3) & mask;
+                let left = (c >> (3 + k)) & mask;
+                let Some(t) = Transition::decode(table[2 * state as usize + read as usize]) else {
+                    return false;
+                };
+                // The side the head leaves, the side it enters.
+                let (from, into, sets) = if t.right {
+                    (left, right, (&mut self.cps_left, &mut self.cps_right))
+                } else {
+                    (right, left, (&mut self.cps_right, &mut self.cps_left))
+                };
+                let (leaving, entering) = sets;
+                changed |= set_bit(leaving, from);
+                let behind = ((from << 1) | u32::from(t.write)) & mask;
+                let read2 = (into & 1) as u8;
+                for far in 0..2u32 {
+                    let ahead = (into >> 1) | (far << (k - 1));
+                    if !get_bit(entering, ahead) {
+                        continue;
+                    }
+                    let next = if t.right {
+                        key(behind, t.next, read2, ahead)
+                    } else {
+                        key(ahead, t.next, read2, behind)
+                    };
+                    if set_bit(&mut self.cps_seen, next) {
+                        self.cps_list.push(next);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return true;
+            }
+        }
+    }
+}
+
+/// Sets bit `i`; true if it was not set.
+#[inline]
+fn set_bit(bits: &mut [u64], i: u32) -> bool {
+    let (w, b) = (i as usize / 64, 1u64 << (i % 64));
+    let new = bits[w] & b == 0;
+    bits[w] |= b;
+    new
+}
+
+#[inline]
+fn get_bit(bits: &[u64], i: u32) -> bool {
+    bits[i as usize / 64] & (1u64 << (i % 64)) != 0
+}
+
+/// Whether `a` and `b` agree on bits `0..=span`.
+#[inline]
+fn same_low_bits(a: u128, b: u128, span: u32) -> bool {
+    let mask = if span >= 127 {
+        u128::MAX
+    } else {
+        (1u128 << (span + 1)) - 1
+    };
+    (a ^ b) & mask == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::from_text;
+
+    fn decide(text: &str, steps: u32, depth: u32) -> Outcome {
+        let (t, n) = from_text(text).unwrap();
+        Workspace::new(steps, depth, 0).decide(&t, n)
+    }
+
+    #[test]
+    fn champions_halt() {
+        assert_eq!(
+            decide("1RB1LB_1LA0LC_---1LD_1RD0RA", 1000, 30),
+            Outcome::Halts {
+                steps: 107,
+                ones: 13,
+                at: 4
+            }
+        );
+        assert_eq!(
+            decide("1RB---_1LB0RC_1LC1LA", 1000, 30),
+            Outcome::Halts {
+                steps: 21,
+                ones: 5,
+                at: 1
+            }
+        );
+    }
+
+    #[test]
+    fn loops_are_recognised() {
+        // Runs right forever on the blank tape.
+        assert_eq!(
+            decide("0RA---_------", 100, 0),
+            Outcome::Never(Decider::TranslatedCycler)
+        );
+        // Bounces between two cells.
+        assert_eq!(
+            decide("0RB---_0LA---", 100, 0),
+            Outcome::Never(Decider::Cycler)
+        );
+        // The chapter's machine that never stops and writes 1s forever.
+        assert_eq!(
+            decide("1RB1RB_1LA1RA_1LB---", 1000, 0),
+            Outcome::Never(Decider::TranslatedCycler)
+        );
+    }
+
+    #[test]
+    fn step_limit_leaves_undecided() {
+        assert_eq!(
+            decide("1RB1LB_1LA0LC_---1LD_1RD0RA", 100, 0),
+            Outcome::Undecided
+        );
+    }
+
+    #[test]
+    fn a_workspace_is_reusable() {
+        let mut ws = Workspace::new(1000, 30, 0);
+        let machines = [
+            "1RB1LB_1LA0LC_---1LD_1RD0RA",
+            "0RA---_------",
+            "1RB---_1LB0RC_1LC1LA",
+            "0RB---_0LA---",
+        ];
+        let first: Vec<Outcome> = machines
+            .iter()
+            .map(|m| {
+                let (t, n) = from_text(m).unwrap();
+                ws.decide(&t, n)
+            })
+            .collect();
+        for (m, want) in machines.iter().zip(first) {
+            assert_eq!(decide(m, 1000, 30), want, "{m}");
+        }
+    }
+}

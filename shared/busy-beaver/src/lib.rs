@@ -1,0 +1,512 @@
+//! Rado's busy beaver game: of the Turing machines with `N` states ("cards")
+//! and two symbols started on a blank tape, which halting one writes the
+//! most ones, and which runs the most steps?
+//!
+//! Source: "Games Playing with Computers", chapter 6, section 6.5 ("The
+//! Busy Beaver logical game"): for 3 cards the answers are 6 ones and 21
+//! steps (Lin and Rado 1965). Beyond the chapter: 4 cards, 13 ones and 107
+//! steps (Brady 1983), here proved again the way bbchallenge proved
+//! 5 cards (The bbchallenge Collaboration, "Determination of the fifth Busy
+//! Beaver value", 2025, arXiv:2509.12337): enumerate the machines in tree
+//! normal form and decide each one.
+//!
+//! **What is enumerated.** Brady's *tree normal form* (TNF), exactly as the
+//! bbchallenge paper (section "Enumerating Turing machines in Tree Normal
+//! Form") counts it: the tree's root is the machine with no transition
+//! defined; each node is run from the blank tape; a node that reaches an
+//! undefined transition halts there (a *halting machine*: the halting step
+//! counts as a step and writes a 1), and its children define that
+//! transition in every way, with a new state only the next unused one, and
+//! only moves to the right at the root; a node proved never to reach an
+//! undefined transition is a leaf (a *nonhalting machine*: its undefined
+//! transitions are unreachable, so all its completions run the same); a
+//! child with no undefined transition left is not enumerated (it cannot
+//! halt). Every node of the tree is one enumerated machine, so `machines`
+//! = `nodes` = `halting` + nonhalting + `undecided`. Each machine appears
+//! once, in the results file, with its verdict and the decider that gave
+//! it.
+//!
+//! **Why the reductions keep the maxima.** The run of a machine from the
+//! blank tape uses only the transitions it reaches, in the order it reaches
+//! them; the TNF node that defines exactly those, in that order, runs the
+//! same steps and writes the same ones. Renaming the states other than A
+//! (A is the start) and exchanging left and right give the same run up to
+//! names and mirror image. Writing a 1 on the halting step never writes
+//! fewer ones than writing a 0. So every halting machine of the chapter's
+//! syntactic count (`(4(N+1))^(2N)`: 16.7 million for 3 cards) has a TNF
+//! halting machine with the same steps and at least as many ones, and the
+//! maxima over the tree are the maxima over all machines. The tests check
+//! this against plain brute force over every fully defined machine for N
+//! = 1, 2, 3 ([`reference`]).
+//!
+//! **Exactness.** A machine that runs `step_limit` steps without halting
+//! and that no decider settles is counted in `undecided` and listed: while
+//! `undecided > 0`, `max_ones` and `max_steps` are only lower bounds, and
+//! the report says so (`exact: false`). The deciders, in the order they are
+//! tried (all of them bbchallenge's, implemented anew from the paper's
+//! definitions): cyclers and translated cyclers while the machine runs,
+//! then backward reasoning, n-gram closed position sets (plain, with visit
+//! histories, with LRU histories) and repeated word lists ([`decide`]).
+//! For 4 states they leave nothing undecided.
+//!
+//! **Units.** A unit is a TNF node and the subtree below it (or, for the
+//! few root units above the frontier, the node alone). The root units are
+//! the root and the level-1 halting nodes (alone) and the nodes of level 2
+//! and the level-1 leaves (with their subtrees). The search walks a unit
+//! depth first; when its budget runs out or it is asked to stop, it hands
+//! back the unvisited nodes (its stack), each with its subtree, which
+//! partition what it did not visit. Summaries carry every machine they
+//! decided; merging is a sum of counts, the larger maxima with the union of
+//! their champions, and the union of the listings.
+
+mod cps;
+pub mod decide;
+pub mod machine;
+pub mod reference;
+mod repwl;
+mod search;
+
+use serde::{Deserialize, Serialize};
+
+use orchard_core::{Capabilities, Host, Probe, Probing};
+use orchard_core::{
+    Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
+};
+
+pub use decide::{Decider, Outcome, Workspace};
+pub use machine::{from_text, to_text, Table, MAX_STATES};
+pub use search::{children, MAX_CHILDREN};
+
+/// Default step limit of a run before the deciders are asked.
+pub const DEFAULT_STEP_LIMIT: u32 = 1_000;
+
+/// Default depth of backward reasoning.
+pub const DEFAULT_DEPTH: u32 = 30;
+
+/// Default longest n-grams of the closed position sets.
+pub const DEFAULT_NGRAM: u32 = 4;
+
+/// Most undecided machines the JSON report lists (the results file lists
+/// them all).
+pub const MAX_LISTED_UNDECIDED: usize = 1_000;
+
+/// Parameters of a `busy-beaver` job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
+pub struct BusyBeaverParams {
+    /// Number of states, the chapter's cards (1..=4).
+    #[arg(long)]
+    pub states: u32,
+    /// Steps a machine runs (watched for cyclers and translated cyclers)
+    /// before it is handed to backward reasoning (100..=1000000).
+    #[arg(long, default_value_t = DEFAULT_STEP_LIMIT)]
+    #[serde(default = "default_step_limit")]
+    pub step_limit: u32,
+    /// Depth of backward reasoning (0: none; at most 60 and the step limit).
+    #[arg(long, default_value_t = DEFAULT_DEPTH)]
+    #[serde(default = "default_depth")]
+    pub depth: u32,
+    /// Longest n-grams of the n-gram closed position sets, tried from 1 up
+    /// (0: none; at most 10).
+    #[arg(long, default_value_t = DEFAULT_NGRAM)]
+    #[serde(default = "default_ngram")]
+    pub ngram: u32,
+}
+
+fn default_ngram() -> u32 {
+    DEFAULT_NGRAM
+}
+
+fn default_step_limit() -> u32 {
+    DEFAULT_STEP_LIMIT
+}
+
+fn default_depth() -> u32 {
+    DEFAULT_DEPTH
+}
+
+/// A TNF node: the machine, and whether the unit is its whole subtree
+/// (`true`) or the node alone (`false`, root units above the frontier).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BbUnit {
+    pub table: Table,
+    pub subtree: bool,
+}
+
+/// What a machine of the enumeration turned out to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Verdict {
+    /// Halts on undefined transition `at` after `steps` steps (the halting
+    /// one included) with `ones` ones (the halting step writes a 1).
+    Halts { steps: u32, ones: u32, at: u8 },
+    /// Never halts, as the decider proved.
+    Never(Decider),
+    /// Ran the step limit without halting; no decider settled it.
+    Undecided,
+}
+
+/// One enumerated machine and its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Leaf {
+    pub table: Table,
+    pub verdict: Verdict,
+}
+
+impl Leaf {
+    /// bbchallenge's text of the machine, the halting transition as `1RZ`.
+    pub fn text(&self, n: usize) -> String {
+        let at = match self.verdict {
+            Verdict::Halts { at, .. } => Some(at as usize),
+            _ => None,
+        };
+        to_text(&self.table, n, at)
+    }
+
+    /// The line of the results file: the machine, the verdict, the decider.
+    pub fn line(&self, n: usize) -> String {
+        let m = self.text(n);
+        match self.verdict {
+            Verdict::Halts { steps, ones, .. } => {
+                format!("{m} halts after {steps} steps with {ones} ones: halt")
+            }
+            Verdict::Never(d) => format!("{m} never halts: {}", d.name()),
+            Verdict::Undecided => format!("{m} undecided: none"),
+        }
+    }
+}
+
+/// What exploring some units found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BbSummary {
+    /// Tree nodes visited: machines run and decided.
+    pub nodes: u64,
+    /// Machines that halt.
+    pub halting: u64,
+    /// Machines that never halt, by decider (in [`Decider::ALL`]'s order).
+    pub never: [u64; 7],
+    /// Machines no decider settled.
+    pub undecided: u64,
+    /// Most ones written by a halting machine (0 when none halts).
+    pub max_ones: u32,
+    /// Most steps run by a halting machine (0 when none halts).
+    pub max_steps: u32,
+    /// The halting machines with `max_ones` ones, sorted.
+    pub ones_champions: Vec<Leaf>,
+    /// The halting machines with `max_steps` steps, sorted.
+    pub steps_champions: Vec<Leaf>,
+    /// Every machine, sorted by table.
+    pub leaves: Vec<Leaf>,
+}
+
+impl BbSummary {
+    /// Machines that never halt.
+    pub fn nonhalting(&self) -> u64 {
+        self.never.iter().sum()
+    }
+
+    /// Machines enumerated.
+    pub fn machines(&self) -> u64 {
+        self.halting + self.nonhalting() + self.undecided
+    }
+
+    /// Sorts the listings (the invariant merging relies on).
+    fn normalise(&mut self) {
+        self.leaves.sort();
+        self.ones_champions.sort();
+        self.steps_champions.sort();
+    }
+}
+
+/// The `busy-beaver` family: one job of it, with its checked parameters.
+#[derive(Debug, Clone)]
+pub struct BusyBeaver {
+    n: usize,
+    step_limit: u32,
+    depth: u32,
+    ngram: u32,
+}
+
+fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
+    a.checked_add(b).ok_or(FamilyError::Overflow(what))
+}
+
+/// Folds the champions of `other` (with maximum `theirs`) into `ours`.
+fn merge_champions(max: &mut u32, ours: &mut Vec<Leaf>, theirs: u32, other: Vec<Leaf>) {
+    if other.is_empty() {
+        return;
+    }
+    if ours.is_empty() || theirs > *max {
+        *max = theirs;
+        *ours = other;
+    } else if theirs == *max {
+        ours.extend(other);
+        ours.sort();
+        ours.dedup();
+    }
+}
+
+impl BusyBeaver {
+    /// Number of states.
+    pub fn states(&self) -> usize {
+        self.n
+    }
+
+    /// A workspace for this job's runs.
+    pub fn workspace(&self) -> Workspace {
+        Workspace::new(self.step_limit, self.depth, self.ngram)
+    }
+
+    fn check_unit(&self, unit: &BbUnit) -> Result<(), FamilyError> {
+        if !machine::is_well_formed(&unit.table, self.n) {
+            return Err(FamilyError::BadUnit(format!(
+                "{:?} is not a table of {} states",
+                unit.table, self.n
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl SearchFamily for BusyBeaver {
+    const NAME: &'static str = "busy-beaver";
+    const ABOUT: &'static str =
+        "busy beaver: every N-card Turing machine in tree normal form, run and decided";
+
+    type Params = BusyBeaverParams;
+    type Unit = BbUnit;
+    type Summary = BbSummary;
+
+    fn new(p: BusyBeaverParams, _: &Host) -> Result<Self, ParamError> {
+        if p.states == 5 {
+            return Err(ParamError::new(
+                "states",
+                "5 is not supported: bbchallenge's proof for 5 states enumerates 181 million \
+                 machines and needs deciders this family lacks (finite automata reduction, \
+                 weighted automata, proofs of single machines); use 1..=4",
+            ));
+        }
+        if p.states == 0 || p.states as usize > MAX_STATES {
+            return Err(ParamError::new(
+                "states",
+                format!("must be between 1 and {MAX_STATES}, got {}", p.states),
+            ));
+        }
+        if !(100..=1_000_000).contains(&p.step_limit) {
+            return Err(ParamError::new(
+                "step-limit",
+                format!("must be between 100 and 1000000, got {}", p.step_limit),
+            ));
+        }
+        if p.depth > decide::MAX_DEPTH {
+            return Err(ParamError::new(
+                "depth",
+                format!("must be at most {}, got {}", decide::MAX_DEPTH, p.depth),
+            ));
+        }
+        if p.ngram > decide::MAX_NGRAM {
+            return Err(ParamError::new(
+                "ngram",
+                format!("must be at most {}, got {}", decide::MAX_NGRAM, p.ngram),
+            ));
+        }
+        Ok(BusyBeaver {
+            n: p.states as usize,
+            step_limit: p.step_limit,
+            depth: p.depth,
+            ngram: p.ngram,
+        })
+    }
+
+    fn root_units(&self) -> Vec<BbUnit> {
+        let mut ws = self.workspace();
+        let mut units = Vec::new();
+        let mut kids = [[0u8; 2 * MAX_STATES]; MAX_CHILDREN];
+        let mut grandkids = [[0u8; 2 * MAX_STATES]; MAX_CHILDREN];
+        let root = [0u8; 2 * MAX_STATES];
+        units.push(BbUnit {
+            table: root,
+            subtree: false,
+        });
+        let Outcome::Halts { at, .. } = ws.decide(&root, self.n) else {
+            unreachable!("the root halts on its first step");
+        };
+        let k = children(&root, self.n, at as usize, &mut kids);
+        for kid in &kids[..k] {
+            match ws.decide(kid, self.n) {
+                Outcome::Halts { at, .. } => {
+                    units.push(BbUnit {
+                        table: *kid,
+                        subtree: false,
+                    });
+                    let g = children(kid, self.n, at as usize, &mut grandkids);
+                    units.extend(grandkids[..g].iter().map(|&table| BbUnit {
+                        table,
+                        subtree: true,
+                    }));
+                }
+                _ => units.push(BbUnit {
+                    table: *kid,
+                    subtree: true,
+                }),
+            }
+        }
+        units
+    }
+
+    fn explore(
+        &self,
+        unit: &BbUnit,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<BbSummary, BbUnit>, FamilyError> {
+        self.check_unit(unit)?;
+        search::Search {
+            n: self.n,
+            ws: self.workspace(),
+            ctx,
+        }
+        .explore(unit)
+    }
+
+    fn merge(&self, into: &mut BbSummary, other: BbSummary) -> Result<(), FamilyError> {
+        into.nodes = checked_add(into.nodes, other.nodes, "busy-beaver nodes")?;
+        into.halting = checked_add(into.halting, other.halting, "busy-beaver halting")?;
+        for (a, b) in into.never.iter_mut().zip(other.never) {
+            *a = checked_add(*a, b, "busy-beaver nonhalting")?;
+        }
+        into.undecided = checked_add(into.undecided, other.undecided, "busy-beaver undecided")?;
+        merge_champions(
+            &mut into.max_ones,
+            &mut into.ones_champions,
+            other.max_ones,
+            other.ones_champions,
+        );
+        merge_champions(
+            &mut into.max_steps,
+            &mut into.steps_champions,
+            other.max_steps,
+            other.steps_champions,
+        );
+        // Two sorted runs: the stable sort merges them in linear time.
+        into.leaves.extend(other.leaves);
+        into.leaves.sort();
+        Ok(())
+    }
+
+    fn nodes(s: &BbSummary) -> u64 {
+        s.nodes
+    }
+
+    fn report(&self, s: &BbSummary) -> FamilyReport {
+        let n = self.n;
+        let texts = |v: &[Leaf]| v.iter().map(|l| l.text(n)).collect::<Vec<_>>();
+        let undecided: Vec<String> = s
+            .leaves
+            .iter()
+            .filter(|l| l.verdict == Verdict::Undecided)
+            .take(MAX_LISTED_UNDECIDED)
+            .map(|l| l.text(n))
+            .collect();
+        let mut deciders = serde_json::Map::new();
+        deciders.insert("halt".into(), s.halting.into());
+        for d in Decider::ALL {
+            deciders.insert(d.name().into(), s.never[d as usize].into());
+        }
+        let exact = s.undecided == 0;
+        let json = serde_json::json!({
+            "family": "busy-beaver",
+            "states": n,
+            "step_limit": self.step_limit,
+            "depth": self.depth,
+            "ngram": self.ngram,
+            "enumerated": "machines of the tree normal form (Brady; bbchallenge's enumeration: \
+                the root, halting machines as inner nodes, decided machines as leaves, first \
+                move to the right, new states in order, fully defined machines left out)",
+            "machines": s.machines(),
+            "halting": s.halting,
+            "nonhalting": s.nonhalting(),
+            "undecided": s.undecided,
+            "deciders": deciders,
+            "exact": exact,
+            "max_ones": s.max_ones,
+            "max_steps": s.max_steps,
+            "ones_champions": texts(&s.ones_champions),
+            "steps_champions": texts(&s.steps_champions),
+            "undecided_machines": undecided,
+            "nodes": s.nodes,
+        });
+        let bound = if exact { "" } else { " at least" };
+        let mut text = vec![
+            format!(
+                "busy beaver, {n} cards: {} machines in tree normal form: {} halt, {} never halt \
+                 ({} cyclers, {} translated cyclers, {} by backward reasoning, {} by n-gram \
+                 closed position sets, {} with histories, {} with LRU histories, {} by repeated \
+                 word lists), {} undecided",
+                s.machines(),
+                s.halting,
+                s.nonhalting(),
+                s.never[0],
+                s.never[1],
+                s.never[2],
+                s.never[3],
+                s.never[4],
+                s.never[5],
+                s.never[6],
+                s.undecided
+            ),
+            format!(
+                "most ones:{bound} {} ({}); most steps:{bound} {} ({})",
+                s.max_ones,
+                texts(&s.ones_champions).join(", "),
+                s.max_steps,
+                texts(&s.steps_champions).join(", ")
+            ),
+        ];
+        if !exact {
+            text.push(format!(
+                "{} machines ran {} steps and no decider settled them: the maxima are lower bounds",
+                s.undecided, self.step_limit
+            ));
+        }
+        text.push(format!("nodes explored: {}", s.nodes));
+        FamilyReport {
+            json,
+            text,
+            results_lines: s.leaves.iter().map(|l| l.line(n)).collect(),
+        }
+    }
+
+    fn capabilities(&self) -> Capabilities<'_, Self> {
+        Capabilities {
+            probing: Some(self),
+            ..Capabilities::default()
+        }
+    }
+
+    fn unit_label(&self, u: &BbUnit) -> String {
+        let t = to_text(&u.table, self.n, None);
+        if u.subtree {
+            t
+        } else {
+            format!("{t} (alone)")
+        }
+    }
+}
+
+impl Probing<BusyBeaver> for BusyBeaver {
+    /// A random walk down the TNF tree below `unit` (no bound).
+    fn probe(
+        &self,
+        unit: &BbUnit,
+        _bound: u64,
+        pick: &mut dyn FnMut(u64) -> u64,
+    ) -> Result<Probe, FamilyError> {
+        self.check_unit(unit)?;
+        let flags = orchard_core::LocalFlags::default();
+        let ctx = flags.context(u64::MAX);
+        Ok(search::Search {
+            n: self.n,
+            ws: self.workspace(),
+            ctx: &ctx,
+        }
+        .probe(unit, pick))
+    }
+}
