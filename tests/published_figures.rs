@@ -2,7 +2,8 @@
 //! as a user runs it: h(1..4) and h'(1..4) of Harary's game, the draws of
 //! Hip (table A of the source) and its winners (table B), each checked
 //! against the plain reference implementations where they can enumerate,
-//! the n-queens totals, and the busy beaver game.
+//! and the chapter-6 families (n-queens, rooks3d, Grundy, the busy beaver,
+//! the magic hexagon, ...).
 
 mod common;
 
@@ -280,6 +281,72 @@ fn busy_beaver_through_the_cluster() {
             assert!(!file.contains("undecided"));
         }
     }
+}
+
+/// Magic hexagons through the binary (chapter 6, section 6.4): Adams's
+/// hexagon of order 3, unique up to the 12 symmetries (12 arrangements in
+/// all), searched; orders 2, 4 and 5 settled by the integrality argument
+/// with no search; order 1 trivial; and the chapter's exercise, the six
+/// sides and six spokes summing to 23: the two arrangements it promises,
+/// up to symmetry (24 in all).
+#[test]
+fn magic_hexagon_through_the_cluster() {
+    let dir = TempDir::new("magichexagon");
+    let db = dir.path("magic-hexagon.db");
+    let db = db.to_str().unwrap();
+    let j = run_on_two_workers(db, &["magic-hexagon", "--order", "3"]);
+    assert_eq!(j["family"], "magic-hexagon", "{j}");
+    assert_eq!(j["state"], "done", "{j}");
+    assert_eq!(j["method"], "search", "{j}");
+    assert_eq!(j["sum"], 38, "{j}");
+    assert_eq!(j["solutions"], 12, "{j}");
+    assert_eq!(j["distinct"], 1, "{j}");
+    assert!(j["nodes"].as_u64().unwrap() > 0);
+    let file = std::fs::read_to_string(j["results_file"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        file,
+        "3 17 18 / 19 7 1 11 / 16 2 5 6 9 / 12 4 8 14 / 10 13 15\n"
+    );
+    for (order, fraction) in [("2", "28/3"), ("4", "703/7"), ("5", "1891/9")] {
+        let j = run_on_two_workers(db, &["magic-hexagon", "--order", order]);
+        assert_eq!(j["state"], "done", "{j}");
+        assert_eq!(j["method"], "argument", "{j}");
+        assert_eq!(j["solutions"], 0, "{j}");
+        assert_eq!(j["nodes"], 0, "{j}");
+        let reason = j["reason"].as_str().unwrap();
+        assert!(
+            reason.contains(&format!("{fraction}, not an integer")),
+            "{j}"
+        );
+    }
+    let j = run_on_two_workers(db, &["magic-hexagon", "--order", "1"]);
+    assert_eq!(
+        (j["solutions"].as_u64(), j["distinct"].as_u64()),
+        (Some(1), Some(1)),
+        "{j}"
+    );
+    let j = run_on_two_workers(
+        db,
+        &[
+            "magic-hexagon",
+            "--order",
+            "3",
+            "--lines",
+            "sides-and-spokes",
+            "--sum",
+            "23",
+        ],
+    );
+    assert_eq!(j["state"], "done", "{j}");
+    assert_eq!(j["line_count"], 12, "{j}");
+    assert_eq!(j["solutions"], 24, "{j}");
+    assert_eq!(j["distinct"], 2, "{j}");
+    let file = std::fs::read_to_string(j["results_file"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        file,
+        "1 12 10 / 19 16 7 5 / 3 14 6 9 8 / 18 15 13 11 / 2 17 4\n\
+         1 18 4 / 19 16 13 17 / 3 14 6 15 2 / 12 9 7 11 / 8 5 10\n"
+    );
 }
 
 /// The flagship figure, h(4) = 67 with its 29931 maximal games, searched
