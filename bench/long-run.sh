@@ -11,7 +11,7 @@
 # verified, compressed copy is kept in the repository (runs/RUN.db.xz), so
 # that losing the machine loses only the work since the last checkpoint, and
 # so that `orchard run ... --db <copy>` prints a finished run's answer
-# without searching.
+# without searching. Its results files are in RUN_DIR/results/RUN/.
 #
 #   bench/long-run.sh start RUN...     build, then run them one after another
 #                                      in the background (each resumed from
@@ -106,7 +106,8 @@ _queue)
     cd "$run_dir"
     RUST_LOG="${RUST_LOG:-warn}" \
       ./orchard-bin run "${args[@]}" --db "$db" --workers 2 --unit-budget 200000000 \
-      --http "$(http_of "$r")" > "$run_dir/$r.out" 2>> "$run_dir/$r.log" &
+      --results-dir "$run_dir/results/$r" --http "$(http_of "$r")" \
+      > "$run_dir/$r.out" 2>> "$run_dir/$r.log" &
     echo $! > "$run_dir/$r.pid"
     wait "$!" || echo "$(date -u +%FT%TZ) $r: orchard exited with $?"
     rm -f "$run_dir/$r.pid"
