@@ -378,7 +378,7 @@ impl Frontier {
     /// colours, so it exists only if they are equal.
     pub fn colours(&self) -> (usize, usize) {
         let even = (0..self.n)
-            .filter(|&v| (v / self.h + v % self.h) % 2 == 0)
+            .filter(|&v| (v / self.h + v % self.h).is_multiple_of(2))
             .count();
         (even, self.n - even)
     }

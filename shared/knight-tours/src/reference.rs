@@ -102,7 +102,7 @@ fn run(rows: usize, cols: usize, list: bool) -> (u64, Option<Vec<Vec<u8>>>) {
 /// The number of undirected closed knight's tours of a `rows x cols` board.
 pub fn count(rows: usize, cols: usize) -> u64 {
     let (directed, _) = run(rows, cols, false);
-    assert!(directed % 2 == 0, "directed tours come in pairs");
+    assert!(directed.is_multiple_of(2), "directed tours come in pairs");
     directed / 2
 }
 
