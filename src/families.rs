@@ -77,6 +77,7 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
     .with::<orchard_hc::HararyColumns>()
     .with::<orchard_hip::HipDraws>()
     .with::<orchard_hip::HipSolve>()
+    .with::<orchard_knight_tours::KnightTours>()
     .with::<orchard_magic_hexagon::MagicHexagon>()
     .with::<orchard_queens::Queens>()
     .with::<orchard_rooks3d::Rooks3d>()

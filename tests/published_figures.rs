@@ -2,8 +2,8 @@
 //! as a user runs it: h(1..4) and h'(1..4) of Harary's game, the draws of
 //! Hip (table A of the source) and its winners (table B), each checked
 //! against the plain reference implementations where they can enumerate,
-//! and the chapter-6 families (n-queens, rooks3d, Grundy, the busy beaver,
-//! the magic hexagon, ...).
+//! the chapter-6 families (n-queens, rooks3d, Grundy, the busy beaver, the
+//! magic hexagon, ...) and the closed knight's tours.
 
 mod common;
 
@@ -374,4 +374,52 @@ fn h4_is_67_with_29931_maximal_games() {
     assert!(lines
         .iter()
         .all(|l| l.len() == 66 && l.starts_with("112122213313333")));
+}
+
+/// Closed knight's tours (undirected), through the binary on two workers:
+/// 6 x 6 (OEIS A001230), 3 x 2n (A070030), 5 x 2n (A175855), 6 x n
+/// (A175881), and none on a board with an odd number of squares. The 6 x 6
+/// sweep is handed back between squares on a small unit budget, so the
+/// cluster stores and resumes its layers.
+#[test]
+fn knight_tours_match_the_published_counts() {
+    let dir = TempDir::new("knight");
+    let db = dir.path("knight.db");
+    let cases: [(u32, u32, u64, &str); 7] = [
+        (6, 6, 9_862, "20000"),
+        (3, 10, 16, "100"),
+        (3, 16, 15_424, "1000000"),
+        (5, 6, 8, "1000000"),
+        (8, 5, 44_202, "1000000"),
+        (6, 5, 8, "1000000"),
+        (5, 7, 0, "1000000"),
+    ];
+    for (rows, cols, tours, budget) in cases {
+        let (r_arg, c_arg) = (rows.to_string(), cols.to_string());
+        let r = run_on_two_workers(
+            db.to_str().unwrap(),
+            &[
+                "knight-tours",
+                "--rows",
+                &r_arg,
+                "--cols",
+                &c_arg,
+                "--unit-budget",
+                budget,
+            ],
+        );
+        assert_eq!(r["family"], "knight-tours", "{r}");
+        assert_eq!(r["state"], "done", "{r}");
+        assert_eq!(r["tours"], tours.to_string(), "{rows} x {cols}: {r}");
+        assert_eq!(r["tours_u64"], tours, "{rows} x {cols}: {r}");
+        assert_eq!(r["rows"], rows);
+        assert_eq!(r["cols"], cols);
+        assert!(r["nodes"].as_u64().unwrap() > 0);
+        let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            file.lines().count() as u32,
+            rows * cols,
+            "one line a square"
+        );
+    }
 }

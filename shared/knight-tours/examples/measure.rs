@@ -1,0 +1,40 @@
+//! Measures the sweep of one board in this process: per square the states
+//! expanded, the peak, memory and time. `measure ROWS COLS [--reference]`.
+use std::time::Instant;
+
+use orchard_core::{explore_all, Host, SearchFamily};
+use orchard_knight_tours::{reference, KnightParams, KnightTours};
+
+fn main() {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    let (rows, cols): (u32, u32) = (a[0].parse().unwrap(), a[1].parse().unwrap());
+    if a.iter().any(|x| x == "--reference") {
+        let t = Instant::now();
+        let c = reference::count(rows as usize, cols as usize);
+        println!("{rows}x{cols}: reference {c} in {:.2?}", t.elapsed());
+        return;
+    }
+    let job = KnightTours::new(
+        KnightParams {
+            rows,
+            cols,
+            max_states: u64::MAX,
+        },
+        &Host::default(),
+    )
+    .unwrap();
+    let t = Instant::now();
+    let s = explore_all(&job, job.root_units(), u64::MAX).unwrap();
+    if a.iter().any(|x| x == "--profile") {
+        for (v, n) in s.states.iter().enumerate() {
+            eprintln!("square {v} states {n}");
+        }
+    }
+    println!(
+        "{rows}x{cols}: tours {} nodes {} peak {} time {:.2?}",
+        s.tours,
+        s.nodes,
+        s.peak,
+        t.elapsed()
+    );
+}

@@ -1,0 +1,290 @@
+//! The `knight-tours` family against the plain depth-first search and the
+//! published figures; splitting (tiny budgets, stops, hand-backs cut into
+//! several units) and merging in any order must not change an answer.
+
+use std::sync::atomic::Ordering;
+
+use orchard_core::{
+    explore_all, explore_pieces, merge_all, Exploration, FamilyError, Host, LocalFlags,
+    SearchFamily,
+};
+use orchard_knight_tours::{
+    reference, units_of, Frontier, KnightParams, KnightTours, Layer, TourSummary,
+};
+use proptest::prelude::*;
+
+fn job(rows: u32, cols: u32) -> KnightTours {
+    KnightTours::new(
+        KnightParams {
+            rows,
+            cols,
+            max_states: 1 << 30,
+        },
+        &Host::default(),
+    )
+    .unwrap()
+}
+
+fn search(rows: u32, cols: u32, budget: u64) -> TourSummary {
+    let j = job(rows, cols);
+    explore_all(&j, j.root_units(), budget).unwrap()
+}
+
+/// The sweep alone, without the colour shortcut of the root unit (which
+/// applies to units at square 0): the states after square 0, swept on.
+fn sweep_without_shortcut(rows: u32, cols: u32) -> u128 {
+    let j = job(rows, cols);
+    let f = j.frontier();
+    let mut after0 = Vec::new();
+    f.step(0, Frontier::START, &mut |k| after0.push((k, 1u128)));
+    let units = units_of(1, after0);
+    explore_all(&j, units, u64::MAX).unwrap().tours
+}
+
+#[test]
+fn agrees_with_the_depth_first_search() {
+    // Every board of up to 30 squares with both sides at least 3 (smaller
+    // boards have no closed tour and are checked below), plus the 6 x 6.
+    let mut boards = Vec::new();
+    for r in 1..=6u32 {
+        for c in r..=10u32 {
+            if r * c <= 30 || (r, c) == (6, 6) {
+                boards.push((r, c));
+            }
+        }
+    }
+    for (r, c) in boards {
+        let want = reference::count(r as usize, c as usize);
+        for (rows, cols) in [(r, c), (c, r)] {
+            let s = search(rows, cols, u64::MAX);
+            assert_eq!(s.tours, u128::from(want), "{rows} x {cols}");
+            assert!(s.nodes > 0);
+        }
+    }
+}
+
+#[test]
+fn published_figures() {
+    // 6 x 6 (A001230), 3 x 2n (A070030), 5 x 2n (A175855), 6 x n (A175881).
+    let cases: [(u32, u32, u128); 11] = [
+        (6, 6, 9_862),
+        (3, 10, 16),
+        (3, 12, 176),
+        (3, 14, 1_536),
+        (3, 16, 15_424),
+        (3, 20, 1_448_416),
+        (5, 6, 8),
+        (5, 8, 44_202),
+        (5, 10, 13_311_268),
+        (6, 5, 8),
+        (6, 7, 1_067_638),
+    ];
+    for (r, c, want) in cases {
+        assert_eq!(search(r, c, u64::MAX).tours, want, "{r} x {c}");
+    }
+}
+
+#[test]
+fn odd_boards_have_none_and_the_sweep_agrees() {
+    for (r, c) in [(3, 5), (3, 7), (5, 5), (5, 7), (3, 9)] {
+        let s = search(r, c, u64::MAX);
+        assert_eq!(s.tours, 0);
+        assert_eq!(s.nodes, 1, "the root unit stops at once");
+        assert_eq!(sweep_without_shortcut(r, c), 0, "{r} x {c}");
+    }
+    // And on an even board the sweep from square 1 finds everything.
+    assert_eq!(sweep_without_shortcut(5, 6), 8);
+    assert_eq!(sweep_without_shortcut(3, 12), 176);
+}
+
+#[test]
+fn tiny_budgets_give_the_same_counts() {
+    for (r, c) in [(3, 12), (5, 6), (4, 7), (6, 6)] {
+        let whole = search(r, c, u64::MAX);
+        for budget in [1, 5, 100, 4096, 5000] {
+            let j = job(r, c);
+            let pieces = explore_pieces(&j, j.root_units(), budget).unwrap();
+            if budget < 100 {
+                assert!(pieces.len() > 10, "{r} x {c}: {} pieces", pieces.len());
+            }
+            let s = merge_all(&j, pieces).unwrap();
+            // Hand-backs are whole layers: nothing is swept twice.
+            assert_eq!(s, whole, "{r} x {c}, budget {budget}");
+        }
+    }
+}
+
+#[test]
+fn pieces_merge_in_any_order() {
+    let j = job(5, 6);
+    let pieces = explore_pieces(&j, j.root_units(), 500).unwrap();
+    assert!(pieces.len() > 2, "the budget splits the job");
+    let forward = merge_all(&j, pieces.clone()).unwrap();
+    let backward = merge_all(&j, pieces.into_iter().rev()).unwrap();
+    assert_eq!(forward, backward);
+    assert_eq!(forward.tours, 8);
+}
+
+#[test]
+fn a_layer_cut_into_many_units_counts_the_same() {
+    // Sweep 6 x 6 to square 12, then cut that layer into units of a few
+    // states each: the sum over the units is still 9862.
+    let j = job(6, 6);
+    let f = j.frontier();
+    let mut layer: std::collections::BTreeMap<u64, u128> = [(Frontier::START, 1)].into();
+    for v in 0..12 {
+        let mut next = std::collections::BTreeMap::new();
+        for (&k, &c) in &layer {
+            let r = f.step(v, k, &mut |nk| *next.entry(nk).or_insert(0) += c);
+            assert_eq!(r.closed, 0);
+        }
+        layer = next;
+    }
+    let states: Vec<(u64, u128)> = layer.into_iter().collect();
+    assert!(states.len() > 100);
+    let units: Vec<Layer> = states
+        .chunks(7)
+        .map(|c| Layer {
+            square: 12,
+            states: c.to_vec(),
+        })
+        .collect();
+    let cut = explore_all(&j, units, 1000).unwrap();
+    assert_eq!(cut.tours, 9862);
+    // States of different units never merge: the cut costs work.
+    let whole = search(6, 6, u64::MAX);
+    let after: u64 = whole.states[12..].iter().sum();
+    assert!(cut.nodes > 2 * after, "{} vs {after}", cut.nodes);
+    assert_eq!(units_of(12, states.clone()).len(), 1);
+    assert_eq!(
+        explore_all(&j, units_of(12, states), u64::MAX)
+            .unwrap()
+            .tours,
+        9862
+    );
+}
+
+#[test]
+fn a_stop_hands_the_unit_back_whole_or_in_parts() {
+    let j = job(6, 6);
+    let flags = LocalFlags::default();
+    flags.stop.store(true, Ordering::Relaxed);
+    let root = j.root_units();
+    match j.explore(&root[0], &flags.context(u64::MAX)).unwrap() {
+        Exploration::Split { explored, rest } => {
+            assert_eq!(explored.nodes, 0);
+            assert_eq!(rest, root);
+        }
+        Exploration::Finished(_) => panic!("a stopped unit must be handed back"),
+    }
+    // Stopped while sweeping (the quantum is the budget when smaller): the
+    // rest covers exactly what was not counted.
+    let flags = LocalFlags::default();
+    let ctx = flags.context(2000);
+    let mut pending = root;
+    let mut total = TourSummary::default();
+    let mut stops = 0;
+    while let Some(u) = pending.pop() {
+        flags.stop.store(stops < 5, Ordering::Relaxed);
+        match j.explore(&u, &ctx).unwrap() {
+            Exploration::Finished(s) => j.merge(&mut total, s).unwrap(),
+            Exploration::Split { explored, rest } => {
+                stops += 1;
+                j.merge(&mut total, explored).unwrap();
+                pending.extend(rest);
+            }
+        }
+    }
+    assert_eq!(total.tours, 9862);
+    assert_eq!(total, search(6, 6, u64::MAX));
+    assert!(stops >= 5);
+}
+
+#[test]
+fn bad_parameters_and_units_are_rejected() {
+    let p = |rows, cols| KnightParams {
+        rows,
+        cols,
+        max_states: 10,
+    };
+    assert!(KnightTours::new(p(0, 5), &Host::default()).is_err());
+    assert!(KnightTours::new(p(9, 9), &Host::default()).is_err());
+    assert!(KnightTours::new(p(8, 1001), &Host::default()).is_err());
+    let e = KnightTours::new(p(10, 12), &Host::default()).unwrap_err();
+    assert!(e.to_string().contains("short side"), "{e}");
+    assert!(KnightTours::new(p(12, 8), &Host::default()).is_ok());
+    let j = job(3, 4);
+    let ctx_flags = LocalFlags::default();
+    let ctx = ctx_flags.context(u64::MAX);
+    let bad = [
+        Layer {
+            square: 13,
+            states: vec![(0, 1)],
+        },
+        Layer {
+            square: 0,
+            states: vec![(u64::MAX, 1)],
+        },
+        Layer {
+            square: 0,
+            states: vec![(0, 0)],
+        },
+    ];
+    for u in bad {
+        assert!(
+            matches!(j.explore(&u, &ctx), Err(FamilyError::BadUnit(_))),
+            "{u:?}"
+        );
+    }
+    // A layer too wide for --max-states fails instead of exhausting memory.
+    let small = KnightTours::new(p(6, 6), &Host::default()).unwrap();
+    let r = explore_all(&small, small.root_units(), u64::MAX);
+    assert!(matches!(r, Err(FamilyError::Capacity(_))), "{r:?}");
+}
+
+#[test]
+fn transposed_boards_and_the_report() {
+    let s = search(3, 10, u64::MAX);
+    let t = search(10, 3, u64::MAX);
+    assert_eq!(s.tours, t.tours);
+    let j = job(10, 3);
+    let r = j.report(&t);
+    assert_eq!(r.json["tours"], "16");
+    assert_eq!(r.json["tours_u64"], 16);
+    assert_eq!(r.json["rows"], 10);
+    assert_eq!(r.json["cols"], 3);
+    assert_eq!(r.json["family"], "knight-tours");
+    assert_eq!(r.results_lines.len(), 30);
+    let closed: u128 = t.closed.iter().sum();
+    assert_eq!(closed, 16);
+    assert!(r.text[0].contains("16 closed"));
+}
+
+#[test]
+fn reference_lists_each_tour_once() {
+    let tours = reference::tours(5, 6);
+    assert_eq!(tours.len() as u64, reference::count(5, 6));
+    let adj = reference::neighbours(5, 6);
+    for t in &tours {
+        let mut seen = 0u64;
+        for (i, &s) in t.iter().enumerate() {
+            seen |= 1 << s;
+            let next = t[(i + 1) % t.len()];
+            assert!(adj[s as usize] & 1 << next != 0, "a knight's move");
+        }
+        assert_eq!(seen.count_ones(), 30);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn any_budget_gives_the_same_answer(
+        (r, c) in prop_oneof![Just((3u32, 10u32)), Just((4, 5)), Just((5, 6)), Just((3, 14))],
+        budget in 1u64..20_000,
+    ) {
+        let whole = search(r, c, u64::MAX);
+        let s = search(r, c, budget);
+        prop_assert_eq!(s.tours, whole.tours);
+    }
+}
