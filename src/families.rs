@@ -73,6 +73,7 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
         cli: Vec::new(),
     }
     .with::<orchard_grundy::Grundy>()
+    .with::<orchard_halves::Halves>()
     .with::<orchard_hc::HararyColumns>()
     .with::<orchard_hip::HipDraws>()
     .with::<orchard_hip::HipSolve>()
