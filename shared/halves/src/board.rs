@@ -135,12 +135,10 @@ impl Board {
                     .unwrap();
             }
         }
-        for h in 0..256usize {
-            for d in 0..4 {
-                if (0..8).all(|g| h & (1 << g) == 0 || image[g][d] >= d) {
-                    b.allowed[h] |= 1 << d;
-                }
-            }
+        for (h, allowed) in b.allowed.iter_mut().enumerate() {
+            *allowed = (0..4)
+                .filter(|&d| (0..8).all(|g| h & (1 << g) == 0 || image[g][d] >= d))
+                .fold(0, |acc, d| acc | 1 << d);
         }
         let half = m / 2;
         let start = if holed {

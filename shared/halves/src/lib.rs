@@ -71,9 +71,10 @@
 //!      `A`'s top cells `N-x..N` go to `B`'s bottom cells `0..x`, so `N = 2x`:
 //!      impossible for odd `N`.
 //!
-//!    For even `N` the last two cases need `x = N / 2`. A translation or the
-//!    horizontal mirror then has `w = N / 2`: `A`, half the cells in the
-//!    right half of the board, is the right half. The vertical mirror fixes
+//!    For even `N` these three need `x = N / 2`. A translation or the
+//!    horizontal mirror then has `w = N / 2` (for a translation, `A`'s
+//!    bottom cells `x..N` go to `B`'s `0..x`: `w = N - x`): `A`, half the
+//!    cells in the right half of the board, is the right half. The vertical mirror fixes
 //!    `p` and `q`, so it maps the cut (the shared sides, which it maps onto
 //!    themselves) onto itself with both ends fixed: it fixes the cut point
 //!    by point, the cut is the midline, and `A` again the right half. In
@@ -122,7 +123,13 @@
 //! it starts at the centre (all 8 fix it) or at the north-east corner of the
 //! removed cell (fixed by the identity and one diagonal mirror; the four
 //! corners are one orbit). By induction along the walk each orbit has
-//! exactly one such *orderly* walk, its lexicographically smallest member.
+//! exactly one such *orderly* walk: of the orbit's walks that start there,
+//! the lexicographically smallest. (There is one: turn the walk, move by
+//! move, by a symmetry fixing its points so far that makes the next move the
+//! smallest. There is only one: if `P` and `g(P)` are orderly, `g` fixes the
+//! start, and if `g` fixes the first `k` points, the next moves `d` and
+//! `g(d)` are both the smallest of one orbit, so equal, and `g` fixes the
+//! next point too: `g(P) = P`.)
 //! So `count` is the number of complete orderly walks, each found in exactly
 //! one unit: every unit's count is exact on its own and merging is a sum.
 //! A complete walk fixed by a symmetry is straight along a midline (a
@@ -201,6 +208,36 @@ fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
     a.checked_add(b).ok_or(FamilyError::Overflow(what))
 }
 
+/// The smallest `cap` of the union of two sorted lists, sorted. (Sorted on
+/// the way in, in case a summary came from elsewhere.)
+fn merge_sorted(mut a: Vec<Vec<u8>>, mut b: Vec<Vec<u8>>, cap: usize) -> Vec<Vec<u8>> {
+    for list in [&mut a, &mut b] {
+        if !list.windows(2).all(|w| w[0] <= w[1]) {
+            list.sort_unstable();
+        }
+    }
+    let mut out = Vec::with_capacity((a.len() + b.len()).min(cap));
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    while out.len() < cap {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => {
+                if x <= y {
+                    a.next()
+                } else {
+                    b.next()
+                }
+            }
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        };
+        match next {
+            Some(w) => out.push(w),
+            None => break,
+        }
+    }
+    out
+}
+
 /// Moves as letters.
 pub fn letters(moves: &[u8]) -> String {
     moves
@@ -258,10 +295,13 @@ impl SearchFamily for Halves {
         into.count = checked_add(into.count, other.count, "halves count")?;
         into.walks = checked_add(into.walks, other.walks, "halves walks")?;
         into.symmetric = checked_add(into.symmetric, other.symmetric, "halves symmetric")?;
-        // Units are disjoint, so the lists are too: the smallest of the union.
-        into.listed.extend(other.listed);
-        into.listed.sort_unstable();
-        into.listed.truncate(MAX_LISTED);
+        // Units are disjoint, so the lists are too: the smallest of the
+        // union, by merging the two sorted lists (a sort per merge is slow
+        // when thousands of small units come in).
+        if !other.listed.is_empty() {
+            let mine = std::mem::take(&mut into.listed);
+            into.listed = merge_sorted(mine, other.listed, MAX_LISTED);
+        }
         Ok(())
     }
 

@@ -78,47 +78,51 @@ pub fn divisions(n: usize) -> Divisions {
         out.distinct.insert(canonical(n, a));
     };
     // Redelmeier: grow connected sets holding cell 0, each exactly once.
-    // `untried` are the cells that may be added at this level, `seen`
-    // every cell ever offered on the way here (never offered again).
-    fn grow(
-        n: usize,
-        board: u64,
-        set: u64,
-        size: usize,
-        half: usize,
-        untried: u64,
-        seen: u64,
-        sets: &mut u64,
-        visit: &mut dyn FnMut(u64),
-    ) {
+    let mut grower = Grower {
+        n,
+        board,
+        half,
+        sets: 0,
+        visit: &mut visit,
+    };
+    grower.grow(0, 0, 1, 1);
+    let sets = grower.sets;
+    out.sets = sets;
+    out
+}
+
+/// Redelmeier's enumeration of the connected sets of `half` cells that hold
+/// cell 0.
+struct Grower<'a> {
+    n: usize,
+    board: u64,
+    half: usize,
+    /// Connected sets grown (of every size up to `half`).
+    sets: u64,
+    visit: &'a mut dyn FnMut(u64),
+}
+
+impl Grower<'_> {
+    /// Every connected set that adds to `set` (of `size` cells) cells of
+    /// `untried`, then their neighbours outside `seen`: `untried` are the
+    /// cells this level may add, `seen` every cell ever offered on the way
+    /// here (never offered again below). A cell tried at this level stays
+    /// out for its later siblings, so each set comes exactly once.
+    fn grow(&mut self, set: u64, size: usize, untried: u64, seen: u64) {
         let mut untried = untried;
         while untried != 0 {
             let cell = untried & untried.wrapping_neg();
             untried ^= cell;
             let grown = set | cell;
-            *sets += 1;
-            if size + 1 == half {
-                visit(grown);
+            self.sets += 1;
+            if size + 1 == self.half {
+                (self.visit)(grown);
             } else {
-                let new = neighbours(n, cell) & board & !seen;
-                grow(
-                    n,
-                    board,
-                    grown,
-                    size + 1,
-                    half,
-                    untried | new,
-                    seen | new,
-                    sets,
-                    visit,
-                );
+                let new = neighbours(self.n, cell) & self.board & !seen;
+                self.grow(grown, size + 1, untried | new, seen | new);
             }
         }
     }
-    let mut sets = 0;
-    grow(n, board, 0, 0, half, 1, 1, &mut sets, &mut visit);
-    out.sets = sets;
-    out
 }
 
 /// The cells sharing a side with those of `set`.

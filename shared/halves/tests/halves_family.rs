@@ -279,3 +279,30 @@ fn report_has_the_figures() {
     assert_eq!(r.json["centre_removed"], true);
     assert_eq!(r.results_lines, ["N AAB/A.B/ABB"]);
 }
+
+/// A stop requested from outside hands back the whole unit below its
+/// root, in search order, and exploring that rest gives the same answer.
+#[test]
+fn stop_hands_back_the_rest() {
+    use orchard_core::{Exploration, LocalFlags};
+    use std::sync::atomic::Ordering;
+    let j = job(7);
+    let unit = HalfCut(vec![0]);
+    let whole = explore_all(&j, vec![unit.clone()], u64::MAX).unwrap();
+    let flags = LocalFlags::default();
+    flags.stop.store(true, Ordering::Relaxed);
+    let Exploration::Split { explored, rest } = j.explore(&unit, &flags.context(u64::MAX)).unwrap()
+    else {
+        panic!("a stopped search must split");
+    };
+    assert_eq!((explored.nodes, explored.count), (1, 0));
+    assert!(
+        rest.windows(2).all(|w| w[0] < w[1]),
+        "search order: {rest:?}"
+    );
+    assert!(rest.iter().all(|u| u.0.len() == 2 && u.0[0] == 0));
+    let mut total = explored;
+    let after = explore_all(&j, rest, u64::MAX).unwrap();
+    j.merge(&mut total, after).unwrap();
+    assert_eq!(total, whole);
+}
