@@ -24,18 +24,21 @@ target="${CARGO_TARGET_DIR:-target}"
 cargo build --release --quiet
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
+keep=1
 if [ "$db" = "-" ]; then
   db="$dir/bench.db"
+  keep=0
 fi
 /usr/bin/env time -f "%e %U %S" -o "$dir/time" \
   "$target/release/orchard" run halves --n "$n" --workers "$workers" --db "$db" --json "$@" > "$dir/out.json"
 read -r wall user sys < "$dir/time"
-python3 - "$dir/out.json" "$wall" "$user" "$sys" "$workers" <<'PY'
+python3 - "$dir/out.json" "$wall" "$user" "$sys" "$workers" "$keep" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 wall, user, sys_, n = float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 board = f"{r['n']} x {r['n']}" + (" without its centre" if r["centre_removed"] else "")
 print(f"{board}: count = {r['count']}, cuts = {r['cuts']}, nodes = {r['nodes']:.4e}, state = {r['state']}")
 print(f"workers = {n}: wall {wall:.1f} s, cpu {user + sys_:.1f} s, {r['nodes'] / max(user + sys_, 1e-9):.3e} nodes per CPU second")
-print(f"results file: {r.get('results_file')}")
+if sys.argv[6] == "1":
+    print(f"results file: {r.get('results_file')}")
 PY

@@ -57,9 +57,10 @@
 //!    top's other `N - x - d`, the whole left side, the bottom's first `x`.
 //!    So `A` holds the whole right column and none of the left one, `B` the
 //!    reverse: both pieces are `N` high and less than `N` wide, so `g` does
-//!    not exchange rows and columns. It is a half turn, a translation or a
-//!    mirror in a horizontal or vertical line, and it maps the bounding box
-//!    of `A`, `[N-w, N] x [0, N]`, onto that of `B`, `[0, w] x [0, N]`. In
+//!    not exchange rows and columns. It is a half turn, a translation, or a
+//!    mirror in a horizontal or vertical line followed by a translation,
+//!    and it maps the bounding box of `A`, `[N-w, N] x [0, N]`, onto that
+//!    of `B`, `[0, w] x [0, N]`. In
 //!    the bottom row `A` has the `N - x` cells right of `p` and `B` the `x`
 //!    left of it; in the top row `A` has the `x + d` on the right.
 //!    - A half turn mapping one box onto the other is `r` itself.
@@ -74,11 +75,12 @@
 //!    For even `N` these three need `x = N / 2`. A translation or the
 //!    horizontal mirror then has `w = N / 2` (for a translation, `A`'s
 //!    bottom cells `x..N` go to `B`'s `0..x`: `w = N - x`): `A`, half the
-//!    cells in the right half of the board, is the right half. The vertical mirror fixes
-//!    `p` and `q`, so it maps the cut (the shared sides, which it maps onto
-//!    themselves) onto itself with both ends fixed: it fixes the cut point
-//!    by point, the cut is the midline, and `A` again the right half. In
-//!    every case `B = r(A)`.
+//!    cells in the right half of the board, is the right half. The vertical
+//!    mirror is then the board's midline mirror; it exchanges `A` and `B`,
+//!    so it maps the cut (the sides they share) onto itself, with both ends
+//!    `p` and `q` fixed (they lie on the midline): it fixes the cut point by
+//!    point, the cut is the midline, and `A` again the right half. In every
+//!    case `B = r(A)`.
 //! 6. *The cut is Fowler's walk and its image.* At an interior grid point
 //!    with four cells around it the cut has 0 or 2 sides: an odd number is
 //!    impossible (going round the point, the piece changes an even number
