@@ -74,6 +74,7 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
     }
     .with::<orchard_busy_beaver::BusyBeaver>()
     .with::<orchard_grundy::Grundy>()
+    .with::<orchard_halves::Halves>()
     .with::<orchard_hc::HararyColumns>()
     .with::<orchard_hip::HipDraws>()
     .with::<orchard_hip::HipSolve>()

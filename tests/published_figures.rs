@@ -224,6 +224,45 @@ fn rooks3d_counts_through_the_cluster() {
     }
 }
 
+/// McCarthy's problem through the binary: the chapter's 6 (N = 4) and
+/// 92,263 (N = 8), and the boards it had no answer for, odd ones without
+/// their centre cell (OEIS A003155 for every N here); the results file
+/// lists the divisions, all of them while there are at most 2,000.
+#[test]
+fn halves_match_the_chapter_and_a003155() {
+    let dir = TempDir::new("halves");
+    let db = dir.path("halves.db");
+    let counts: [(u32, u64, u64); 8] = [
+        (2, 1, 2),
+        (3, 1, 4),
+        (4, 6, 22),
+        (5, 15, 60),
+        (6, 255, 1018),
+        (7, 1897, 7588),
+        (8, 92_263, 369_050),
+        (9, 1_972_653, 7_890_612),
+    ];
+    for (n, count, cuts) in counts {
+        let n_arg = n.to_string();
+        let r = run_on_two_workers(db.to_str().unwrap(), &["halves", "--n", &n_arg]);
+        assert_eq!(r["family"], "halves", "{r}");
+        assert_eq!(r["state"], "done", "{r}");
+        assert_eq!(r["count"], count, "n = {n}: {r}");
+        assert_eq!(r["cuts"], cuts, "n = {n}: {r}");
+        assert_eq!(r["centre_removed"], n % 2 == 1);
+        let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+        let lines: Vec<&str> = file.lines().collect();
+        assert_eq!(lines.len() as u64, count.min(2000), "n = {n}");
+        // Moves, then the n rows of the board.
+        assert!(lines
+            .iter()
+            .all(|l| l.split(['/', ' ']).count() == n as usize + 1));
+        if n == 4 {
+            assert_eq!(lines[0], "NN AABB/AABB/AABB/AABB");
+        }
+    }
+}
+
 /// Grundy's game on heaps 1..30 through the binary: the ordinary losses
 /// the chapter gives, and the misère losses both implementations find (the
 /// multiples of 3; the chapter's misère column is wrong from heap 20 on).
