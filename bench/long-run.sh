@@ -6,6 +6,7 @@
 #   hip-RxC, hip-RxC-double   hip-solve on that board (table B; a large
 #                             transposition table kept on disk)
 #   queens-N                  n-queens on N x N
+#   halves-N                  McCarthy's congruent halves of the N x N board
 #
 # Each run's database lives in RUN_DIR (default /work/runs) while it runs; a
 # verified, compressed copy is kept in the repository (runs/RUN.db.xz), so
@@ -43,8 +44,10 @@ args_of() {
       "--cache-dir $run_dir/tables --cache-mib $table_mib"
   elif [[ "$1" =~ ^queens-([0-9]+)$ ]]; then
     echo "queens --n ${BASH_REMATCH[1]}"
+  elif [[ "$1" =~ ^halves-([0-9]+)$ ]]; then
+    echo "halves --n ${BASH_REMATCH[1]}"
   else
-    echo "bad run '$1' (expected hip-RxC, hip-RxC-double or queens-N)" >&2
+    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N or halves-N)" >&2
     exit 2
   fi
 }
@@ -53,6 +56,7 @@ http_of() {
   case "$1" in
   hip-*) echo "${HTTP_ADDR:-127.0.0.1:7080}" ;;
   queens-*) echo "${HTTP_ADDR:-127.0.0.1:7081}" ;;
+  *) echo "${HTTP_ADDR:-127.0.0.1:7082}" ;;
   esac
 }
 db_of() { echo "$run_dir/$1.db"; }
