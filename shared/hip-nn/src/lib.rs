@@ -51,6 +51,23 @@
 //!    only roundings are those of `U + dU` and they are the same in any
 //!    order of evaluation of `dU`.
 //!
+//! **What the paper's procedure gives, and the variant tried.** Run as
+//! stated, the network reaches the paper's Table 1 for games #3 and #4
+//! (3 players on 6x6, 4 on 8x8) but not for #6 (6 players on 12x12): it
+//! converges in 32 of 10,000 runs there, not 10% (BENCHMARKS.md has every
+//! figure). The cause is visible in a trace: with every neuron updated at
+//! once from `V(t)`, the C-term moves every cell of a player with too many
+//! cells at the same step, and the players' counts settle into a period-2
+//! oscillation (e.g. `[18, 14, 34, 12, 36, 30]` and `[32, 28, 18, 32, 16,
+//! 18]` in turn) while no square is left. No constant was changed to fix
+//! it. `--update sequential` is a named variant, *not* the paper's
+//! procedure: the same equations applied cell by cell (a Gauss-Seidel
+//! sweep), which converges on every game but does not reproduce the
+//! paper's falling frequencies either. The other reading of the stop test
+//! (counts free, choice 2) makes games #4-#6 converge in 100% of runs
+//! within about 25 steps (`examples/readings.rs`), again not the paper's
+//! pattern, so the family keeps the strict one.
+//!
 //! **Runs and units.** Run `k` (0-based) of a job with seed `S` starts from
 //! [`run_seed`]`(S, k)`, a pure function of `S` and `k`, so any run can be
 //! replayed alone. A unit is a range of runs `[start, end)`; the root units

@@ -20,7 +20,14 @@
 //!    hysteresis of `V(t)`.
 //! 2. *Synchronous update.* Every neuron's `dU(t)` is computed from `V(t)`
 //!    (the paper's algorithm is "parallel"); no neuron sees another's new
-//!    output within a step.
+//!    output within a step. Run this way the network converges on 6 x 6
+//!    but almost never from 8 x 8 on (it oscillates; BENCHMARKS.md), far
+//!    from the paper's "less than 100 steps". `--update sequential` is a
+//!    named variant, not the paper's: one neuron at a time, in an order
+//!    shuffled per run, each seeing the outputs changed before it — the
+//!    way Parberry simulated the network. It converges in most runs, and
+//!    shows the paper's trend: the larger the board, the more often
+//!    several loops instead of one tour.
 //! 3. *The start.* The paper does not say. The default
 //!    (`--init random-output`) is the start used by Parberry's study of this
 //!    network ("Scalability of a neural network for the knight's tour
