@@ -78,6 +78,8 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
     .with::<orchard_hc::HararyColumns>()
     .with::<orchard_hip::HipDraws>()
     .with::<orchard_hip::HipSolve>()
+    .with::<orchard_hip_nn::HipNn>()
+    .with::<orchard_knight_nn::KnightNn>()
     .with::<orchard_knight_tours::KnightTours>()
     .with::<orchard_magic_hexagon::MagicHexagon>()
     .with::<orchard_queens::Queens>()

@@ -2,8 +2,8 @@
 //! and workers as real processes talking gRPC over 127.0.0.1, with a worker
 //! and then the coordinator killed with SIGKILL mid-job, a worker asked to
 //! leave with SIGTERM, and a backup taken mid-job restored after the disk is
-//! lost. Each test is written once and run for each family (`hc` and
-//! `hip-solve`, see `common::family`): the answer must be the single
+//! lost. Each test is written once and run for each family (`hc`,
+//! `hip-solve` and `hip-nn`, see `common::family`): the answer must be the single
 //! process's, and nothing done may be searched again.
 
 mod common;
@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::db::{ids_in_state, job_state, releases, units};
-use common::family::{FamilyCase, Victim, HC, HIP_SOLVE};
+use common::family::{FamilyCase, Victim, HC, HIP_NN, HIP_SOLVE};
 use common::{final_results, run, start_worker, units_held_by, wait_coordinator, wait_status};
 use common::{Proc, TempDir};
 
@@ -46,6 +46,7 @@ macro_rules! crash_tests {
 crash_tests! {
     hc: super::HC;
     hip_solve: super::HIP_SOLVE;
+    hip_nn: super::HIP_NN;
 }
 
 /// What shows that the victim's work was not lost, once the job is done.

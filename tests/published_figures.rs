@@ -3,7 +3,9 @@
 //! Hip (table A of the source) and its winners (table B), each checked
 //! against the plain reference implementations where they can enumerate,
 //! the chapter-6 families (n-queens, rooks3d, Grundy, the busy beaver, the
-//! magic hexagon, ...) and the closed knight's tours.
+//! magic hexagon, ...), the closed knight's tours, and runs of the Hip and
+//! knight's tour networks (`hip-nn`, `knight-nn`) equal to the single
+//! process's, every board and tour checked.
 
 mod common;
 
@@ -460,5 +462,190 @@ fn knight_tours_match_the_published_counts() {
             rows * cols,
             "one line a square"
         );
+    }
+}
+/// The fields of a family's JSON that the cluster must reproduce exactly
+/// (everything but the run's own bookkeeping: ids, files, times). Floats
+/// (means, intervals) to the last digit or so: the JSON the binary prints
+/// is parsed back here, and that parse may round the last bit.
+fn same_answer(cluster: &serde_json::Value, local: &serde_json::Value) {
+    fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+        use serde_json::Value;
+        match (a, b) {
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+            }
+            (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+                let (p, q) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                (p - q).abs() <= 1e-12 * q.abs().max(1.0)
+            }
+            _ => a == b,
+        }
+    }
+    for (key, want) in local.as_object().unwrap() {
+        assert!(
+            same(&cluster[key], want),
+            "{key}: cluster {cluster} local {local}"
+        );
+    }
+}
+
+/// Funabiki & Takefuji's Table 1, games #1 and #3 (2 players on 4x4, 3 on
+/// 6x6), 100 runs each as the paper made them, through the binary on two
+/// workers: the summary is exactly the single process's (same runs, same
+/// boards), every listed board is a draw by a brute-force square test, and
+/// (games #1 and #2) each is centre-symmetric with n^2/m cells per player.
+/// The paper's frequencies (85%, 87%) and means (25.6, 65.8) are compared
+/// in README and BENCHMARKS.md: runs are random, so no figure is asserted.
+#[test]
+fn hip_nn_table_1_small_games_through_the_cluster() {
+    use orchard_core::{explore_all, Host, SearchFamily};
+    use orchard_hip_nn::{HipNn, HipNnParams, Update};
+    let dir = TempDir::new("hipnn");
+    for (m, n) in [(2u32, 4u32), (3, 6), (2, 6)] {
+        let db = dir.path(&format!("h{m}{n}.db"));
+        let (ms, ns) = (m.to_string(), n.to_string());
+        let json = run_on_two_workers(
+            db.to_str().unwrap(),
+            &[
+                "hip-nn",
+                "--players",
+                &ms,
+                "--size",
+                &ns,
+                "--runs",
+                "100",
+                "--seed",
+                "1",
+            ],
+        );
+        assert_eq!(json["state"], "done", "{json}");
+        assert_eq!(json["runs"], 100);
+        assert_eq!(json["rejected"], 0);
+        assert_eq!(json["converged"], json["verified"]);
+        let p = HipNnParams {
+            players: m,
+            size: n,
+            runs: 100,
+            seed: 1,
+            max_iterations: 1000,
+            update: Update::Parallel,
+            unit_runs: None,
+        };
+        let job = HipNn::new(p, &Host::default()).unwrap();
+        let local = job.report(&explore_all(&job, job.root_units(), u64::MAX).unwrap());
+        same_answer(&json, &local.json);
+        let file = std::fs::read_to_string(json["results_file"].as_str().unwrap()).unwrap();
+        let lines: Vec<&str> = file.lines().collect();
+        assert_eq!(lines, local.results_lines);
+        assert_eq!(
+            lines.len() as u64,
+            json["distinct_boards"].as_u64().unwrap()
+        );
+        let squares = reference::squares_by_subsets(n as usize, n as usize);
+        let mut found = 0;
+        for line in &lines {
+            let (board, count) = line.split_once(' ').unwrap();
+            found += count.parse::<u64>().unwrap();
+            let cells: Vec<u8> = board
+                .bytes()
+                .filter(|&b| b != b'/')
+                .map(|b| b - b'0')
+                .collect();
+            assert!(
+                squares
+                    .iter()
+                    .all(|q| q.iter().any(|&c| cells[c] != cells[q[0]])),
+                "{board}"
+            );
+            for k in 0..m as u8 {
+                assert_eq!(cells.iter().filter(|&&c| c == k).count() as u32, n * n / m);
+            }
+            assert!(
+                cells.iter().eq(cells.iter().rev()),
+                "centre-symmetric: {board}"
+            );
+        }
+        assert_eq!(found, json["verified"].as_u64().unwrap());
+    }
+}
+
+/// Takefuji & Lee's network: the 3 x 4 board of their Fig. 2, which has no
+/// closed tour, ends in two closed loops (their Fig. 2(c)) in every run;
+/// 6 x 6 gives closed tours, each checked exactly; both through the binary
+/// on two workers, equal to the single process's summary.
+#[test]
+fn knight_nn_figure_2_and_6x6_tours_through_the_cluster() {
+    use orchard_core::{explore_all, Host, SearchFamily};
+    use orchard_knight_nn::{check_tour, Init, KnightNn, KnightNnParams, Update};
+    let dir = TempDir::new("knightnn");
+    for (r, c, update) in [
+        (3u32, 4u32, "parallel"),
+        (3, 4, "sequential"),
+        (6, 6, "parallel"),
+        (6, 6, "sequential"),
+    ] {
+        let db = dir.path(&format!("k{r}{c}{update}.db"));
+        let (rs, cs) = (r.to_string(), c.to_string());
+        let json = run_on_two_workers(
+            db.to_str().unwrap(),
+            &[
+                "knight-nn",
+                "--rows",
+                &rs,
+                "--cols",
+                &cs,
+                "--runs",
+                "200",
+                "--seed",
+                "1",
+                "--update",
+                update,
+            ],
+        );
+        assert_eq!(json["state"], "done", "{json}");
+        assert_eq!(json["runs"], 200);
+        assert_eq!(json["rejected"], 0);
+        let p = KnightNnParams {
+            rows: r,
+            cols: c,
+            runs: 200,
+            seed: 1,
+            max_iterations: 1000,
+            init: Init::RandomOutput,
+            update: if update == "parallel" {
+                Update::Parallel
+            } else {
+                Update::Sequential
+            },
+            unit_runs: None,
+        };
+        let job = KnightNn::new(p, &Host::default()).unwrap();
+        let local = job.report(&explore_all(&job, job.root_units(), u64::MAX).unwrap());
+        same_answer(&json, &local.json);
+        let file = std::fs::read_to_string(json["results_file"].as_str().unwrap()).unwrap();
+        let lines: Vec<&str> = file.lines().collect();
+        assert_eq!(lines, local.results_lines);
+        if (r, c) == (3, 4) {
+            assert_eq!(json["tours"], 0);
+            if update == "sequential" {
+                assert_eq!(
+                    json["loops"]["2"], 200,
+                    "Fig. 2(c): two loops every time: {json}"
+                );
+            }
+        } else {
+            assert!(json["tours"].as_u64().unwrap() > 0, "{json}");
+            for line in &lines {
+                let tour: Vec<u16> = line
+                    .split_once(": ")
+                    .unwrap()
+                    .1
+                    .split(' ')
+                    .map(|s| s.parse::<u16>().unwrap() - 1)
+                    .collect();
+                assert!(check_tour(6, 6, &tour), "{line}");
+            }
+        }
     }
 }

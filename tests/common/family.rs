@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::cluster::{start_coordinator_logging_to, submit_job};
 use super::process::{Proc, TempDir};
-use super::{hc, hip};
+use super::{hc, hip, nn};
 
 /// How the worker-kill test makes sure its victim dies holding a lease.
 pub enum Victim {
@@ -77,6 +77,22 @@ pub const HIP_SOLVE: FamilyCase = FamilyCase {
     cancels_units: true,
     true_nodes: None,
     check_interim_results: Some(hip::check_interim_results),
+};
+
+/// Runs of the Hip network (`hip-nn`): units are ranges of runs, never
+/// cancelled; compared with a single process run for run.
+pub const HIP_NN: FamilyCase = FamilyCase {
+    tag: "hipnn",
+    job: nn::JOB,
+    unit_budget: nn::UNIT_BUDGET,
+    assert_same_answer: nn::assert_same_answer,
+    victim: Victim::Frozen,
+    units_before_coordinator_kill: 20,
+    first_units_within: Duration::from_secs(120),
+    finish_within: Duration::from_secs(300),
+    cancels_units: false,
+    true_nodes: None,
+    check_interim_results: None,
 };
 
 impl FamilyCase {

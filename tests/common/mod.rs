@@ -9,6 +9,7 @@ pub mod family;
 pub mod hc;
 pub mod hip;
 pub mod http;
+pub mod nn;
 pub mod process;
 
 #[allow(unused_imports)] // not every test file uses each part

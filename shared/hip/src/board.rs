@@ -80,6 +80,61 @@ fn corners(rows: i32, cols: i32, x: i32, y: i32, a: i32, b: i32) -> Option<[(i32
         .then_some(v)
 }
 
+/// Every square of a `rows x cols` board, each exactly once, as its four
+/// cells (`r * cols + c`) in the walk order of [`corners`] (each consecutive
+/// pair an edge, the first and third a diagonal). No limit on the number of
+/// cells: [`Board::new`] turns this list into bitboards, and families whose
+/// boards outgrow one `u64` (`hip-nn`, up to 16 x 16) use it as it is.
+pub fn square_corners(rows: usize, cols: usize) -> Vec<[usize; 4]> {
+    let (r, c) = (rows as i32, cols as i32);
+    let mut squares = Vec::with_capacity(square_count(rows, cols));
+    for y in 0..r {
+        for x in 0..c {
+            for a in 1..c.max(r) {
+                for b in 0..c.max(r) {
+                    if let Some(v) = corners(r, c, x, y, a, b) {
+                        squares.push(v.map(|(cx, cy)| (cy * c + cx) as usize));
+                    }
+                }
+            }
+        }
+    }
+    squares
+}
+
+/// The symmetries of a `rows x cols` board as cell permutations
+/// (`perms[g][cell]` is the image of `cell`), the identity first: the four
+/// of a rectangle (identity, left-right and top-bottom mirrors, the half
+/// turn), then on a square board the four that exchange rows and columns
+/// (the transpose, the two quarter turns, the anti-transpose). No limit on
+/// the number of cells; [`Board::perms`] is this list.
+pub fn symmetry_perms(rows: usize, cols: usize) -> Vec<Vec<usize>> {
+    let map = |f: &dyn Fn(usize, usize) -> (usize, usize)| {
+        let mut p = vec![0; rows * cols];
+        for rr in 0..rows {
+            for cc in 0..cols {
+                let (nr, nc) = f(rr, cc);
+                p[rr * cols + cc] = nr * cols + nc;
+            }
+        }
+        p
+    };
+    let (lr, lc) = (rows - 1, cols - 1);
+    let mut perms = vec![
+        map(&|r, c| (r, c)),
+        map(&|r, c| (r, lc - c)),
+        map(&|r, c| (lr - r, c)),
+        map(&|r, c| (lr - r, lc - c)),
+    ];
+    if rows == cols {
+        perms.push(map(&|r, c| (c, r)));
+        perms.push(map(&|r, c| (c, lr - r)));
+        perms.push(map(&|r, c| (lc - c, r)));
+        perms.push(map(&|r, c| (lc - c, lr - r)));
+    }
+    perms
+}
+
 /// The number of squares on a `rows x cols` board, by the closed formula
 /// (independent of the enumeration, so tests can compare the two).
 pub fn square_count(rows: usize, cols: usize) -> usize {
@@ -98,22 +153,10 @@ impl Board {
         );
         let n = rows * cols;
         let full = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let (r, c) = (rows as i32, cols as i32);
-        let mut squares = Vec::new();
-        for y in 0..r {
-            for x in 0..c {
-                for a in 1..c.max(r) {
-                    for b in 0..c.max(r) {
-                        if let Some(v) = corners(r, c, x, y, a, b) {
-                            let mask = v
-                                .iter()
-                                .fold(0u64, |m, &(cx, cy)| m | 1u64 << (cy * c + cx));
-                            squares.push(mask);
-                        }
-                    }
-                }
-            }
-        }
+        let mut squares: Vec<u64> = square_corners(rows, cols)
+            .iter()
+            .map(|q| q.iter().fold(0u64, |m, &cell| m | 1u64 << cell))
+            .collect();
         squares.sort_unstable();
         debug_assert_eq!(squares.len(), square_count(rows, cols));
         let square_cells = squares
@@ -137,29 +180,16 @@ impl Board {
         }
         start.push(others.len());
 
-        let map = |f: &dyn Fn(usize, usize) -> (usize, usize)| {
-            let mut p = [0u8; MAX_CELLS];
-            for rr in 0..rows {
-                for cc in 0..cols {
-                    let (nr, nc) = f(rr, cc);
-                    p[rr * cols + cc] = (nr * cols + nc) as u8;
+        let perms: Vec<[u8; MAX_CELLS]> = symmetry_perms(rows, cols)
+            .iter()
+            .map(|q| {
+                let mut p = [0u8; MAX_CELLS];
+                for (cell, &image) in q.iter().enumerate() {
+                    p[cell] = image as u8;
                 }
-            }
-            p
-        };
-        let (lr, lc) = (rows - 1, cols - 1);
-        let mut perms = vec![
-            map(&|r, c| (r, c)),
-            map(&|r, c| (r, lc - c)),
-            map(&|r, c| (lr - r, c)),
-            map(&|r, c| (lr - r, lc - c)),
-        ];
-        if rows == cols {
-            perms.push(map(&|r, c| (c, r)));
-            perms.push(map(&|r, c| (c, lr - r)));
-            perms.push(map(&|r, c| (lc - c, r)));
-            perms.push(map(&|r, c| (lc - c, lr - r)));
-        }
+                p
+            })
+            .collect();
         let inverse = perms
             .iter()
             .map(|p| {

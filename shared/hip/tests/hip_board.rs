@@ -127,3 +127,43 @@ fn dimensions_are_validated_and_normalised() {
     assert_eq!(board_dims(5, 1).unwrap_err().name, "cols");
     assert_eq!(board_dims(2, 33).unwrap_err().name, "cols");
 }
+
+/// The unbounded enumeration (`square_corners`, `symmetry_perms`) beyond the
+/// 64 cells of a bitboard: every listed quadruple is a square walked round
+/// (equal sides, equal diagonals of twice the squared side), none twice, as
+/// many as the closed formula, and every symmetry maps the set onto itself.
+#[test]
+fn unbounded_squares_and_symmetries_beyond_64_cells() {
+    use orchard_hip::board::{square_corners, symmetry_perms};
+    for (r, c) in [(8, 9), (10, 10), (9, 13), (12, 12), (16, 16)] {
+        let squares = square_corners(r, c);
+        assert_eq!(squares.len(), square_count(r, c), "{r}x{c}");
+        let pt = |i: usize| ((i / c) as i64, (i % c) as i64);
+        let d2 = |a: usize, b: usize| {
+            let (p, q) = (pt(a), pt(b));
+            (p.0 - q.0).pow(2) + (p.1 - q.1).pow(2)
+        };
+        let mut set = std::collections::BTreeSet::new();
+        for q in &squares {
+            let side = d2(q[0], q[1]);
+            assert!(side > 0);
+            for i in 0..4 {
+                assert_eq!(d2(q[i], q[(i + 1) % 4]), side, "{q:?}");
+            }
+            assert_eq!(d2(q[0], q[2]), 2 * side);
+            assert_eq!(d2(q[1], q[3]), 2 * side);
+            let mut s = *q;
+            s.sort_unstable();
+            assert!(set.insert(s), "{q:?} listed twice");
+        }
+        let perms = symmetry_perms(r, c);
+        assert_eq!(perms.len(), if r == c { 8 } else { 4 });
+        for p in &perms {
+            for q in &squares {
+                let mut s = q.map(|cell| p[cell]);
+                s.sort_unstable();
+                assert!(set.contains(&s));
+            }
+        }
+    }
+}
