@@ -13,6 +13,8 @@
 //! * [`codec`] — the versioned binary encoding of units and summaries.
 //! * [`estimate`] — Knuth's estimate of a search tree's size from random
 //!   probes, before running the search.
+//! * [`runs`] — jobs of independent random runs: ranges of run numbers as
+//!   units, each run's seed from the job's.
 //! * [`sequential`] — the single-process reference path the tests compare
 //!   the cluster against.
 //! * [`testing`] — checks the families' tests share (a probe against its
@@ -30,6 +32,7 @@ pub mod estimate;
 pub mod family;
 pub mod probe;
 pub mod registry;
+pub mod runs;
 pub mod sequential;
 pub mod testing;
 

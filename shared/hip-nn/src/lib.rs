@@ -103,12 +103,13 @@ pub mod network;
 pub mod reference;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use orchard_core::estimate::Rng;
+pub use orchard_core::runs::run_seed;
+use orchard_core::runs::{add_counts, RunRange};
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
 };
@@ -122,9 +123,6 @@ pub const MAX_SIZE: u32 = 16;
 /// Most distinct boards a summary keeps: the smallest ones (counts of the
 /// listed boards stay exact; see the module doc).
 pub const MAX_LISTED: usize = 50_000;
-
-/// Most root units.
-const ROOT_UNITS: u64 = 64;
 
 /// The constants of the procedure (step 0 of section 3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -147,15 +145,6 @@ impl Constants {
         u_max: 20.0,
         u_min: -20.0,
     };
-}
-
-/// The seed of run `k` of a job seeded `seed`: two rounds of SplitMix64
-/// (`orchard_core::estimate::Rng`), `mix(mix(seed) ^ k)`, a bijection of
-/// `k` for each `seed` (so no two runs of a job share a seed) that spreads
-/// the runs' streams across the generator's period. SplitMix64 is integer
-/// arithmetic only, so the streams are the same on every platform.
-pub fn run_seed(seed: u64, k: u64) -> u64 {
-    Rng::new(Rng::new(seed).next_u64() ^ k).next_u64()
 }
 
 /// A uniform `f64` in `[0, 1)` from the top 53 bits of the next output.
@@ -204,13 +193,6 @@ pub struct HipNnParams {
     /// Runs per root unit (default: the runs cut into at most 64 units).
     #[arg(long)]
     pub unit_runs: Option<u64>,
-}
-
-/// A range of runs, `start..end`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Runs {
-    pub start: u64,
-    pub end: u64,
 }
 
 /// What some runs found.
@@ -299,7 +281,7 @@ impl SearchFamily for HipNn {
         "Funabiki & Takefuji's neural network for Hip draw boards: runs, convergence, boards checked exactly";
 
     type Params = HipNnParams;
-    type Unit = Runs;
+    type Unit = RunRange;
     type Summary = HipNnSummary;
 
     fn new(p: HipNnParams, _: &Host) -> Result<Self, ParamError> {
@@ -337,50 +319,26 @@ impl SearchFamily for HipNn {
     }
 
     /// `0..runs` cut into consecutive ranges of `unit_runs` runs.
-    fn root_units(&self) -> Vec<Runs> {
-        let len = self
-            .p
-            .unit_runs
-            .unwrap_or_else(|| self.p.runs.div_ceil(ROOT_UNITS))
-            .max(1);
-        let mut units = Vec::new();
-        let mut start = 0;
-        while start < self.p.runs {
-            let end = start.saturating_add(len).min(self.p.runs);
-            units.push(Runs { start, end });
-            start = end;
-        }
-        units
+    fn root_units(&self) -> Vec<RunRange> {
+        RunRange::cover(self.p.runs, self.p.unit_runs)
     }
 
     fn explore(
         &self,
-        unit: &Runs,
+        unit: &RunRange,
         ctx: &ExploreContext<'_>,
-    ) -> Result<Exploration<HipNnSummary, Runs>, FamilyError> {
-        if unit.start >= unit.end || unit.end > self.p.runs {
-            return Err(FamilyError::BadUnit(format!(
-                "runs {}..{} of a job of {} runs",
-                unit.start, unit.end, self.p.runs
-            )));
-        }
+    ) -> Result<Exploration<HipNnSummary, RunRange>, FamilyError> {
         let mut net = Network::new(self.geometry(), self.m, Constants::PAPER, self.p.update);
-        let mut s = HipNnSummary::default();
-        for k in unit.start..unit.end {
-            if k > unit.start && (s.nodes >= ctx.budget || ctx.stop_requested()) {
-                return Ok(Exploration::new(
-                    s,
-                    vec![Runs {
-                        start: k,
-                        end: unit.end,
-                    }],
-                ));
-            }
-            let outcome = net.run(self.p.seed, k, self.p.max_iterations);
-            self.record(&mut s, outcome)?;
-            ctx.progress.store(s.nodes, Ordering::Relaxed);
-        }
-        Ok(Exploration::Finished(s))
+        unit.explore(
+            self.p.runs,
+            ctx,
+            HipNnSummary::default(),
+            |s| s.nodes,
+            |s, k| {
+                let outcome = net.run(self.p.seed, k, self.p.max_iterations);
+                self.record(s, outcome)
+            },
+        )
     }
 
     fn merge(&self, into: &mut HipNnSummary, other: HipNnSummary) -> Result<(), FamilyError> {
@@ -390,14 +348,8 @@ impl SearchFamily for HipNn {
         into.verified = checked_add(into.verified, other.verified, "verified")?;
         into.rejected = checked_add(into.rejected, other.rejected, "rejected")?;
         into.iterations = checked_add(into.iterations, other.iterations, "iterations")?;
-        for (k, v) in other.histogram {
-            let e = into.histogram.entry(k).or_default();
-            *e = checked_add(*e, v, "histogram")?;
-        }
-        for (b, v) in other.boards {
-            let e = into.boards.entry(b).or_default();
-            *e = checked_add(*e, v, "board count")?;
-        }
+        add_counts(&mut into.histogram, other.histogram, "histogram")?;
+        add_counts(&mut into.boards, other.boards, "board count")?;
         into.truncated |= other.truncated;
         while into.boards.len() > MAX_LISTED {
             into.boards.pop_last();
@@ -488,8 +440,8 @@ impl SearchFamily for HipNn {
         }
     }
 
-    fn unit_label(&self, u: &Runs) -> String {
-        format!("runs {}..{}", u.start, u.end)
+    fn unit_label(&self, u: &RunRange) -> String {
+        u.label()
     }
 }
 

@@ -173,7 +173,7 @@ fn runs_are_reproducible_alone_and_seeds_distinct() {
     for k in 0..40 {
         let one = explore_all(
             &j,
-            vec![orchard_hip_nn::Runs {
+            vec![orchard_core::runs::RunRange {
                 start: k,
                 end: k + 1,
             }],
@@ -261,7 +261,10 @@ fn bad_parameters_and_units_are_refused() {
     let flags = orchard_core::LocalFlags::default();
     for (start, end) in [(3, 3), (5, 11), (12, 13)] {
         assert!(j
-            .explore(&orchard_hip_nn::Runs { start, end }, &flags.context(10))
+            .explore(
+                &orchard_core::runs::RunRange { start, end },
+                &flags.context(10)
+            )
             .is_err());
     }
 }

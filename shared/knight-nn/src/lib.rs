@@ -66,12 +66,13 @@ pub mod network;
 pub mod reference;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use orchard_core::estimate::Rng;
+pub use orchard_core::runs::run_seed;
+use orchard_core::runs::{add_counts, RunRange};
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
 };
@@ -83,17 +84,6 @@ pub const MAX_SIDE: u32 = 64;
 
 /// Tours kept for the results file: those of the smallest run numbers.
 pub const EXAMPLES: usize = 20;
-
-/// Most root units.
-const ROOT_UNITS: u64 = 64;
-
-/// The seed of run `k` of a job seeded `seed` (the same derivation as
-/// `hip-nn`'s): `mix(mix(seed) ^ k)` with SplitMix64
-/// (`orchard_core::estimate::Rng`), a bijection of `k`, integer arithmetic
-/// only, so portable.
-pub fn run_seed(seed: u64, k: u64) -> u64 {
-    Rng::new(Rng::new(seed).next_u64() ^ k).next_u64()
-}
 
 /// How the network starts (the paper does not say).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -155,13 +145,6 @@ pub struct KnightNnParams {
     pub unit_runs: Option<u64>,
 }
 
-/// A range of runs, `start..end`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Runs {
-    pub start: u64,
-    pub end: u64,
-}
-
 /// What some runs found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnightNnSummary {
@@ -198,18 +181,6 @@ pub struct KnightNn {
 
 fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
     a.checked_add(b).ok_or(FamilyError::Overflow(what))
-}
-
-fn add_all(
-    into: &mut BTreeMap<u32, u64>,
-    other: BTreeMap<u32, u64>,
-    what: &'static str,
-) -> Result<(), FamilyError> {
-    for (k, v) in other {
-        let e = into.entry(k).or_default();
-        *e = checked_add(*e, v, what)?;
-    }
-    Ok(())
 }
 
 /// The exact check of a closed knight's tour of a `rows x cols` board:
@@ -293,7 +264,7 @@ impl SearchFamily for KnightNn {
         "Takefuji & Lee's neural network for closed knight's tours: runs ending in a tour, several loops, or none";
 
     type Params = KnightNnParams;
-    type Unit = Runs;
+    type Unit = RunRange;
     type Summary = KnightNnSummary;
 
     fn new(p: KnightNnParams, _: &Host) -> Result<Self, ParamError> {
@@ -317,50 +288,26 @@ impl SearchFamily for KnightNn {
         })
     }
 
-    fn root_units(&self) -> Vec<Runs> {
-        let len = self
-            .p
-            .unit_runs
-            .unwrap_or_else(|| self.p.runs.div_ceil(ROOT_UNITS))
-            .max(1);
-        let mut units = Vec::new();
-        let mut start = 0;
-        while start < self.p.runs {
-            let end = start.saturating_add(len).min(self.p.runs);
-            units.push(Runs { start, end });
-            start = end;
-        }
-        units
+    fn root_units(&self) -> Vec<RunRange> {
+        RunRange::cover(self.p.runs, self.p.unit_runs)
     }
 
     fn explore(
         &self,
-        unit: &Runs,
+        unit: &RunRange,
         ctx: &ExploreContext<'_>,
-    ) -> Result<Exploration<KnightNnSummary, Runs>, FamilyError> {
-        if unit.start >= unit.end || unit.end > self.p.runs {
-            return Err(FamilyError::BadUnit(format!(
-                "runs {}..{} of a job of {} runs",
-                unit.start, unit.end, self.p.runs
-            )));
-        }
+    ) -> Result<Exploration<KnightNnSummary, RunRange>, FamilyError> {
         let mut net = Network::new(self.graph(), self.p.init, self.p.update);
-        let mut s = KnightNnSummary::default();
-        for k in unit.start..unit.end {
-            if k > unit.start && (s.nodes >= ctx.budget || ctx.stop_requested()) {
-                return Ok(Exploration::new(
-                    s,
-                    vec![Runs {
-                        start: k,
-                        end: unit.end,
-                    }],
-                ));
-            }
-            let outcome = net.run(self.p.seed, k, self.p.max_iterations);
-            self.record(&mut s, k, outcome)?;
-            ctx.progress.store(s.nodes, Ordering::Relaxed);
-        }
-        Ok(Exploration::Finished(s))
+        unit.explore(
+            self.p.runs,
+            ctx,
+            KnightNnSummary::default(),
+            |s| s.nodes,
+            |s, k| {
+                let outcome = net.run(self.p.seed, k, self.p.max_iterations);
+                self.record(s, k, outcome)
+            },
+        )
     }
 
     fn merge(&self, into: &mut KnightNnSummary, other: KnightNnSummary) -> Result<(), FamilyError> {
@@ -374,9 +321,9 @@ impl SearchFamily for KnightNn {
             checked_add(into.tour_iterations, other.tour_iterations, "iterations")?;
         into.loop_iterations =
             checked_add(into.loop_iterations, other.loop_iterations, "iterations")?;
-        add_all(&mut into.tour_histogram, other.tour_histogram, "histogram")?;
-        add_all(&mut into.loop_histogram, other.loop_histogram, "histogram")?;
-        add_all(&mut into.loops, other.loops, "loop counts")?;
+        add_counts(&mut into.tour_histogram, other.tour_histogram, "histogram")?;
+        add_counts(&mut into.loop_histogram, other.loop_histogram, "histogram")?;
+        add_counts(&mut into.loops, other.loops, "loop counts")?;
         into.examples.extend(other.examples);
         while into.examples.len() > EXAMPLES {
             into.examples.pop_last();
@@ -454,7 +401,7 @@ impl SearchFamily for KnightNn {
         }
     }
 
-    fn unit_label(&self, u: &Runs) -> String {
-        format!("runs {}..{}", u.start, u.end)
+    fn unit_label(&self, u: &RunRange) -> String {
+        u.label()
     }
 }

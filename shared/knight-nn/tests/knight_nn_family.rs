@@ -2,10 +2,11 @@
 //! paper's `p x p` arrays, the same trajectory bit for bit), the exact tour
 //! check, and splitting and merging that must not change a summary.
 
+use orchard_core::runs::RunRange;
 use orchard_core::{explore_all, explore_pieces, merge_all, Host, SearchFamily};
 use orchard_knight_nn::{
     check_tour, reference, Graph, Init, KnightNn, KnightNnParams, KnightNnSummary, Network,
-    Outcome, Runs, Update,
+    Outcome, Update,
 };
 use proptest::prelude::*;
 
@@ -145,7 +146,7 @@ fn runs_are_reproducible_alone() {
     for k in (0..30).rev() {
         let one = explore_all(
             &j,
-            vec![Runs {
+            vec![RunRange {
                 start: k,
                 end: k + 1,
             }],
@@ -184,7 +185,9 @@ fn bad_parameters_and_units_are_refused() {
     let j = job(6, 6, 10, 0, 10);
     let flags = orchard_core::LocalFlags::default();
     for (start, end) in [(3, 3), (5, 11)] {
-        assert!(j.explore(&Runs { start, end }, &flags.context(10)).is_err());
+        assert!(j
+            .explore(&RunRange { start, end }, &flags.context(10))
+            .is_err());
     }
 }
 
