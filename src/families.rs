@@ -76,6 +76,7 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
     .with::<orchard_hc::HararyColumns>()
     .with::<orchard_hip::HipDraws>()
     .with::<orchard_hip::HipSolve>()
+    .with::<orchard_latin::Latin>()
     .with::<orchard_queens::Queens>()
     .with::<orchard_rooks3d::Rooks3d>()
 });
