@@ -100,7 +100,7 @@ impl Analyser {
         self.steps += 1;
         if row == n - 1 {
             // One column and one symbol left (order 2 only: larger orders
-            // finish below).
+            // finish earlier).
             let c = cols.trailing_zeros() as usize;
             if syms & (1 << sq[row][c]) != 0 {
                 self.transversals.push(cells | 1u128 << (row * n + c));
@@ -109,7 +109,8 @@ impl Analyser {
         }
         if row == n - 2 {
             // Two columns a < b and two symbols left: the last two rows
-            // take a and b or b and a, with different symbols, both free.
+            // take a and b or b and a, with different symbols, both free
+            // (order 3 only: larger orders finish below).
             let a = cols.trailing_zeros() as usize;
             let b = (cols & (cols - 1)).trailing_zeros() as usize;
             let (up, down) = (&sq[row], &sq[row + 1]);
@@ -121,6 +122,34 @@ impl Analyser {
             if fits(up[b], down[a]) {
                 self.transversals
                     .push(cells | 1u128 << (row * n + b) | 1u128 << (row * n + n + a));
+            }
+            return;
+        }
+        if row == n - 3 {
+            // Three columns and three symbols left: each of the six ways
+            // to give the columns to the last three rows, in search order,
+            // is a transversal iff its symbols are the three free ones.
+            let a = cols.trailing_zeros() as usize;
+            let rest = cols & (cols - 1);
+            let b = rest.trailing_zeros() as usize;
+            let c = (rest & (rest - 1)).trailing_zeros() as usize;
+            let (r0, r1, r2) = (&sq[row], &sq[row + 1], &sq[row + 2]);
+            for (x, y, z) in [
+                (a, b, c),
+                (a, c, b),
+                (b, a, c),
+                (b, c, a),
+                (c, a, b),
+                (c, b, a),
+            ] {
+                if (1u16 << r0[x]) | (1u16 << r1[y]) | (1u16 << r2[z]) == syms {
+                    self.transversals.push(
+                        cells
+                            | 1u128 << (row * n + x)
+                            | 1u128 << (row * n + n + y)
+                            | 1u128 << (row * n + 2 * n + z),
+                    );
+                }
             }
             return;
         }
