@@ -46,12 +46,15 @@ pub struct Analyser {
     transversals: Vec<u128>,
     /// `group[k]..group[k + 1]`: the transversals through cell `(0, k)`.
     group: [usize; MAX + 1],
+    /// The square being analysed (a copy: one argument fewer in the
+    /// recursion, which keeps its arguments in registers).
+    sq: Cells,
     /// `pos[i][s]`: the column of symbol `s` in row `i` of the square.
     pos: [[u8; MAX]; MAX],
     /// The transversal taken from each group by the cover search.
     chosen: [usize; MAX],
-    /// Steps of the transversal and cover searches (for the report).
-    pub steps: u64,
+    /// Transversals tried by the cover searches (for the report).
+    pub cover_steps: u64,
 }
 
 impl Analyser {
@@ -61,9 +64,10 @@ impl Analyser {
             n,
             transversals: Vec::new(),
             group: [0; MAX + 1],
+            sq: [[0; MAX]; MAX],
             pos: [[0; MAX]; MAX],
             chosen: [0; MAX],
-            steps: 0,
+            cover_steps: 0,
         }
     }
 
@@ -71,6 +75,7 @@ impl Analyser {
     pub fn transversals(&mut self, sq: &Cells) -> usize {
         let n = self.n;
         let all = (1u16 << n) - 1;
+        self.sq = *sq;
         for (i, row) in sq[..n].iter().enumerate() {
             for (c, &s) in row[..n].iter().enumerate() {
                 self.pos[i][usize::from(s)] = c as u8;
@@ -82,11 +87,10 @@ impl Analyser {
             // Row 0 is 0 1 ... n-1 in a reduced square, but the analysis
             // does not rely on it.
             let s = sq[0][c];
-            self.steps += 1;
             if n == 1 {
                 self.transversals.push(1);
             } else {
-                self.extend(sq, 1, all & !(1 << c), all & !(1 << s), 1u128 << c);
+                self.extend(1, all & !(1 << c), all & !(1 << s), 1u128 << c);
             }
         }
         self.group[n] = self.transversals.len();
@@ -95,14 +99,13 @@ impl Analyser {
 
     /// Extends a partial transversal of rows `0..row` (`cols`, `syms`: the
     /// columns and symbols still free; `cells`: its cells).
-    fn extend(&mut self, sq: &Cells, row: usize, cols: u16, syms: u16, cells: u128) {
+    fn extend(&mut self, row: usize, cols: u16, syms: u16, cells: u128) {
         let n = self.n;
-        self.steps += 1;
         if row == n - 1 {
             // One column and one symbol left (order 2 only: larger orders
             // finish earlier).
             let c = cols.trailing_zeros() as usize;
-            if syms & (1 << sq[row][c]) != 0 {
+            if syms & (1 << self.sq[row][c]) != 0 {
                 self.transversals.push(cells | 1u128 << (row * n + c));
             }
             return;
@@ -113,7 +116,7 @@ impl Analyser {
             // (order 3 only: larger orders finish below).
             let a = cols.trailing_zeros() as usize;
             let b = (cols & (cols - 1)).trailing_zeros() as usize;
-            let (up, down) = (&sq[row], &sq[row + 1]);
+            let (up, down) = (self.sq[row], self.sq[row + 1]);
             let fits = |x: u8, y: u8| x != y && (syms >> x) & (syms >> y) & 1 != 0;
             if fits(up[a], down[b]) {
                 self.transversals
@@ -133,24 +136,12 @@ impl Analyser {
             let rest = cols & (cols - 1);
             let b = rest.trailing_zeros() as usize;
             let c = (rest & (rest - 1)).trailing_zeros() as usize;
-            let (r0, r1, r2) = (&sq[row], &sq[row + 1], &sq[row + 2]);
-            for (x, y, z) in [
-                (a, b, c),
-                (a, c, b),
-                (b, a, c),
-                (b, c, a),
-                (c, a, b),
-                (c, b, a),
-            ] {
-                if (1u16 << r0[x]) | (1u16 << r1[y]) | (1u16 << r2[z]) == syms {
-                    self.transversals.push(
-                        cells
-                            | 1u128 << (row * n + x)
-                            | 1u128 << (row * n + n + y)
-                            | 1u128 << (row * n + 2 * n + z),
-                    );
-                }
-            }
+            self.finish3(row, syms, cells, a, b, c);
+            self.finish3(row, syms, cells, a, c, b);
+            self.finish3(row, syms, cells, b, a, c);
+            self.finish3(row, syms, cells, b, c, a);
+            self.finish3(row, syms, cells, c, a, b);
+            self.finish3(row, syms, cells, c, b, a);
             return;
         }
         // The free columns whose symbol in this row is free too.
@@ -165,11 +156,28 @@ impl Analyser {
             let c = fit.trailing_zeros() as usize;
             fit &= fit - 1;
             self.extend(
-                sq,
                 row + 1,
                 cols & !(1 << c),
-                syms & !(1 << sq[row][c]),
+                syms & !(1 << self.sq[row][c]),
                 cells | 1u128 << (row * n + c),
+            );
+        }
+    }
+
+    /// Rows `row`, `row + 1`, `row + 2` in columns `x`, `y`, `z`: a
+    /// transversal iff their symbols are the three free ones.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn finish3(&mut self, row: usize, syms: u16, cells: u128, x: usize, y: usize, z: usize) {
+        let sq = &self.sq;
+        let got = (1u16 << sq[row][x]) | (1u16 << sq[row + 1][y]) | (1u16 << sq[row + 2][z]);
+        if got == syms {
+            let n = self.n;
+            self.transversals.push(
+                cells
+                    | 1u128 << (row * n + x)
+                    | 1u128 << (row * n + n + y)
+                    | 1u128 << (row * n + 2 * n + z),
             );
         }
     }
@@ -203,7 +211,7 @@ impl Analyser {
             return true;
         }
         for t in self.group[k]..self.group[k + 1] {
-            self.steps += 1;
+            self.cover_steps += 1;
             let cells = self.transversals[t];
             if cells & covered == 0 {
                 self.chosen[k] = t;

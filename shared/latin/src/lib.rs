@@ -134,8 +134,8 @@ pub struct LatinSummary {
     /// Search-tree nodes (reduced Latin rectangles) visited, a unit's root
     /// included.
     pub nodes: u64,
-    /// Steps of the transversal and cover searches.
-    pub mate_steps: u64,
+    /// Transversals tried by the exact-cover searches for mates.
+    pub cover_steps: u64,
     /// Reduced Latin squares.
     pub reduced: u64,
     /// Of those, the ones with an orthogonal mate (0 unless `mates`).
@@ -231,7 +231,7 @@ impl SearchFamily for Latin {
 
     fn merge(&self, into: &mut LatinSummary, other: LatinSummary) -> Result<(), FamilyError> {
         into.nodes = checked_add(into.nodes, other.nodes, "latin node count")?;
-        into.mate_steps = checked_add(into.mate_steps, other.mate_steps, "latin mate steps")?;
+        into.cover_steps = checked_add(into.cover_steps, other.cover_steps, "latin cover steps")?;
         into.reduced = checked_add(into.reduced, other.reduced, "latin reduced squares")?;
         into.with_mate = checked_add(into.with_mate, other.with_mate, "latin squares with mate")?;
         for (t, k) in other.transversals {
@@ -288,7 +288,7 @@ impl SearchFamily for Latin {
             "transversals": transversals,
             "diagonal_squares": diagonal,
             "nodes": s.nodes,
-            "mate_steps": s.mate_steps,
+            "cover_steps": s.cover_steps,
             "listed": s.listed.len(),
             "symbols": "0-based",
         });

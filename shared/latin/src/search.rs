@@ -178,7 +178,7 @@ pub fn explore(
     s.poll();
     s.visit();
     s.summary.nodes = s.nodes;
-    s.summary.mate_steps = s.analyser.steps;
+    s.summary.cover_steps = s.analyser.cover_steps;
     ctx.progress.store(s.nodes, Ordering::Relaxed);
     Ok(Exploration::new(s.summary, s.rest))
 }
