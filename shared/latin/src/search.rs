@@ -39,6 +39,8 @@ pub struct Config {
 #[derive(Clone)]
 struct Grid {
     n: usize,
+    /// The `n` symbols, as a mask.
+    full: u16,
     /// Rows placed (row 0 included).
     rows: usize,
     cells: Cells,
@@ -47,10 +49,6 @@ struct Grid {
 }
 
 impl Grid {
-    fn full(&self) -> u16 {
-        (1u16 << self.n) - 1
-    }
-
     /// The rectangle whose rows `1..` are `prefix`, checked: each row starts
     /// with its own index, is a permutation, and repeats no symbol of a
     /// column above it; and there are at most `n - 2` of them (a node has
@@ -58,6 +56,7 @@ impl Grid {
     fn replay(n: usize, prefix: &Prefix) -> Result<Grid, FamilyError> {
         let mut g = Grid {
             n,
+            full: (1u16 << n) - 1,
             rows: 1,
             cells: [[0; MAX]; MAX],
             col_used: [0; MAX],
@@ -124,7 +123,7 @@ impl Grid {
     fn complete(&mut self) {
         let n = self.n;
         if self.rows == n - 1 && n >= 2 {
-            let full = self.full();
+            let full = self.full;
             for c in 0..n {
                 self.cells[n - 1][c] = (full & !self.col_used[c]).trailing_zeros() as u8;
             }
@@ -152,7 +151,7 @@ impl Grid {
     /// The symbols that fit in cell `c` of the open row.
     #[inline(always)]
     fn free(&self, c: usize, row_used: u16) -> u16 {
-        self.full() & !row_used & !self.col_used[c]
+        self.full & !row_used & !self.col_used[c]
     }
 }
 
