@@ -12,7 +12,7 @@ use orchard_latin::{Latin, LatinParams};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let flag = |i: usize| args.get(i).map_or(true, |a| a == "true");
+    let flag = |i: usize| args.get(i).is_none_or(|a| a == "true");
     let params = LatinParams {
         order: args.first().map_or(6, |a| a.parse().expect("an order")),
         mates: flag(1),

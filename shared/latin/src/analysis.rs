@@ -82,11 +82,10 @@ impl Analyser {
             }
         }
         self.transversals.clear();
-        for c in 0..n {
+        // Row 0 is 0 1 ... n-1 in a reduced square, but the analysis does
+        // not rely on it.
+        for (c, &s) in sq[0][..n].iter().enumerate() {
             self.group[c] = self.transversals.len();
-            // Row 0 is 0 1 ... n-1 in a reduced square, but the analysis
-            // does not rely on it.
-            let s = sq[0][c];
             if n == 1 {
                 self.transversals.push(1);
             } else {

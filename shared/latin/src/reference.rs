@@ -13,9 +13,11 @@ pub type Square = Vec<Vec<u8>>;
 /// `0 1 ... n-1`), in lexicographic order.
 pub fn reduced_squares(n: usize) -> Vec<Square> {
     let mut sq = vec![vec![u8::MAX; n]; n];
-    for i in 0..n {
-        sq[0][i] = i as u8;
-        sq[i][0] = i as u8;
+    for (i, row) in sq.iter_mut().enumerate() {
+        row[0] = i as u8;
+    }
+    for (j, s) in sq[0].iter_mut().enumerate() {
+        *s = j as u8;
     }
     let mut out = Vec::new();
     fill(&mut sq, n + 1, &mut |s| {

@@ -66,7 +66,7 @@ impl Grid {
             g.col_used[c] = 1 << c;
         }
         let p = &prefix.0;
-        if p.len() % n != 0 {
+        if !p.len().is_multiple_of(n) {
             return Err(FamilyError::BadUnit(format!(
                 "{} symbols are not whole rows of {n}",
                 p.len()
