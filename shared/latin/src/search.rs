@@ -22,9 +22,9 @@ use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
 
 const MAX: usize = MAX_ORDER as usize;
 
-/// How many nodes between two looks at the shared atomics. A leaf may cost
-/// a few thousand steps of the transversal search, so this is lower than
-/// the other families'.
+/// How many nodes between two looks at the shared atomics. With mates a
+/// leaf costs some 75 nodes' worth (its transversals and their cover), so
+/// this is lower than the other families'.
 const POLL_INTERVAL: u64 = 1 << 10;
 
 /// What the job asks of each complete square.
