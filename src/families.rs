@@ -81,6 +81,7 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
     .with::<orchard_hip_nn::HipNn>()
     .with::<orchard_knight_nn::KnightNn>()
     .with::<orchard_knight_tours::KnightTours>()
+    .with::<orchard_latin::Latin>()
     .with::<orchard_magic_hexagon::MagicHexagon>()
     .with::<orchard_queens::Queens>()
     .with::<orchard_rooks3d::Rooks3d>()
