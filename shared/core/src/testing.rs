@@ -4,8 +4,14 @@
 //! Not used by the cluster; public so that each family crate's tests call
 //! the same code instead of copying it.
 
-use crate::estimate::Estimate;
+use crate::capability::Probing;
+use crate::codec;
+use crate::erased::{DynFamily, Erased};
+use crate::error::FamilyError;
+use crate::estimate::{estimate, Estimate, Rng};
+use crate::family::{Host, SearchFamily};
 use crate::probe::Probe;
+use crate::sequential::explore_all;
 
 /// The exact expectation of Knuth's estimator for a probe function, and the
 /// number of distinct walks: every walk enumerated by scripting `pick`,
@@ -70,4 +76,44 @@ pub fn assert_within(what: &str, e: &Estimate, truth: f64, max_rel_se: f64) {
         e.std_error
     );
     assert!(e.low95 <= e.nodes && e.nodes <= e.high95);
+}
+
+/// Panics unless the probe of `job` below `unit` walks exactly the tree
+/// the search of `unit` visits: the exact expectation of Knuth's estimator
+/// over every walk equals the search's node count.
+pub fn assert_probe_walks_the_search<F>(job: &F, unit: &F::Unit, what: &str)
+where
+    F: SearchFamily + Probing<F>,
+{
+    let summary = explore_all(job, vec![unit.clone()], u64::MAX).expect("the search");
+    let (expected, _walks) = exact_expectation(|pick| job.probe(unit, 0, pick).expect("the probe"));
+    assert_expectation_is(what, expected, F::nodes(&summary));
+}
+
+/// Panics unless `orchard estimate`'s estimate for the job of
+/// `params_json` (20,000 probes, a fixed seed, through the erased boundary
+/// as the command runs it) is within its error bar of the nodes the job's
+/// search visits, with a standard error at most `max_rel_se` of them.
+pub fn assert_estimate_finds_the_search<F: SearchFamily>(params_json: &str, max_rel_se: f64) {
+    let params: F::Params = serde_json::from_str(params_json).expect("the parameters");
+    let job = F::new(params, &Host::default()).expect("the job");
+    let truth = F::nodes(&explore_all(&job, job.root_units(), u64::MAX).expect("the search"));
+    let erased = Erased::<F>::new()
+        .prepare(params_json, &Host::default())
+        .expect("the prepared job");
+    let e = estimate(erased.as_ref(), 20_000, 2026, 0).expect("the estimate");
+    assert_within(params_json, &e, truth as f64, max_rel_se);
+}
+
+/// Panics unless the probe of the job of `params_json`, through the erased
+/// boundary, refuses `bad` as a bad unit.
+pub fn assert_probe_rejects<F: SearchFamily>(params_json: &str, bad: &F::Unit) {
+    let erased = Erased::<F>::new()
+        .prepare(params_json, &Host::default())
+        .expect("the prepared job");
+    let mut rng = Rng::new(1);
+    let err = erased
+        .probe(&codec::encode(bad), 0, &mut |n| rng.below(n))
+        .expect_err("a bad unit");
+    assert!(matches!(err, FamilyError::BadUnit(_)), "{err}");
 }

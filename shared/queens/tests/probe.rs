@@ -1,11 +1,10 @@
 //! The `queens` probe walks exactly the tree the search counts, and its
 //! estimates land within their error bars.
 
-use orchard_core::estimate::{estimate, Rng};
-use orchard_core::testing::{assert_expectation_is, assert_within, exact_expectation};
-use orchard_core::{
-    codec, explore_all, DynFamily, Erased, FamilyError, Host, Probing, SearchFamily,
+use orchard_core::testing::{
+    assert_estimate_finds_the_search, assert_probe_rejects, assert_probe_walks_the_search,
 };
+use orchard_core::{Host, SearchFamily};
 use orchard_queens::{Prefix, Queens, QueensParams};
 
 fn job(n: u32) -> Queens {
@@ -22,35 +21,17 @@ fn probe_expectation_is_the_search_node_count() {
             units.push(Prefix(vec![1, 3]));
         }
         for unit in units {
-            let nodes = explore_all(&job, vec![unit.clone()], u64::MAX)
-                .unwrap()
-                .nodes;
-            let (expected, _walks) = exact_expectation(|pick| job.probe(&unit, 0, pick).unwrap());
-            assert_expectation_is(&format!("n = {n} below {unit:?}"), expected, nodes);
+            assert_probe_walks_the_search(&job, &unit, &format!("n = {n} below {unit:?}"));
         }
     }
 }
 
 #[test]
 fn estimate_is_within_its_error_bar() {
-    let n = 10;
-    let truth = explore_all(&job(n), job(n).root_units(), u64::MAX)
-        .unwrap()
-        .nodes;
-    let erased = Erased::<Queens>::new()
-        .prepare(&format!("{{\"n\":{n}}}"), &Host::default())
-        .unwrap();
-    let e = estimate(erased.as_ref(), 20_000, 2026, 0).unwrap();
-    assert_within("n = 10", &e, truth as f64, 0.05);
+    assert_estimate_finds_the_search::<Queens>("{\"n\":10}", 0.05);
 }
 
 #[test]
 fn probe_rejects_bad_units() {
-    let erased = Erased::<Queens>::new()
-        .prepare("{\"n\":8}", &Host::default())
-        .unwrap();
-    let mut rng = Rng::new(1);
-    let bad = codec::encode(&Prefix(vec![3, 3]));
-    let err = erased.probe(&bad, 0, &mut |n| rng.below(n)).unwrap_err();
-    assert!(matches!(err, FamilyError::BadUnit(_)), "{err}");
+    assert_probe_rejects::<Queens>("{\"n\":8}", &Prefix(vec![3, 3]));
 }
