@@ -117,3 +117,17 @@ pub fn assert_probe_rejects<F: SearchFamily>(params_json: &str, bad: &F::Unit) {
         .expect_err("a bad unit");
     assert!(matches!(err, FamilyError::BadUnit(_)), "{err}");
 }
+
+/// `items` in an order drawn from `seed` (a Fisher-Yates shuffle driven by
+/// a linear congruential generator): for tests that merge the pieces of a
+/// job in an arbitrary order and expect the same summary.
+pub fn shuffled<T>(mut items: Vec<T>, seed: u64) -> Vec<T> {
+    let mut x = seed;
+    for i in (1..items.len()).rev() {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        items.swap(i, (x >> 33) as usize % (i + 1));
+    }
+    items
+}

@@ -211,14 +211,9 @@ proptest! {
         budget in 1u64..200,
         seed in any::<u64>(),
     ) {
-        let mut p = pieces(n, budget);
+        let p = pieces(n, budget);
         let in_order = merged(n, p.clone());
-        // A Fisher-Yates shuffle driven by the seed.
-        let mut x = seed;
-        for i in (1..p.len()).rev() {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            p.swap(i, (x >> 33) as usize % (i + 1));
-        }
+        let p = orchard_core::testing::shuffled(p, seed);
         prop_assert_eq!(merged(n, p), in_order.clone());
         prop_assert_eq!(in_order, search(n, u64::MAX));
     }

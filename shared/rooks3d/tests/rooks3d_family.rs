@@ -188,14 +188,9 @@ proptest! {
         budget in 1u64..200,
         seed in any::<u64>(),
     ) {
-        let mut p = pieces(r, budget);
+        let p = pieces(r, budget);
         let in_order = merged(r, p.clone());
-        // A Fisher-Yates shuffle driven by the seed.
-        let mut x = seed;
-        for i in (1..p.len()).rev() {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            p.swap(i, (x >> 33) as usize % (i + 1));
-        }
+        let p = orchard_core::testing::shuffled(p, seed);
         // And merged as a tree: halves first, then the halves together.
         let half = p.len() / 2;
         let (left, right) = (merged(r, p[..half].to_vec()), merged(r, p[half..].to_vec()));
