@@ -56,6 +56,14 @@ fail() {
     exit 1
 }
 
+# Whether PID is a worker of this test: `$bin worker ...` on its command line.
+is_our_worker() {
+    local argv
+    [[ -r "/proc/$1/cmdline" ]] || return 1
+    mapfile -d '' -t argv <"/proc/$1/cmdline" 2>/dev/null || return 1
+    [[ ${#argv[@]} -ge 2 && "${argv[0]}" == "$bin" && "${argv[1]}" == worker ]]
+}
+
 # Stops a process we started: SIGTERM, up to $2 seconds, then SIGKILL.
 stop_pid() {
     local pid=$1 grace=${2:-15} i
@@ -85,7 +93,8 @@ cleanup() {
     # Any worker process still alive (slurmstepd outlives slurmd): by PID.
     if [[ -n "$work" && -f "$work/worker.pids" ]]; then
         while read -r pid; do
-            [[ -n "$pid" ]] && stop_pid "$pid" 5
+            # Checked again: the PID may have been reused since.
+            [[ -n "$pid" ]] && is_our_worker "$pid" && stop_pid "$pid" 5
         done <"$work/worker.pids"
     fi
     for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
@@ -293,9 +302,15 @@ array_ids+=("$array")
 running() { [[ $(timeout 5 squeue -h -j "$array" -t RUNNING -o %i 2>/dev/null | wc -l) -eq 2 ]]; }
 wait_for "both array tasks to run" 60 running
 log "array $array running: $(timeout 5 squeue -h -j "$array" -o '%i %T cpus=%C %N' | paste -sd ';')"
-# Record the workers' PIDs, to stop any survivor by PID at exit.
+# Record the workers' PIDs, to stop any survivor by PID at exit. Only the
+# processes that are this test's orchard workers: without cgroups, `scontrol
+# listpids` can list every process of the machine (PID 1 included), and a
+# cleanup that signalled those took down the test itself and anything else
+# running here.
 for raw in $(timeout 5 squeue -h -j "$array" -o %A); do
-    timeout 10 scontrol listpids "$raw" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1 }' >>"$work/worker.pids" || true
+    for pid in $(timeout 10 scontrol listpids "$raw" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
+        is_our_worker "$pid" && echo "$pid" >>"$work/worker.pids"
+    done
 done
 log "worker processes: $(paste -sd' ' "$work/worker.pids")"
 
