@@ -113,7 +113,9 @@ _queue)
       --results-dir "$run_dir/results/$r" --http "$(http_of "$r")" \
       > "$run_dir/$r.out" 2>> "$run_dir/$r.log" &
     echo $! > "$run_dir/$r.pid"
-    wait "$!" || echo "$(date -u +%FT%TZ) $r: orchard exited with $?"
+    rc=0
+    wait "$!" || rc=$?
+    [ "$rc" -eq 0 ] || echo "$(date -u +%FT%TZ) $r: orchard exited with $rc"
     rm -f "$run_dir/$r.pid"
     echo "$(date -u +%FT%TZ) $r: $(head -1 "$run_dir/$r.out")"
   done

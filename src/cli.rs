@@ -59,6 +59,11 @@ pub struct RunArgs {
     /// Print the result as one JSON object.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Where results files go (default: `results/` beside the database).
+    /// Runs whose databases share a directory need one each: every
+    /// database's first job is job 1, and its files are named after it.
+    #[arg(long, global = true)]
+    pub results_dir: Option<PathBuf>,
     /// Serve the web dashboard and /metrics here while the search runs,
     /// e.g. 127.0.0.1:7080.
     #[arg(long, global = true)]

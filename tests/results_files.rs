@@ -170,6 +170,38 @@ fn the_same_command_resumes_and_answers_the_same() {
     }
 }
 
+/// Two databases side by side each start with job 1, so their results
+/// files would share a name: `--results-dir` keeps them apart.
+#[test]
+fn results_dir_keeps_side_by_side_runs_apart() {
+    let dir = TempDir::new("resultsdir");
+    let mut texts = Vec::new();
+    for columns in ["2", "3"] {
+        let db = dir.path(&format!("hc-{columns}.db"));
+        let results = dir.path(&format!("results-{columns}"));
+        let json = run_json(&[
+            "run",
+            "hc",
+            "--columns",
+            columns,
+            "--db",
+            db.to_str().unwrap(),
+            "--results-dir",
+            results.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(json["job_id"], 1);
+        let file = std::path::PathBuf::from(json["results_file"].as_str().unwrap());
+        assert_eq!(file.parent(), Some(results.as_path()), "{json}");
+        texts.push(std::fs::read_to_string(&file).unwrap());
+    }
+    assert_ne!(texts[0], texts[1], "each run kept its own file");
+    assert!(
+        !dir.path("results").exists(),
+        "nothing beside the databases"
+    );
+}
+
 /// Running a finished job's command again answers from the database and
 /// says so, with the job's own time rather than this process's.
 #[test]

@@ -58,6 +58,9 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
         config.unit_budget = b;
     }
     config.backup = backup_schedule(&args.backup)?;
+    if let Some(dir) = &args.results_dir {
+        config.results_dir = dir.clone();
+    }
     let started = Instant::now();
     let coordinator = Coordinator::open(&db, config).await?;
     let (job_id, existing) = coordinator

@@ -68,6 +68,7 @@ mod search;
 
 use serde::{Deserialize, Serialize};
 
+use orchard_core::merge::checked_add;
 use orchard_core::{Capabilities, Host, Probe, Probing};
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
@@ -223,10 +224,6 @@ pub struct BusyBeaver {
     step_limit: u32,
     depth: u32,
     ngram: u32,
-}
-
-fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
-    a.checked_add(b).ok_or(FamilyError::Overflow(what))
 }
 
 /// Folds the champions of `other` (with maximum `theirs`) into `ours`.

@@ -5,7 +5,6 @@
 //! order. There is no search tree here: splitting a unit hands back the
 //! runs not started, and a run is never cut.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 
 use serde::{Deserialize, Serialize};
@@ -87,19 +86,6 @@ impl RunRange {
     pub fn label(&self) -> String {
         format!("runs {}..{}", self.start, self.end)
     }
-}
-
-/// Adds the counts of `other` into `into`, key by key, checked.
-pub fn add_counts<K: Ord>(
-    into: &mut BTreeMap<K, u64>,
-    other: BTreeMap<K, u64>,
-    what: &'static str,
-) -> Result<(), FamilyError> {
-    for (k, v) in other {
-        let e = into.entry(k).or_default();
-        *e = e.checked_add(v).ok_or(FamilyError::Overflow(what))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -155,6 +155,7 @@ mod search;
 
 use serde::{Deserialize, Serialize};
 
+use orchard_core::merge::{checked_add, Openings};
 use orchard_core::{Capabilities, Host, Probe, Probing};
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
@@ -162,9 +163,28 @@ use orchard_core::{
 
 pub use board::{Board, MAX_N};
 
-/// Most divisions a summary lists: the smallest orderly walks. Counts stay
-/// exact beyond it.
-pub const MAX_LISTED: usize = 2_000;
+/// Boards up to this side list every division (1,897 for n = 7).
+pub const LIST_ALL_UP_TO: usize = 7;
+
+/// Larger boards list the smallest orderly walk of each opening of this
+/// many moves: one division a unit at most once units are that deep, so a
+/// long run's database does not grow with a list per unit (233 openings for
+/// n = 7).
+pub const OPENING_MOVES: usize = 8;
+
+/// Which orderly walks a summary lists on a side-`n` board: all of them up
+/// to [`LIST_ALL_UP_TO`], else the smallest of each opening of
+/// [`OPENING_MOVES`] moves. Either way a function of the set of walks, not
+/// of the units or the merge order.
+pub fn listing(n: usize) -> Openings {
+    if n <= LIST_ALL_UP_TO {
+        Openings::ALL
+    } else {
+        Openings {
+            depth: OPENING_MOVES,
+        }
+    }
+}
 
 /// How many moves deep the root units are.
 pub const ROOT_DEPTH: usize = 5;
@@ -195,8 +215,8 @@ pub struct HalvesSummary {
     pub walks: u64,
     /// Orderly walks fixed by a symmetry other than the identity.
     pub symmetric: u64,
-    /// The smallest complete orderly walks, sorted, at most [`MAX_LISTED`]:
-    /// all of them when `listed.len() == count`.
+    /// Complete orderly walks by the rule of [`listing`], sorted: all of
+    /// them on small boards, the smallest of each opening on large ones.
     pub listed: Vec<Vec<u8>>,
 }
 
@@ -204,40 +224,6 @@ pub struct HalvesSummary {
 #[derive(Debug, Clone)]
 pub struct Halves {
     board: Board,
-}
-
-fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
-    a.checked_add(b).ok_or(FamilyError::Overflow(what))
-}
-
-/// The smallest `cap` of the union of two sorted lists, sorted. (Sorted on
-/// the way in, in case a summary came from elsewhere.)
-fn merge_sorted(mut a: Vec<Vec<u8>>, mut b: Vec<Vec<u8>>, cap: usize) -> Vec<Vec<u8>> {
-    for list in [&mut a, &mut b] {
-        if !list.windows(2).all(|w| w[0] <= w[1]) {
-            list.sort_unstable();
-        }
-    }
-    let mut out = Vec::with_capacity((a.len() + b.len()).min(cap));
-    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
-    while out.len() < cap {
-        let next = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) => {
-                if x <= y {
-                    a.next()
-                } else {
-                    b.next()
-                }
-            }
-            (Some(_), None) => a.next(),
-            (None, _) => b.next(),
-        };
-        match next {
-            Some(w) => out.push(w),
-            None => break,
-        }
-    }
-    out
 }
 
 /// Moves as letters.
@@ -297,12 +283,8 @@ impl SearchFamily for Halves {
         into.count = checked_add(into.count, other.count, "halves count")?;
         into.walks = checked_add(into.walks, other.walks, "halves walks")?;
         into.symmetric = checked_add(into.symmetric, other.symmetric, "halves symmetric")?;
-        // Units are disjoint, so the lists are too: the smallest of the
-        // union, by merging the two sorted lists (a sort per merge is slow
-        // when thousands of small units come in).
         if !other.listed.is_empty() {
-            let mine = std::mem::take(&mut into.listed);
-            into.listed = merge_sorted(mine, other.listed, MAX_LISTED);
+            listing(self.board.n).merge(&mut into.listed, other.listed);
         }
         Ok(())
     }
@@ -324,6 +306,7 @@ impl SearchFamily for Halves {
             "symmetric": s.symmetric,
             "nodes": s.nodes,
             "listed": s.listed.len(),
+            "listed_per_opening_moves": listing(n).depth.min(2 * n * n),
         });
         let board = if holed {
             format!("{n} x {n} board without its centre cell")
@@ -351,8 +334,12 @@ impl SearchFamily for Halves {
         if let Some(first) = s.listed.first() {
             text.push(format!("first division: {}", self.board.render(first)));
         }
-        if (s.listed.len() as u64) < s.count {
-            text.push(format!("the smallest {} divisions listed", s.listed.len()));
+        if listing(n) != Openings::ALL {
+            text.push(format!(
+                "listed: the smallest division of each of {} openings (first {} moves)",
+                s.listed.len(),
+                OPENING_MOVES
+            ));
         }
         text.push(format!("nodes explored: {}", s.nodes));
         FamilyReport {

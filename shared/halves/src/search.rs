@@ -9,7 +9,7 @@
 use std::sync::atomic::Ordering;
 
 use super::board::{Board, BOUNDARY, MAX_N};
-use super::{HalfCut, HalvesSummary, MAX_LISTED};
+use super::{listing, HalfCut, HalvesSummary};
 use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
 
 /// How many nodes between two looks at the shared atomics.
@@ -117,7 +117,7 @@ pub fn explore(
     };
     let mut rest = Vec::new();
     if start.complete {
-        leaf(&mut summary, start.frame.fixed, &unit.0);
+        leaf(board.n, &mut summary, start.frame.fixed, &unit.0);
         ctx.progress.store(1, Ordering::Relaxed);
         return Ok(Exploration::new(summary, rest));
     }
@@ -136,6 +136,7 @@ pub fn explore(
     let mut count: u64 = 0;
     let mut walks: u64 = 0;
     let mut symmetric: u64 = 0;
+    let rule = listing(board.n);
 
     loop {
         let frame = stack[depth];
@@ -179,9 +180,7 @@ pub fn explore(
             if fixed != 1 {
                 symmetric += 1;
             }
-            if summary.listed.len() < MAX_LISTED {
-                summary.listed.push(moves[..=depth].to_vec());
-            }
+            rule.note(&mut summary.listed, &moves[..=depth]);
             continue;
         }
         visited |= 1u128 << to | 1u128 << board.turn[to as usize];
@@ -204,13 +203,13 @@ pub fn explore(
 
 /// Counts a complete walk whose stabilizer is `fixed` (for a unit whose
 /// prefix is complete).
-fn leaf(summary: &mut HalvesSummary, fixed: u8, moves: &[u8]) {
+fn leaf(n: usize, summary: &mut HalvesSummary, fixed: u8, moves: &[u8]) {
     summary.count += 1;
     summary.walks += u64::from(8 / fixed.count_ones());
     if fixed != 1 {
         summary.symmetric += 1;
     }
-    summary.listed.push(moves.to_vec());
+    listing(n).note(&mut summary.listed, moves);
 }
 
 /// The unvisited children of every frame from `depth` down to `base`, as

@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use orchard_core::{explore_all, FamilyError, Host, SearchFamily};
 use orchard_halves::board::symmetry;
-use orchard_halves::{reference, HalfCut, Halves, HalvesParams, HalvesSummary, MAX_LISTED};
+use orchard_halves::{
+    reference, HalfCut, Halves, HalvesParams, HalvesSummary, LIST_ALL_UP_TO, OPENING_MOVES,
+};
 use proptest::prelude::*;
 
 fn job(n: u32) -> Halves {
@@ -156,31 +158,43 @@ fn walks_are_every_orientation() {
     }
 }
 
-/// Past the listing cap the counts stay exact, and the list is the
-/// smallest orderly walks whatever the merge order, each a different
-/// division.
+/// Past [`LIST_ALL_UP_TO`] the list is one division an opening (the
+/// rule itself is checked against its definition in `orchard_core::merge`),
+/// the same whatever the units and the merge order, each a different
+/// division; the counts stay exact.
 #[test]
-fn listing_cap_keeps_the_smallest() {
-    let units = pieces(8, 5_000);
+fn large_boards_list_one_division_an_opening() {
+    let n = LIST_ALL_UP_TO + 1;
+    let units = pieces(n as u32, 5_000);
     assert!(units.len() > 20, "split into {} pieces", units.len());
-    let forward = merged(8, units.clone());
-    let backward = merged(8, units.into_iter().rev());
+    let forward = merged(n as u32, units.clone());
+    let backward = merged(n as u32, units.into_iter().rev());
     assert_eq!(forward, backward);
     assert_eq!(forward.count, 92_263);
-    assert_eq!(forward.listed.len(), MAX_LISTED);
     assert!(forward.listed.windows(2).all(|w| w[0] < w[1]));
+    let openings: BTreeSet<&[u8]> = forward
+        .listed
+        .iter()
+        .map(|w| &w[..w.len().min(OPENING_MOVES)])
+        .collect();
+    assert_eq!(openings.len(), forward.listed.len(), "one an opening");
+    assert!(forward.listed.len() > 10 && (forward.listed.len() as u64) < forward.count);
     let forms: BTreeSet<u64> = forward
         .listed
         .iter()
-        .map(|w| reference::canonical(8, piece_mask(8, w)))
+        .map(|w| reference::canonical(n, piece_mask(n, w)))
         .collect();
-    assert_eq!(forms.len(), MAX_LISTED, "distinct divisions");
-    // The first of them in the unsplit search too.
-    let whole = search(8, u64::MAX);
+    assert_eq!(forms.len(), forward.listed.len(), "distinct divisions");
+    // The unsplit search lists the same.
+    let whole = search(n as u32, u64::MAX);
     assert_eq!(whole.listed, forward.listed);
-    let report = job(8).report(&forward);
-    assert_eq!(report.results_lines.len(), MAX_LISTED);
-    assert_eq!(report.json["listed"], MAX_LISTED);
+    let report = job(n as u32).report(&forward);
+    assert_eq!(report.results_lines.len(), forward.listed.len());
+    assert_eq!(report.json["listed"], forward.listed.len());
+    assert_eq!(report.json["listed_per_opening_moves"], OPENING_MOVES);
+    // Up to the limit every division is listed.
+    let small = search(LIST_ALL_UP_TO as u32, u64::MAX);
+    assert_eq!(small.listed.len() as u64, small.count);
 }
 
 #[test]

@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use orchard_core::merge::checked_add;
 use orchard_core::{Capabilities, Host, Probe, Probing};
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
@@ -112,10 +113,6 @@ impl HararyColumns {
     pub fn params(&self) -> &HcParams {
         &self.params
     }
-}
-
-fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
-    a.checked_add(b).ok_or(FamilyError::Overflow(what))
 }
 
 impl SearchFamily for HararyColumns {

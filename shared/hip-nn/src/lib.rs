@@ -108,8 +108,9 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use orchard_core::estimate::Rng;
+use orchard_core::merge::{add_counts, checked_add};
 pub use orchard_core::runs::run_seed;
-use orchard_core::runs::{add_counts, RunRange};
+use orchard_core::runs::RunRange;
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
 };
@@ -228,10 +229,6 @@ pub struct HipNn {
     n: usize,
     m: usize,
     geometry: OnceLock<Geometry>,
-}
-
-fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
-    a.checked_add(b).ok_or(FamilyError::Overflow(what))
 }
 
 impl HipNn {

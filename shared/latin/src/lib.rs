@@ -65,6 +65,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use orchard_core::merge::{add_counts, checked_add, keep_smallest};
 use orchard_core::{Capabilities, Host, Probe, Probing};
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
@@ -177,10 +178,6 @@ pub fn rows(symbols: &[u8], n: usize) -> String {
         .join("/")
 }
 
-fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
-    a.checked_add(b).ok_or(FamilyError::Overflow(what))
-}
-
 /// A count as JSON: a number when it fits in a `u64`, else a string.
 fn big(x: u128) -> serde_json::Value {
     match u64::try_from(x) {
@@ -234,15 +231,14 @@ impl SearchFamily for Latin {
         into.cover_steps = checked_add(into.cover_steps, other.cover_steps, "latin cover steps")?;
         into.reduced = checked_add(into.reduced, other.reduced, "latin reduced squares")?;
         into.with_mate = checked_add(into.with_mate, other.with_mate, "latin squares with mate")?;
-        for (t, k) in other.transversals {
-            let e = into.transversals.entry(t).or_insert(0);
-            *e = checked_add(*e, k, "latin transversal histogram")?;
-        }
+        add_counts(
+            &mut into.transversals,
+            other.transversals,
+            "latin transversal histogram",
+        )?;
         into.diagonal = checked_add(into.diagonal, other.diagonal, "latin diagonal squares")?;
         // Units are disjoint, so the lists are too: the smallest of the union.
-        into.listed.extend(other.listed);
-        into.listed.sort_unstable();
-        into.listed.truncate(MAX_LISTED);
+        keep_smallest(&mut into.listed, other.listed, MAX_LISTED);
         Ok(())
     }
 

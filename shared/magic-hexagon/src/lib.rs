@@ -76,6 +76,7 @@ mod search;
 
 use serde::{Deserialize, Serialize};
 
+use orchard_core::merge::{checked_add, keep_smallest};
 use orchard_core::{Capabilities, Host, Probe, Probing};
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
@@ -181,10 +182,6 @@ pub struct MagicHexagon {
     plan: Plan,
     /// The hexagon, for writing arrangements (searched jobs only).
     hexagon: Option<Hexagon>,
-}
-
-fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
-    a.checked_add(b).ok_or(FamilyError::Overflow(what))
 }
 
 impl MagicHexagon {
@@ -374,9 +371,7 @@ impl SearchFamily for MagicHexagon {
         into.solutions = checked_add(into.solutions, other.solutions, "magic-hexagon solutions")?;
         into.distinct = checked_add(into.distinct, other.distinct, "magic-hexagon distinct")?;
         // Units are disjoint, so the lists are too: the smallest of the union.
-        into.listed.extend(other.listed);
-        into.listed.sort_unstable();
-        into.listed.truncate(MAX_LISTED);
+        keep_smallest(&mut into.listed, other.listed, MAX_LISTED);
         Ok(())
     }
 

@@ -47,6 +47,7 @@ mod search;
 
 use serde::{Deserialize, Serialize};
 
+use orchard_core::merge::{checked_add, Openings};
 use orchard_core::{Capabilities, Host, Probe, Probing};
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
@@ -59,9 +60,28 @@ pub use search::{is_canonical, mirror_weight};
 /// the largest ever counted).
 pub const MAX_N: u32 = 32;
 
-/// Most distinct solutions a summary lists: the smallest ones. Counts stay
-/// exact beyond it.
-pub const MAX_LISTED: usize = 10_000;
+/// Boards up to this side list every distinct solution (1,787 for n = 12).
+pub const LIST_ALL_UP_TO: u32 = 12;
+
+/// Larger boards list the smallest distinct solution of each opening of
+/// this many rows: one witness a unit at most, whatever the unit count
+/// (a list of the smallest 10,000, kept by every unit, made the 19-queens
+/// database 388 MB).
+pub const OPENING_ROWS: usize = 2;
+
+/// Which distinct solutions a summary lists on an `n x n` board: all of
+/// them up to [`LIST_ALL_UP_TO`], else the smallest of each opening of
+/// [`OPENING_ROWS`] rows. Either way a function of the set of solutions,
+/// not of the units or the merge order.
+pub fn listing(n: u32) -> Openings {
+    if n <= LIST_ALL_UP_TO {
+        Openings::ALL
+    } else {
+        Openings {
+            depth: OPENING_ROWS,
+        }
+    }
+}
 
 /// Parameters of a `queens` job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
@@ -85,9 +105,8 @@ pub struct QueensSummary {
     pub solutions: u64,
     /// Solutions that are the smallest of their eight images.
     pub distinct: u64,
-    /// The smallest of those distinct solutions, sorted, at most
-    /// [`MAX_LISTED`]: all of them when `listed.len() == distinct`. Keeping
-    /// the smallest makes the list independent of the merge order.
+    /// Distinct solutions by the rule of [`listing`], sorted: all of them
+    /// on small boards, the smallest of each opening on large ones.
     pub listed: Vec<Vec<u8>>,
     /// Solutions the search actually met (about half of `solutions`). Last
     /// in the layout, so that a summary written before the halving (whose
@@ -106,10 +125,6 @@ pub struct Queens {
 pub fn columns(cols: &[u8]) -> String {
     let cols: Vec<String> = cols.iter().map(|c| (c + 1).to_string()).collect();
     cols.join(" ")
-}
-
-fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
-    a.checked_add(b).ok_or(FamilyError::Overflow(what))
 }
 
 impl SearchFamily for Queens {
@@ -165,10 +180,7 @@ impl SearchFamily for Queens {
         into.solutions = checked_add(into.solutions, other.solutions, "queens solutions")?;
         into.distinct = checked_add(into.distinct, other.distinct, "queens distinct")?;
         into.met = checked_add(into.met, other.met, "queens solutions met")?;
-        // Units are disjoint, so the lists are too: the smallest of the union.
-        into.listed.extend(other.listed);
-        into.listed.sort_unstable();
-        into.listed.truncate(MAX_LISTED);
+        listing(self.n).merge(&mut into.listed, other.listed);
         Ok(())
     }
 
@@ -184,6 +196,7 @@ impl SearchFamily for Queens {
             "distinct": s.distinct,
             "nodes": s.nodes,
             "listed": s.listed.len(),
+            "listed_per_opening_rows": listing(self.n).depth.min(self.n as usize),
             "met": s.met,
         });
         let mut text = vec![format!(
@@ -195,10 +208,12 @@ impl SearchFamily for Queens {
         if let Some(first) = s.listed.first() {
             text.push(format!("first distinct solution: {}", columns(first)));
         }
-        if (s.listed.len() as u64) < s.distinct {
+        let rule = listing(self.n);
+        if !rule.keeps_all(self.n as usize) {
             text.push(format!(
-                "the smallest {} distinct solutions listed",
-                s.listed.len()
+                "listed: the smallest distinct solution of each of {} openings (first {} rows)",
+                s.listed.len(),
+                rule.depth
             ));
         }
         text.push(format!("nodes explored: {}", s.nodes));

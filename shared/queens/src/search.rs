@@ -8,7 +8,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{Prefix, QueensSummary, MAX_LISTED, MAX_N};
+use super::{listing, Prefix, QueensSummary, MAX_N};
+use orchard_core::merge::Openings;
 use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
 
 /// How many nodes between two looks at the shared atomics.
@@ -114,6 +115,7 @@ pub fn explore(
         stopping: false,
         ctx,
         summary: QueensSummary::default(),
+        listing: listing(n),
         rest: Vec::new(),
     };
     s.poll();
@@ -161,6 +163,8 @@ struct Search<'c, 'a> {
     stopping: bool,
     ctx: &'c ExploreContext<'a>,
     summary: QueensSummary,
+    /// Which distinct solutions the summary lists.
+    listing: Openings,
     rest: Vec<Prefix>,
 }
 
@@ -260,10 +264,7 @@ impl Search<'_, '_> {
         self.summary.solutions += mirror_weight(&self.path);
         if is_canonical(&self.path) {
             self.summary.distinct += 1;
-            // Found in lexicographic order: the first are the smallest.
-            if self.summary.listed.len() < MAX_LISTED {
-                self.summary.listed.push(self.path.clone());
-            }
+            self.listing.note(&mut self.summary.listed, &self.path);
         }
     }
 }

@@ -86,6 +86,7 @@ mod search;
 
 use serde::{Deserialize, Serialize};
 
+use orchard_core::merge::checked_add;
 use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
 };
@@ -146,10 +147,6 @@ pub fn formula(r: u32) -> u128 {
     let n = t * (t * (t * (31 * t + 1004) + 6820) + 4272);
     debug_assert_eq!(n % 4032, 0, "the formula is integral");
     n / 4032 + 1
-}
-
-fn checked_add(a: u64, b: u64, what: &'static str) -> Result<u64, FamilyError> {
-    a.checked_add(b).ok_or(FamilyError::Overflow(what))
 }
 
 impl SearchFamily for Rooks3d {
