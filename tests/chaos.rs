@@ -114,7 +114,7 @@ fn chaos_round(seed: u64) -> Round {
         )
     };
     let names: Vec<String> = (1..=WORKERS).map(|i| format!("w{i}")).collect();
-    let mut worker_lives = vec![1u32; WORKERS];
+    let mut worker_lives = [1u32; WORKERS];
     let mut workers: Vec<Proc> = names.iter().map(|n| worker(n, 1)).collect();
 
     // The kills fall at random points of the job's progress, between 2%
