@@ -281,6 +281,11 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
             c.reports,
         ),
         counter(
+            "orchard_reports_ignored_total",
+            "Unit reports acknowledged and ignored: late (done by another worker meanwhile) or duplicate.",
+            c.reports_ignored,
+        ),
+        counter(
             "orchard_units_cancelled_total",
             "Units cancelled because they could no longer change an answer.",
             c.units_cancelled,

@@ -11,6 +11,7 @@ pub mod hip;
 pub mod http;
 pub mod nn;
 pub mod process;
+pub mod proxy;
 
 #[allow(unused_imports)] // not every test file uses each part
 pub use cluster::*;

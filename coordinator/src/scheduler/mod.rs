@@ -74,6 +74,9 @@ pub type WorkerId = u64;
 pub struct Counters {
     pub lease_expiries: u64,
     pub reports: u64,
+    /// Reports acknowledged and ignored: late (the unit was done by
+    /// another worker meanwhile), duplicate, or of a job no longer live.
+    pub reports_ignored: u64,
     pub units_cancelled: u64,
     pub registrations: u64,
 }

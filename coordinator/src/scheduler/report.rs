@@ -32,13 +32,16 @@ impl Scheduler {
         bound: u64,
     ) -> Result<Option<PendingReport>, SchedulerError> {
         let Some(unit) = self.units.get_mut(&unit_id) else {
+            self.counters.reports_ignored += 1;
             return Ok(None);
         };
         if unit.reporting {
+            self.counters.reports_ignored += 1;
             return Ok(None);
         }
         let job = self.jobs.get(&unit.job).expect("live unit has a job");
         if !job.live() {
+            self.counters.reports_ignored += 1;
             return Ok(None);
         }
         let prepared = job.prepared.as_ref().expect("running job is prepared");

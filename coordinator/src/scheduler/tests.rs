@@ -98,6 +98,8 @@ fn duplicate_and_late_reports_are_ignored_the_first_committed_wins() {
     assert_eq!(reply.cancel, vec![u]);
     assert_eq!(h.s.job(job).unwrap().nodes_done(), 20);
     h.check(job, 30);
+    // Two duplicates and two reports of a done unit, each counted.
+    assert_eq!(h.s.counters().reports_ignored, 4);
 
     drain(&mut h, job);
     assert_eq!(h.finished[&job]["leaves"], 30);
