@@ -4,6 +4,7 @@
 //! too (`Authorization: Bearer <token>`, or `?token=` for a browser).
 
 use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, Request, State};
@@ -183,6 +184,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let workers = s.workers_snapshot();
     let c = s.counters();
     drop(s);
+    let store = shared.store.health();
 
     let mut units = Metric::new("orchard_units", "gauge", "Units of each job by state.");
     let mut nodes = Metric::new(
@@ -261,6 +263,11 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         m.samples.push((String::new(), v as f64));
         m
     };
+    let gauge = |name, help, v: u64| {
+        let mut m = Metric::new(name, "gauge", help);
+        m.samples.push((String::new(), v as f64));
+        m
+    };
     let all = [
         units,
         nodes,
@@ -279,6 +286,16 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
             "orchard_reports_total",
             "Unit reports committed.",
             c.reports,
+        ),
+        counter(
+            "orchard_store_commit_failures_total",
+            "Database commits that failed and were rolled back (a full disk, an I/O error).",
+            store.commit_failures.load(Ordering::Relaxed),
+        ),
+        gauge(
+            "orchard_store_disk_full",
+            "1 while the last database commit failed because the disk is full: reports are refused until space returns.",
+            u64::from(store.disk_full.load(Ordering::Relaxed)),
         ),
         counter(
             "orchard_reports_ignored_total",

@@ -46,8 +46,14 @@ impl Shared {
     }
 }
 
+/// A store error as the client sees it: a full disk is `Unavailable` (the
+/// worker keeps its report and retries; nothing was written), the rest
+/// `Internal`.
 fn internal(e: StoreError) -> Status {
-    Status::internal(e.to_string())
+    match e {
+        StoreError::DiskFull(_) => Status::unavailable(format!("coordinator: {e}")),
+        _ => Status::internal(e.to_string()),
+    }
 }
 
 fn scheduler_status(e: SchedulerError) -> Status {

@@ -31,7 +31,8 @@ mod schema;
 mod writer;
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{mpsc, Arc};
 
 use rusqlite::Connection;
 
@@ -51,6 +52,13 @@ pub enum StoreError {
     Refused { path: PathBuf, reason: String },
     #[error("database corrupt: {0}")]
     Corrupt(String),
+    /// A commit failed because the disk is full: nothing of it was written,
+    /// and the next commit may succeed once space returns.
+    #[error("the database's disk is full ({0}); nothing was written, retry when space returns")]
+    DiskFull(String),
+    /// A commit failed for another reason (rolled back as a whole).
+    #[error("database write failed: {0}")]
+    CommitFailed(String),
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("the store's writer thread has stopped")]
@@ -192,6 +200,26 @@ pub enum Write {
 pub struct Store {
     tx: mpsc::Sender<Batch>,
     path: PathBuf,
+    health: Arc<StoreHealth>,
+}
+
+/// What the writer thread has seen of the disk, for `/metrics` and health
+/// checks: updated after every commit.
+#[derive(Debug, Default)]
+pub struct StoreHealth {
+    /// Commits that failed (each rolled back whole).
+    pub commit_failures: AtomicU64,
+    /// Whether the last commit failed because the disk was full.
+    pub disk_full: AtomicBool,
+    /// Whether the last commit failed (for any reason).
+    pub failing: AtomicBool,
+}
+
+impl Store {
+    /// What the writer has seen of the disk so far.
+    pub fn health(&self) -> &StoreHealth {
+        &self.health
+    }
 }
 
 fn crc(bytes: &[u8]) -> i64 {
@@ -254,11 +282,13 @@ impl Store {
             );
         }
         let loaded = load(&conn)?;
-        let tx = writer::start(conn, lock);
+        let health = Arc::new(StoreHealth::default());
+        let tx = writer::start(conn, lock, health.clone());
         Ok((
             Store {
                 tx,
                 path: path.to_path_buf(),
+                health,
             },
             loaded,
         ))

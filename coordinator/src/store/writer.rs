@@ -7,30 +7,54 @@
 //! [`Store::enqueue`] does not, and [`Store::flush`] waits for everything
 //! sent before it.
 
-use std::sync::mpsc;
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc};
 use std::thread;
 
 use rusqlite::{params, Connection};
 use tokio::sync::oneshot;
 
-use super::{crc, to_i64, JobId, NewUnit, Store, StoreError, UnitId, Write};
+use super::{crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, Write};
+
+/// Why a commit failed, as the writer tells the waiting caller.
+#[derive(Debug, Clone)]
+pub(super) struct CommitError {
+    message: String,
+    /// SQLITE_FULL, or the OS said the disk is full (ENOSPC).
+    disk_full: bool,
+}
+
+impl From<rusqlite::Error> for CommitError {
+    fn from(e: rusqlite::Error) -> CommitError {
+        // SQLite's unix layer turns ENOSPC on a write into SQLITE_FULL.
+        let disk_full = e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull);
+        CommitError {
+            message: e.to_string(),
+            disk_full,
+        }
+    }
+}
 
 /// Writes sent to the writer together, and where to say they committed
 /// (`None`: queued without waiting, see [`Store::enqueue`]).
 pub(super) struct Batch {
     writes: Vec<Write>,
-    done: Option<oneshot::Sender<Result<(), String>>>,
+    done: Option<oneshot::Sender<Result<(), CommitError>>>,
 }
 
 /// Starts the writer thread on `conn`; it holds `lock` (the database's
 /// flock, see [`Store::open`]) for as long as it runs.
-pub(super) fn start(conn: Connection, lock: std::fs::File) -> mpsc::Sender<Batch> {
+pub(super) fn start(
+    conn: Connection,
+    lock: std::fs::File,
+    health: Arc<StoreHealth>,
+) -> mpsc::Sender<Batch> {
     let (tx, rx) = mpsc::channel::<Batch>();
     thread::Builder::new()
         .name("orchard-store".into())
         .spawn(move || {
             let _lock = lock;
-            writer(conn, rx)
+            writer(conn, rx, &health)
         })
         .expect("spawn store writer thread");
     tx
@@ -49,7 +73,8 @@ impl Store {
             .map_err(|_| StoreError::WriterGone)?;
         match wait.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(StoreError::Corrupt(e)),
+            Ok(Err(e)) if e.disk_full => Err(StoreError::DiskFull(e.message)),
+            Ok(Err(e)) => Err(StoreError::CommitFailed(e.message)),
             Err(_) => Err(StoreError::WriterGone),
         }
     }
@@ -69,7 +94,7 @@ impl Store {
 }
 
 /// The writer thread: groups queued batches into one transaction each.
-fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>) {
+fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>, health: &StoreHealth) {
     while let Ok(first) = rx.recv() {
         let mut batches = vec![first];
         while let Ok(more) = rx.try_recv() {
@@ -79,14 +104,33 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>) {
             }
         }
         let t0 = std::time::Instant::now();
-        let outcome = apply(&mut conn, &batches).map_err(|e| e.to_string());
+        let outcome = apply(&mut conn, &batches).map_err(CommitError::from);
         tracing::trace!(
             batches = batches.len(),
             micros = t0.elapsed().as_micros() as u64,
             "store commit"
         );
-        if let Err(e) = &outcome {
-            tracing::error!("store commit failed: {e}");
+        match &outcome {
+            Ok(()) => {
+                if health.failing.swap(false, Ordering::Relaxed) {
+                    tracing::warn!("store commits succeed again");
+                }
+                health.disk_full.store(false, Ordering::Relaxed);
+            }
+            Err(e) => {
+                health.commit_failures.fetch_add(1, Ordering::Relaxed);
+                health.failing.store(true, Ordering::Relaxed);
+                health.disk_full.store(e.disk_full, Ordering::Relaxed);
+                if e.disk_full {
+                    tracing::error!(
+                        "store commit failed, the disk is full: {}; reports are refused \
+                         (workers keep them and retry) until space returns",
+                        e.message
+                    );
+                } else {
+                    tracing::error!("store commit failed: {}", e.message);
+                }
+            }
         }
         for b in batches {
             if let Some(done) = b.done {
