@@ -1,5 +1,6 @@
 //! The coordinator's disk, as it fails: its database on a small tmpfs the
-//! test mounts, filled up mid-job by another file. The coordinator must
+//! test mounts, filled up mid-job by another file; and a database file
+//! damaged behind its back (a flipped bit, a torn page). The coordinator must
 //! refuse reports with a clear error and a metric (workers keep them and
 //! retry), never damage the database, and go on by itself once space
 //! returns; the answer must be the single process's.
@@ -181,4 +182,104 @@ fn a_full_disk_stops_reports_until_space_returns_and_damages_nothing() {
         "backup: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A copy of `good` whose job looks unfinished (so the next `orchard run`
+/// loads every stored summary), damaged at file level by `damage`, which is
+/// given the file's bytes and the offset of the longest stored summary.
+fn damaged_copy(good: &Path, to: &Path, damage: impl Fn(&mut Vec<u8>, usize)) {
+    std::fs::copy(good, to).unwrap();
+    let summary: Vec<u8> = {
+        let conn = rusqlite::Connection::open(to).unwrap();
+        conn.execute_batch("UPDATE jobs SET state = 'running'; PRAGMA wal_checkpoint(TRUNCATE);")
+            .unwrap();
+        conn.query_row(
+            "SELECT summary FROM results ORDER BY length(summary) DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let mut bytes = std::fs::read(to).unwrap();
+    let at = find(&bytes, &summary).expect("the summary is in the file");
+    assert_eq!(find(&bytes[at + 1..], &summary), None, "found once");
+    damage(&mut bytes, at);
+    std::fs::write(to, &bytes).unwrap();
+}
+
+/// A bit flipped inside a stored summary (which SQLite cannot see) and a
+/// torn page (4 KiB of zeros where the summary's page was): each refused
+/// with one line, the file left as it was, and a backup taken before still
+/// answers.
+#[test]
+fn a_bit_flip_or_a_torn_page_is_refused_and_the_backup_still_answers() {
+    let dir = TempDir::new("damaged");
+    let good = dir.path("good.db");
+    let args = |db: &Path| {
+        vec![
+            "run".to_string(),
+            "hc".into(),
+            "--columns".into(),
+            "3".into(),
+            "--unit-budget".into(),
+            "20000".into(),
+            "--db".into(),
+            db.to_str().unwrap().into(),
+            "--json".into(),
+        ]
+    };
+    let run_on = |db: &Path| {
+        let a = args(db);
+        run(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let first = run_on(&good);
+    assert!(first.status.success());
+    let answer: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(answer["h"], 24, "h(3) = 24");
+    let backup = dir.path("backup.db");
+    let out = run(&[
+        "backup",
+        "--db",
+        good.to_str().unwrap(),
+        backup.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+
+    let flipped = dir.path("flipped.db");
+    damaged_copy(&good, &flipped, |b, at| b[at + 3] ^= 0x10);
+    let torn = dir.path("torn.db");
+    damaged_copy(&good, &torn, |b, at| {
+        let page = at / 4096 * 4096;
+        b[page..page + 4096].fill(0);
+    });
+    // orchard's checksum sees the flip; SQLite sees the torn page.
+    for (db, needle) in [(&flipped, "checksum mismatch"), (&torn, "malformed")] {
+        let before = std::fs::read(db).unwrap();
+        common::assert_one_line_error(&run_on(db), needle);
+        let copy = dir.path("copy-of-damaged.db");
+        common::assert_one_line_error(
+            &run(&[
+                "backup",
+                "--db",
+                db.to_str().unwrap(),
+                copy.to_str().unwrap(),
+            ]),
+            "",
+        );
+        assert!(!copy.exists(), "no backup made of a damaged database");
+        assert_eq!(std::fs::read(db).unwrap(), before, "left as it was");
+    }
+
+    // The backup taken before answers as the original did.
+    let again = run_on(&backup);
+    assert!(again.status.success());
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    for key in ["h", "maximal_count", "nodes", "first_maximal"] {
+        assert_eq!(again[key], answer[key], "{key}");
+    }
 }
