@@ -193,6 +193,11 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// loads every stored summary), damaged at file level by `damage`, which is
 /// given the file's bytes and the offset of the longest stored summary.
 fn damaged_copy(good: &Path, to: &Path, damage: impl Fn(&mut Vec<u8>, usize)) {
+    // Everything into the main file first: a copy of it alone must be whole.
+    rusqlite::Connection::open(good)
+        .unwrap()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
     std::fs::copy(good, to).unwrap();
     let summary: Vec<u8> = {
         let conn = rusqlite::Connection::open(to).unwrap();
