@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::families::FAMILIES;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use orchard::families::FAMILIES;
 
 #[derive(Parser, Debug)]
 #[command(

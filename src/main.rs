@@ -1,13 +1,12 @@
 //! `orchard`: the one user-facing binary, a thin layer over the
 //! `orchard-coordinator` and `orchard-worker` crates, with the families of
-//! `shared/` listed in [`families`].
+//! `shared/` listed in `orchard::families` (the package's library half).
 //!
 //! Every failure ends in one line on stderr (`error: ...`) and a non-zero
 //! exit code.
 
 mod cli;
 mod commands;
-mod families;
 mod output;
 
 use std::process::ExitCode;

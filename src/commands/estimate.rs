@@ -10,7 +10,7 @@ use clap::Args;
 use orchard_core::estimate::{calibrate, estimate as knuth, supported};
 use orchard_core::Host;
 
-use crate::families::FAMILIES;
+use orchard::families::FAMILIES;
 
 use super::CliResult;
 use crate::cli::FamilyChoice;

@@ -50,7 +50,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
             .map(|n| n.get())
             .unwrap_or(1),
     };
-    let mut config = CoordinatorConfig::beside(&db, crate::families::registry());
+    let mut config = CoordinatorConfig::beside(&db, orchard::families::registry());
     if let Some(b) = args.unit_budget {
         if b == 0 {
             return Err("--unit-budget must be at least 1".into());

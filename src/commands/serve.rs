@@ -35,7 +35,7 @@ pub fn open_jobs(cache: &CacheArgs) -> Result<Arc<OpenJobs>, String> {
     let host = Host {
         cache_mib: cache.cache_mib,
     };
-    let mut jobs = OpenJobs::new(crate::families::registry(), host);
+    let mut jobs = OpenJobs::new(orchard::families::registry(), host);
     if let Some(dir) = &cache.cache_dir {
         let dir = CacheDir::open(dir).map_err(|e| e.to_string())?;
         jobs = jobs.with_cache(dir, Duration::from_secs(cache.cache_save_secs));
@@ -80,7 +80,7 @@ pub fn check_db_parent(db: &Path) -> Result<(), String> {
 
 pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
     check_db_parent(&args.db)?;
-    let mut config = CoordinatorConfig::beside(&args.db, crate::families::registry());
+    let mut config = CoordinatorConfig::beside(&args.db, orchard::families::registry());
     config.lease_ttl = seconds("lease-ttl", args.lease_ttl)?;
     config.heartbeat_interval = seconds("heartbeat-interval", args.heartbeat_interval)?;
     if config.heartbeat_interval * 3 > config.lease_ttl {

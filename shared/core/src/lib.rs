@@ -13,6 +13,8 @@
 //! * [`codec`] — the versioned binary encoding of units and summaries.
 //! * [`estimate`] — Knuth's estimate of a search tree's size from random
 //!   probes, before running the search.
+//! * [`hostile`] — mutated units, summaries, lemmas and snapshots fed to
+//!   every decoder: none may panic.
 //! * [`merge`] — what every family's merge does: checked sums, and
 //!   witness lists that are the same whatever the units and merge order.
 //! * [`runs`] — jobs of independent random runs: ranges of run numbers as
@@ -32,6 +34,7 @@ pub mod erased;
 pub mod error;
 pub mod estimate;
 pub mod family;
+pub mod hostile;
 pub mod merge;
 pub mod probe;
 pub mod registry;

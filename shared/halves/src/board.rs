@@ -288,7 +288,10 @@ impl Board {
     /// north to south separated by `/`, `A` the piece holding the
     /// north-west corner, `B` the other, `.` the removed centre.
     pub fn render(&self, moves: &[u8]) -> String {
-        let mut out: String = moves.iter().map(|&d| LETTERS[d as usize]).collect();
+        let mut out: String = moves
+            .iter()
+            .map(|&d| LETTERS.get(d as usize).copied().unwrap_or('?'))
+            .collect();
         out.push(' ');
         match self.pieces(moves) {
             Some(cells) => {

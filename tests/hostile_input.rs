@@ -1,0 +1,116 @@
+//! Hostile input for every family of this build: mutations of each job's
+//! own valid units, summaries, lemmas and cache snapshots fed to every
+//! decoder that sees them from the other side of the wire
+//! (`orchard_core::hostile`). None may panic. The test runs a fast subset
+//! (2,000 inputs a family); `bench/hostile.sh` runs a million or more and
+//! records the figures in BENCHMARKS.md.
+//!
+//! `ORCHARD_FUZZ_INPUTS` (per family) and `ORCHARD_FUZZ_SEED` change the
+//! run; a failure prints the family, the decoder and the input in hex.
+
+use orchard::families::FAMILIES;
+use orchard_core::hostile::{fuzz, Corpus, Tally};
+use orchard_core::Host;
+
+/// A small job of each family, as its command line would give it.
+const SAMPLES: &[&[&str]] = &[
+    &["busy-beaver", "--states", "2"],
+    &["grundy", "--max", "40"],
+    &["halves", "--n", "4"],
+    &["hc", "--columns", "2"],
+    &["hip-draws", "--rows", "3", "--cols", "4"],
+    &["hip-draws", "--rows", "3", "--cols", "3", "--colors", "3"],
+    &["hip-solve", "--rows", "4", "--cols", "4"],
+    &[
+        "hip-nn",
+        "--players",
+        "2",
+        "--size",
+        "4",
+        "--runs",
+        "4",
+        "--seed",
+        "1",
+    ],
+    &[
+        "knight-nn",
+        "--rows",
+        "6",
+        "--cols",
+        "6",
+        "--runs",
+        "2",
+        "--seed",
+        "1",
+    ],
+    &["knight-tours", "--rows", "3", "--cols", "4"],
+    &["latin", "--order", "4"],
+    &["magic-hexagon", "--order", "2"],
+    &["queens", "--n", "6"],
+    &["rooks3d", "--per-line", "2"],
+];
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .map(|v| v.parse().unwrap_or_else(|_| panic!("{name}={v:?}")))
+        .unwrap_or(default)
+}
+
+#[test]
+fn no_decoder_of_any_family_panics_on_mutated_input() {
+    let inputs = env_u64("ORCHARD_FUZZ_INPUTS", 2_000);
+    let seed = env_u64("ORCHARD_FUZZ_SEED", 1);
+    // Every family of the build has a sample: a new family is fuzzed too.
+    for name in FAMILIES.registry.names() {
+        assert!(
+            SAMPLES.iter().any(|s| s[0] == name),
+            "family {name} has no sample job here"
+        );
+    }
+    let mut total = Tally::default();
+    for (k, sample) in SAMPLES.iter().enumerate() {
+        let cli = FAMILIES.cli.iter().find(|c| c.name == sample[0]).unwrap();
+        let matches = (cli.command)()
+            .try_get_matches_from(sample.iter())
+            .unwrap_or_else(|e| panic!("{sample:?}: {e}"));
+        let params = FAMILIES
+            .params_from_matches(sample[0], &matches)
+            .unwrap_or_else(|e| panic!("{sample:?}: {e}"));
+        let job = FAMILIES
+            .registry
+            .by_name(sample[0])
+            .unwrap()
+            .prepare(&params, &Host::default())
+            .unwrap();
+        let corpus = Corpus::of(job.as_ref(), 20_000);
+        assert!(!corpus.units.is_empty() && !corpus.summaries.is_empty());
+        let tally = fuzz(
+            job.as_ref(),
+            &corpus,
+            seed.wrapping_add(k as u64),
+            inputs,
+            2_000,
+        )
+        .unwrap_or_else(|p| panic!("{p}"));
+        assert_eq!(tally.inputs, inputs);
+        total.inputs += tally.inputs;
+        total.accepted += tally.accepted;
+        println!(
+            "hostile: {:?}: {} inputs from {} units, {} summaries, {} lemma sets, {} snapshots; \
+             {} accepted as well formed",
+            sample,
+            tally.inputs,
+            corpus.units.len(),
+            corpus.summaries.len(),
+            corpus.lemmas.len(),
+            corpus.snapshots.len(),
+            tally.accepted
+        );
+    }
+    println!(
+        "hostile: {} families, {} inputs, {} accepted, 0 panics",
+        SAMPLES.len(),
+        total.inputs,
+        total.accepted
+    );
+}
