@@ -85,6 +85,7 @@ pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
     .with::<orchard_magic_hexagon::MagicHexagon>()
     .with::<orchard_queens::Queens>()
     .with::<orchard_rooks3d::Rooks3d>()
+    .with::<orchard_synthetic::Synthetic>()
 });
 
 /// The registry the coordinator and the workers of this process use.

@@ -1,0 +1,562 @@
+//! A simulated worker: the real protocol over a real gRPC channel (register,
+//! lease, heartbeat, report, hand-back on stop), the search replaced by the
+//! synthetic family's instant exploration followed by a wait of virtual
+//! time, `nodes / speed`.
+//!
+//! It behaves as `orchard worker --threads SLOTS` does (see
+//! `worker/src/runner.rs`): it asks for as many units as it has free slots,
+//! heartbeats at the coordinator's interval with each unit's progress, and
+//! when a heartbeat brings a split request for a unit it cuts the unit at
+//! the nodes its virtual time has paid for and reports them with the rest
+//! handed back (the family explores the same first nodes with that budget,
+//! exactly as a real search stopped there would). A cancelled unit is
+//! dropped. Leaving: *killed* (every task aborted, nothing reported: its
+//! leases expire) or *stopped* (running units cut and reported with their
+//! rest, units not started handed back with `ReturnLeases`).
+//!
+//! `prefetch` is what the real worker does not do: it keeps that many units
+//! leased ahead of its free slots, and frees a slot as soon as a unit's
+//! exploration ends, its report travelling in the background; so round
+//! trips overlap work instead of adding to it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use orchard_core::{codec, Exploration};
+use orchard_proto::v1::worker_service_client::WorkerServiceClient;
+use orchard_proto::v1::*;
+use orchard_synthetic::{Path, Synthetic};
+use tokio::sync::{watch, Notify, Semaphore};
+use tokio::task::JoinSet;
+use tonic::transport::Channel;
+
+/// Counters of the whole run, and the accepted reports per 100 ms.
+pub struct Stats {
+    pub reports_accepted: AtomicU64,
+    pub reports_ignored: AtomicU64,
+    pub units_cut: AtomicU64,
+    pub units_cancelled: AtomicU64,
+    pub rest_units: AtomicU64,
+    pub split_requests: AtomicU64,
+    pub lease_calls: AtomicU64,
+    pub empty_leases: AtomicU64,
+    pub heartbeats: AtomicU64,
+    pub call_errors: AtomicU64,
+    pub registered: AtomicU64,
+    /// Accepted reports per 100 ms since the job started.
+    pub buckets: Vec<AtomicU64>,
+}
+
+impl Stats {
+    pub fn new(seconds: usize) -> Stats {
+        Stats {
+            reports_accepted: AtomicU64::new(0),
+            reports_ignored: AtomicU64::new(0),
+            units_cut: AtomicU64::new(0),
+            units_cancelled: AtomicU64::new(0),
+            rest_units: AtomicU64::new(0),
+            split_requests: AtomicU64::new(0),
+            lease_calls: AtomicU64::new(0),
+            empty_leases: AtomicU64::new(0),
+            heartbeats: AtomicU64::new(0),
+            call_errors: AtomicU64::new(0),
+            registered: AtomicU64::new(0),
+            buckets: (0..seconds * 10).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// The most reports accepted in any window of one second.
+    pub fn peak_per_second(&self) -> u64 {
+        let b: Vec<u64> = self
+            .buckets
+            .iter()
+            .map(|x| x.load(Ordering::Relaxed))
+            .collect();
+        b.windows(10).map(|w| w.iter().sum()).max().unwrap_or(0)
+    }
+}
+
+/// What every simulated worker shares.
+pub struct Run {
+    pub job: Synthetic,
+    pub rtt: Duration,
+    pub slots: u32,
+    /// Units leased ahead of the free slots (0: as the real worker).
+    pub prefetch: u32,
+    pub stats: Stats,
+    /// When the job was submitted (None before).
+    pub started: watch::Receiver<Option<Instant>>,
+    pub done: watch::Receiver<bool>,
+    pub registered: Notify,
+}
+
+impl Run {
+    fn bucket(&self) {
+        if let Some(t0) = *self.started.borrow() {
+            let i = (t0.elapsed().as_millis() / 100) as usize;
+            if let Some(b) = self.stats.buckets.get(i) {
+                b.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// How a worker leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leave {
+    /// Like a killed machine: nothing reported, its leases expire.
+    Kill,
+    /// Like SIGTERM: running units reported with their rest, the others
+    /// handed back.
+    Stop,
+}
+
+/// One worker's part in the run.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub speed: f64,
+    /// Joins this long after the job starts (None: registered before).
+    pub join_at: Option<Duration>,
+    /// Leaves this long after the job starts.
+    pub leave_at: Option<(Duration, Leave)>,
+}
+
+/// A unit held by a worker: running, or leased ahead and waiting for a slot.
+struct Held {
+    stop: Arc<Notify>,
+    cancelled: Arc<AtomicBool>,
+    /// When it started and when it will end, once running.
+    started: Option<Instant>,
+    /// Its task, aborted when the worker is killed.
+    task: Option<tokio::task::AbortHandle>,
+}
+
+struct Sim {
+    run: Arc<Run>,
+    client: WorkerServiceClient<Channel>,
+    name: String,
+    speed: f64,
+    id: AtomicU64,
+    heartbeat: Mutex<Duration>,
+    held: Mutex<HashMap<u64, Held>>,
+    slots: Semaphore,
+    /// A unit left the worker (or started): the lease loop may ask again.
+    changed: Notify,
+    stopping: AtomicBool,
+}
+
+/// One call after half a round trip, answered after the other half.
+async fn call<T>(rtt: Duration, f: impl std::future::Future<Output = T>) -> T {
+    if !rtt.is_zero() {
+        tokio::time::sleep(rtt / 2).await;
+    }
+    let r = f.await;
+    if !rtt.is_zero() {
+        tokio::time::sleep(rtt / 2).await;
+    }
+    r
+}
+
+/// Runs one simulated worker until the job is done or it leaves.
+pub async fn simulate(
+    run: Arc<Run>,
+    client: WorkerServiceClient<Channel>,
+    name: String,
+    plan: Plan,
+) {
+    if let Some(after) = plan.join_at {
+        let t0 = start_time(&run).await;
+        tokio::time::sleep_until((t0 + after).into()).await;
+    }
+    let sim = Arc::new(Sim {
+        slots: Semaphore::new(run.slots as usize),
+        run: run.clone(),
+        client,
+        name,
+        speed: plan.speed,
+        id: AtomicU64::new(0),
+        heartbeat: Mutex::new(Duration::from_millis(500)),
+        held: Mutex::new(HashMap::new()),
+        changed: Notify::new(),
+        stopping: AtomicBool::new(false),
+    });
+    if !sim.register().await {
+        return;
+    }
+    run.stats.registered.fetch_add(1, Ordering::Relaxed);
+    run.registered.notify_waiters();
+    let mut tasks = JoinSet::new();
+    tasks.spawn(sim.clone().heartbeat_loop());
+    tasks.spawn(sim.clone().lease_loop());
+    let mut done = run.done.clone();
+    let leave_after = plan.leave_at.map(|(after, _)| after);
+    let left = tokio::select! {
+        _ = done.wait_for(|d| *d) => None,
+        _ = async {
+            match leave_after {
+                Some(after) => {
+                    let t0 = start_time(&run).await;
+                    tokio::time::sleep_until((t0 + after).into()).await
+                }
+                None => std::future::pending().await,
+            }
+        } => plan.leave_at.map(|(_, how)| how),
+    };
+    if left == Some(Leave::Stop) {
+        sim.stop().await;
+        // Running units report their cut, then the worker goes.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline && !sim.held.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    tasks.abort_all();
+    for h in sim.held.lock().unwrap().values() {
+        if let Some(t) = &h.task {
+            t.abort();
+        }
+    }
+}
+
+/// When the job started (waits for it).
+async fn start_time(run: &Run) -> Instant {
+    let mut rx = run.started.clone();
+    let t0 = *rx
+        .wait_for(|s| s.is_some())
+        .await
+        .expect("the run outlives its workers");
+    t0.expect("waited for")
+}
+
+impl Sim {
+    fn rtt(&self) -> Duration {
+        self.run.rtt
+    }
+
+    /// Registers (again); false if the coordinator refuses for good.
+    async fn register(&self) -> bool {
+        for _ in 0..100 {
+            let mut c = self.client.clone();
+            let req = RegisterRequest {
+                hostname: self.name.clone(),
+                threads: self.run.slots,
+                protocol_version: orchard_proto::PROTOCOL_VERSION,
+                families: vec!["synthetic".into()],
+            };
+            match call(self.rtt(), c.register(req)).await {
+                Ok(r) => {
+                    let r = r.into_inner();
+                    self.id.store(r.worker_id, Ordering::SeqCst);
+                    let every = Duration::from_millis(r.heartbeat_interval_ms.max(10));
+                    let lease = Duration::from_millis(r.lease_ttl_ms.max(30));
+                    *self.heartbeat.lock().unwrap() = every.min(lease / 3);
+                    return true;
+                }
+                Err(e) => {
+                    self.run.stats.call_errors.fetch_add(1, Ordering::Relaxed);
+                    if e.code() == tonic::Code::ResourceExhausted {
+                        eprintln!("{}: {}", self.name, e.message());
+                        return false;
+                    }
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            }
+        }
+        false
+    }
+
+    /// Graceful stop: no more leases; running units cut, waiting ones
+    /// handed back.
+    async fn stop(self: &Arc<Self>) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let waiting: Vec<u64> = {
+            let mut held = self.held.lock().unwrap();
+            for h in held.values() {
+                h.stop.notify_one();
+            }
+            let waiting: Vec<u64> = held
+                .iter()
+                .filter(|(_, h)| h.started.is_none())
+                .map(|(&id, _)| id)
+                .collect();
+            for id in &waiting {
+                held.remove(id);
+            }
+            waiting
+        };
+        if !waiting.is_empty() {
+            let mut c = self.client.clone();
+            let req = ReturnLeasesRequest {
+                worker_id: self.id.load(Ordering::SeqCst),
+                unit_ids: waiting,
+            };
+            let _ = call(self.rtt(), c.return_leases(req)).await;
+        }
+        self.changed.notify_waiters();
+    }
+
+    async fn lease_loop(self: Arc<Self>) {
+        let capacity = (self.run.slots + self.run.prefetch) as usize;
+        loop {
+            if self.stopping.load(Ordering::SeqCst) {
+                return;
+            }
+            let changed = self.changed.notified();
+            let held = self.held.lock().unwrap().len();
+            if held >= capacity {
+                let _ = tokio::time::timeout(Duration::from_millis(200), changed).await;
+                continue;
+            }
+            let mut c = self.client.clone();
+            let req = LeaseRequest {
+                worker_id: self.id.load(Ordering::SeqCst),
+                max_units: (capacity - held) as u32,
+            };
+            self.run.stats.lease_calls.fetch_add(1, Ordering::Relaxed);
+            let resp = match call(self.rtt(), c.lease(req)).await {
+                Ok(r) => r.into_inner(),
+                Err(_) => {
+                    self.run.stats.call_errors.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+            };
+            if resp.unknown_worker {
+                if !self.register().await {
+                    return;
+                }
+                continue;
+            }
+            if resp.leases.is_empty() {
+                self.run.stats.empty_leases.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(resp.retry_after_ms.min(5000))).await;
+                continue;
+            }
+            for lease in resp.leases {
+                let stop = Arc::new(Notify::new());
+                let cancelled = Arc::new(AtomicBool::new(false));
+                self.held.lock().unwrap().insert(
+                    lease.unit_id,
+                    Held {
+                        stop: stop.clone(),
+                        cancelled: cancelled.clone(),
+                        started: None,
+                        task: None,
+                    },
+                );
+                let id = lease.unit_id;
+                let task = tokio::spawn(self.clone().unit(lease, stop, cancelled));
+                if let Some(h) = self.held.lock().unwrap().get_mut(&id) {
+                    h.task = Some(task.abort_handle());
+                }
+            }
+        }
+    }
+
+    /// Explores one unit in virtual time and reports it.
+    async fn unit(
+        self: Arc<Self>,
+        lease: UnitLease,
+        stop: Arc<Notify>,
+        cancelled: Arc<AtomicBool>,
+    ) {
+        let id = lease.unit_id;
+        let permit = self.slots.acquire().await.expect("slots stay open");
+        let unit: Path = match codec::decode(&lease.unit) {
+            Ok(u) => u,
+            Err(e) => {
+                self.report(ReportRequest {
+                    worker_id: self.id.load(Ordering::SeqCst),
+                    unit_id: id,
+                    error: format!("undecodable unit: {e}"),
+                    ..Default::default()
+                })
+                .await;
+                self.leave(id);
+                return;
+            }
+        };
+        let never = || false;
+        let budget = lease.node_budget.max(1);
+        let plan = self
+            .run
+            .job
+            .explore_budget(&unit, budget, &never)
+            .expect("the coordinator leases the tree's own units");
+        let nodes = explored(&plan);
+        let duration = Duration::from_secs_f64(nodes as f64 / self.speed);
+        let t = Instant::now();
+        {
+            let mut held = self.held.lock().unwrap();
+            let Some(h) = held.get_mut(&id) else {
+                // Handed back before it started.
+                return;
+            };
+            h.started = Some(t);
+        }
+        self.changed.notify_waiters();
+        let outcome = tokio::select! {
+            _ = tokio::time::sleep(duration) => plan,
+            _ = stop.notified() => {
+                let paid = (t.elapsed().as_secs_f64() * self.speed) as u64;
+                if paid >= nodes {
+                    plan
+                } else {
+                    self.run.stats.units_cut.fetch_add(1, Ordering::Relaxed);
+                    self.run
+                        .job
+                        .explore_budget(&unit, paid.max(1), &never)
+                        .expect("the same unit again")
+                }
+            }
+        };
+        if cancelled.load(Ordering::SeqCst) {
+            self.run
+                .stats
+                .units_cancelled
+                .fetch_add(1, Ordering::Relaxed);
+            self.leave(id);
+            return;
+        }
+        let (summary, rest) = match outcome {
+            Exploration::Finished(s) => (s, Vec::new()),
+            Exploration::Split { explored, rest } => (explored, rest),
+        };
+        self.run
+            .stats
+            .rest_units
+            .fetch_add(rest.len() as u64, Ordering::Relaxed);
+        let req = ReportRequest {
+            worker_id: self.id.load(Ordering::SeqCst),
+            unit_id: id,
+            nodes: summary.nodes,
+            summary: codec::encode(&summary),
+            rest: rest.iter().map(codec::encode).collect(),
+            bound: 0,
+            error: String::new(),
+        };
+        if self.run.prefetch > 0 {
+            // The slot is free as soon as the exploration is; the report
+            // travels while the next unit runs.
+            drop(permit);
+            self.report(req).await;
+            self.leave(id);
+        } else {
+            self.report(req).await;
+            self.leave(id);
+            drop(permit);
+        }
+    }
+
+    fn leave(&self, id: u64) {
+        self.held.lock().unwrap().remove(&id);
+        self.changed.notify_waiters();
+    }
+
+    /// Reports until the coordinator answers.
+    async fn report(&self, req: ReportRequest) {
+        for _ in 0..100 {
+            let mut c = self.client.clone();
+            match call(self.rtt(), c.report(req.clone())).await {
+                Ok(r) => {
+                    if r.into_inner().accepted {
+                        self.run
+                            .stats
+                            .reports_accepted
+                            .fetch_add(1, Ordering::Relaxed);
+                        self.run.bucket();
+                    } else {
+                        self.run
+                            .stats
+                            .reports_ignored
+                            .fetch_add(1, Ordering::Relaxed);
+                    }
+                    return;
+                }
+                Err(e) => {
+                    self.run.stats.call_errors.fetch_add(1, Ordering::Relaxed);
+                    if e.code() == tonic::Code::InvalidArgument
+                        || e.code() == tonic::Code::FailedPrecondition
+                        || e.code() == tonic::Code::NotFound
+                    {
+                        eprintln!("{}: report refused: {}", self.name, e.message());
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+    }
+
+    async fn heartbeat_loop(self: Arc<Self>) {
+        loop {
+            let every = *self.heartbeat.lock().unwrap();
+            tokio::time::sleep(every).await;
+            let running: Vec<UnitProgress> = {
+                let held = self.held.lock().unwrap();
+                held.iter()
+                    .map(|(&unit_id, h)| UnitProgress {
+                        unit_id,
+                        nodes: h
+                            .started
+                            .map_or(0, |t| (t.elapsed().as_secs_f64() * self.speed) as u64),
+                    })
+                    .collect()
+            };
+            let mut c = self.client.clone();
+            let req = HeartbeatRequest {
+                worker_id: self.id.load(Ordering::SeqCst),
+                running,
+                bounds: Vec::new(),
+            };
+            self.run.stats.heartbeats.fetch_add(1, Ordering::Relaxed);
+            let resp = match call(self.rtt(), c.heartbeat(req)).await {
+                Ok(r) => r.into_inner(),
+                Err(_) => {
+                    self.run.stats.call_errors.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+            };
+            if resp.unknown_worker {
+                if !self.register().await {
+                    return;
+                }
+                continue;
+            }
+            let held = self.held.lock().unwrap();
+            for id in resp.cancel_units {
+                if let Some(h) = held.get(&id) {
+                    h.cancelled.store(true, Ordering::SeqCst);
+                    h.stop.notify_one();
+                }
+            }
+            for id in resp.split_units {
+                if let Some(h) = held.get(&id) {
+                    self.run
+                        .stats
+                        .split_requests
+                        .fetch_add(1, Ordering::Relaxed);
+                    h.stop.notify_one();
+                }
+            }
+        }
+    }
+}
+
+fn explored<S: HasNodes, U>(x: &Exploration<S, U>) -> u64 {
+    match x {
+        Exploration::Finished(s) | Exploration::Split { explored: s, .. } => s.nodes(),
+    }
+}
+
+trait HasNodes {
+    fn nodes(&self) -> u64;
+}
+
+impl HasNodes for orchard_synthetic::SyntheticSummary {
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}

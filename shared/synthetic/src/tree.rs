@@ -1,0 +1,265 @@
+//! The synthetic tree: every node's subtree size and checksum are decided
+//! top-down from the seed and the node's path, so both are known in O(1)
+//! once the node is reached, and a budgeted depth-first exploration costs
+//! O(depth x branching), whatever the budget.
+//!
+//! **Sizes.** The job's `nodes` are split among the `root_units` top
+//! subtrees; a node of size `S > 1` splits its `S - 1` descendants among
+//! `min(S - 1, branching)` children. Each child gets one node, and the rest
+//! is shared in proportion to weights `u^-tail` (`u` uniform in (0, 1), one
+//! per child, from the node's key): a Pareto law of index `1 / tail`, so a
+//! few children hold most of their parent's subtree, at every level. The
+//! shares are integer (`u128` products, floors, the remainder to the
+//! heaviest child), so the sizes always add up exactly; the weights use
+//! only `+`, `*` and `/` of `f64`, which IEEE 754 rounds the same way on
+//! every machine (no `powf`, whose libm may differ).
+//!
+//! **Checksums.** Every subtree also gets a pseudo-random 64-bit checksum
+//! `C` from its key, and a node's own hash is `C(node) - sum C(children)`
+//! (wrapping). The sum of the own hashes over a subtree telescopes to `C` of
+//! its root, so a whole subtree is counted in O(1) and the sum over the
+//! nodes an exploration visited does not depend on where the tree was cut:
+//! merged over a job it is the sum of the top subtrees' `C`, and a subtree
+//! counted twice or lost changes it (with probability 1 - 2^-64).
+
+use serde::{Deserialize, Serialize};
+
+/// The most children a node may have.
+pub const MAX_BRANCHING: u32 = 64;
+/// The heaviest tail accepted (weights `u^-4`).
+pub const MAX_TAIL: u32 = 4;
+/// The most root units.
+pub const MAX_ROOT_UNITS: u64 = 1 << 20;
+
+/// The shape of a tree: what its parameters fix, and its top subtrees
+/// (the root units), computed once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tree {
+    pub seed: u64,
+    pub nodes: u64,
+    pub tail: u32,
+    pub branching: u32,
+    top: Vec<Node>,
+}
+
+/// A node reached in the tree: its key, subtree size and subtree checksum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Node {
+    pub key: u64,
+    pub size: u64,
+    pub checksum: u64,
+}
+
+/// What exploring some nodes found: how many, and the sum of their own
+/// hashes (wrapping).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Count {
+    pub nodes: u64,
+    pub checksum: u64,
+}
+
+impl Count {
+    /// A whole subtree.
+    pub fn subtree(node: &Node) -> Count {
+        Count {
+            nodes: node.size,
+            checksum: node.checksum,
+        }
+    }
+}
+
+/// SplitMix64's finaliser: a bijective 64-bit mix.
+pub fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Domain separators: the same key never feeds two uses.
+const ROOT: u64 = 0x0000_0000_726f_6f74; // "root"
+const CHILD: u64 = 0x0000_0063_6869_6c64; // "child"
+const WEIGHT: u64 = 0x0000_7765_6967_6874; // "weight"
+const CHECKSUM: u64 = 0x0000_0063_6865_636b; // "check"
+
+impl Tree {
+    /// The tree of `nodes` nodes in `root_units` top subtrees (the caller
+    /// checks `1 <= root_units <= nodes`, `branching >= 2`, `tail <= MAX_TAIL`).
+    pub fn new(seed: u64, nodes: u64, tail: u32, branching: u32, root_units: u64) -> Tree {
+        let mut tree = Tree {
+            seed,
+            nodes,
+            tail,
+            branching,
+            top: Vec::new(),
+        };
+        tree.top = tree.nodes_of(mix(seed ^ ROOT), nodes, root_units as usize);
+        tree
+    }
+
+    /// The top subtrees: the root units, in order.
+    pub fn top(&self) -> &[Node] {
+        &self.top
+    }
+
+    /// The sum of every node's own hash: the checksum a complete
+    /// exploration of the job merges to.
+    pub fn expected_checksum(&self) -> u64 {
+        self.top
+            .iter()
+            .fold(0u64, |a, c| a.wrapping_add(c.checksum))
+    }
+
+    /// The children of `node`, in search order (empty for a leaf): at most
+    /// `branching`, their sizes adding up to `node.size - 1`.
+    pub fn children(&self, node: &Node) -> Vec<Node> {
+        let k = (node.size - 1).min(u64::from(self.branching)) as usize;
+        if k == 0 {
+            return Vec::new();
+        }
+        self.nodes_of(node.key, node.size - 1, k)
+    }
+
+    /// `k` nodes of `total` nodes in all below the node `key`.
+    fn nodes_of(&self, key: u64, total: u64, k: usize) -> Vec<Node> {
+        self.split(key, total, k)
+            .into_iter()
+            .enumerate()
+            .map(|(i, size)| {
+                let key = mix(key ^ mix(CHILD.wrapping_add(i as u64)));
+                Node {
+                    key,
+                    size,
+                    checksum: mix(key ^ CHECKSUM),
+                }
+            })
+            .collect()
+    }
+
+    /// `total` nodes split among `k <= total` children of the node `key`:
+    /// one each, the rest in proportion to heavy-tailed weights.
+    fn split(&self, key: u64, total: u64, k: usize) -> Vec<u64> {
+        debug_assert!(k as u64 <= total && k > 0);
+        let weights: Vec<f64> = (0..k)
+            .map(|i| {
+                let bits = mix(key ^ mix(WEIGHT.wrapping_add(i as u64))) >> 11;
+                // Uniform in (0, 1), never 0.
+                let u = (bits as f64 + 0.5) / (1u64 << 53) as f64;
+                let inv = 1.0 / u;
+                (0..self.tail).fold(1.0, |w, _| w * inv)
+            })
+            .collect();
+        let sum: f64 = weights.iter().sum();
+        // Integer weights: the shares below are exact integer arithmetic.
+        let q: Vec<u64> = weights
+            .iter()
+            .map(|w| (w / sum * (1u64 << 40) as f64) as u64)
+            .collect();
+        let q_sum: u128 = q.iter().map(|&x| u128::from(x)).sum::<u128>().max(1);
+        let spare = u128::from(total - k as u64);
+        let mut sizes: Vec<u64> = q
+            .iter()
+            .map(|&x| 1 + (spare * u128::from(x) / q_sum) as u64)
+            .collect();
+        let given: u64 = sizes.iter().sum();
+        let heaviest = (0..k)
+            .max_by_key(|&i| (q[i], std::cmp::Reverse(i)))
+            .unwrap();
+        sizes[heaviest] += total - given;
+        sizes
+    }
+
+    /// The node at `path` (child indices, the first among the root
+    /// units), checked.
+    pub fn locate(&self, path: &[u32]) -> Result<Node, String> {
+        let (&first, below) = path
+            .split_first()
+            .ok_or("the empty path is above the root units, not a unit")?;
+        let mut node = *self
+            .top
+            .get(first as usize)
+            .ok_or_else(|| format!("root unit {first} of {}", self.top.len()))?;
+        for (depth, &i) in below.iter().enumerate() {
+            let children = self.children(&node);
+            node = *children.get(i as usize).ok_or_else(|| {
+                format!(
+                    "child {i} at depth {} of a node with {} children",
+                    depth + 1,
+                    children.len()
+                )
+            })?;
+        }
+        Ok(node)
+    }
+
+    /// Explores the subtree at `path` depth first, visiting at most
+    /// `budget` nodes (at least one, unless `stop` says so first). Returns
+    /// what was visited and the paths of the unvisited rest, in search
+    /// order: the node where it stopped and the later siblings of each node
+    /// on its path. A child that fits in the budget left is counted whole
+    /// without being entered.
+    pub fn explore(
+        &self,
+        path: &[u32],
+        budget: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(Count, Vec<Vec<u32>>), String> {
+        let node = self.locate(path)?;
+        let mut walk = Walk {
+            tree: self,
+            path: path.to_vec(),
+            left: budget.max(1),
+            count: Count::default(),
+            rest: Vec::new(),
+            stopping: false,
+            stop,
+        };
+        walk.visit(node);
+        Ok((walk.count, walk.rest))
+    }
+}
+
+struct Walk<'a> {
+    tree: &'a Tree,
+    path: Vec<u32>,
+    left: u64,
+    count: Count,
+    rest: Vec<Vec<u32>>,
+    stopping: bool,
+    stop: &'a dyn Fn() -> bool,
+}
+
+impl Walk<'_> {
+    fn visit(&mut self, node: Node) {
+        if self.stopping || self.left == 0 || (self.stop)() {
+            self.stopping = true;
+            self.rest.push(self.path.clone());
+            return;
+        }
+        if node.size <= self.left {
+            self.left -= node.size;
+            self.add(Count::subtree(&node));
+            return;
+        }
+        // Enter the node: count it alone, then its children in order.
+        let children = self.tree.children(&node);
+        let own = children
+            .iter()
+            .fold(node.checksum, |h, c| h.wrapping_sub(c.checksum));
+        self.left -= 1;
+        self.add(Count {
+            nodes: 1,
+            checksum: own,
+        });
+        for (i, child) in children.into_iter().enumerate() {
+            self.path.push(i as u32);
+            self.visit(child);
+            self.path.pop();
+        }
+    }
+
+    fn add(&mut self, c: Count) {
+        self.count.nodes += c.nodes;
+        self.count.checksum = self.count.checksum.wrapping_add(c.checksum);
+    }
+}

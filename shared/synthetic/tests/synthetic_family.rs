@@ -1,0 +1,277 @@
+//! The `synthetic` family against its materialised reference and its known
+//! size: budgets, random cuts and stops must never lose or repeat a node.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use orchard_core::{explore_all, Exploration, ExploreContext, Host, LocalFlags, SearchFamily};
+use orchard_synthetic::{reference, Path, Synthetic, SyntheticParams, SyntheticSummary, Tree};
+use proptest::prelude::*;
+
+fn params(seed: u64, nodes: u64, tail: u32, branching: u32, root_units: u64) -> SyntheticParams {
+    SyntheticParams {
+        seed,
+        nodes,
+        tail,
+        branching,
+        root_units,
+        node_cost_ns: 0,
+    }
+}
+
+fn job(p: SyntheticParams) -> Synthetic {
+    Synthetic::new(p, &Host::default()).unwrap()
+}
+
+fn assert_exact(job: &Synthetic, s: &SyntheticSummary) {
+    let answer = job.answer(s);
+    assert_eq!(s.nodes, job.tree().nodes, "node count");
+    assert_eq!(s.checksum, job.tree().expected_checksum(), "checksum");
+    assert!(answer.exact);
+}
+
+#[test]
+fn the_reference_has_the_size_and_checksum_asked_for() {
+    for (seed, nodes, tail, branching, roots) in [
+        (1, 1, 1, 8, 1),
+        (2, 2, 0, 2, 2),
+        (3, 1000, 1, 8, 1),
+        (4, 5000, 2, 4, 7),
+        (5, 3333, 0, 3, 3),
+        (6, 4000, 4, 16, 10),
+    ] {
+        let job = job(params(seed, nodes, tail, branching, roots));
+        let all = reference::nodes(job.tree());
+        assert_eq!(all.len() as u64, nodes);
+        let sum = all.iter().fold(0u64, |a, v| a.wrapping_add(v.hash));
+        assert_eq!(sum, job.tree().expected_checksum());
+        assert!(all.iter().all(|v| v.path.len() == 1 || {
+            let parent = &v.path[..v.path.len() - 1];
+            all.iter().any(|p| p.path == parent)
+        }));
+        let whole = explore_all(&job, job.root_units(), u64::MAX).unwrap();
+        assert_exact(&job, &whole);
+    }
+}
+
+/// Exploring a unit with budget b visits the first b nodes of its subtree
+/// in depth-first order, and hands back units that cover exactly the rest.
+#[test]
+fn a_budgeted_exploration_is_the_references_first_nodes_and_its_rest_the_others() {
+    let job = job(params(11, 2000, 1, 5, 3));
+    let all = reference::nodes(job.tree());
+    let flags = LocalFlags::default();
+    for unit in [vec![0], vec![1], vec![2]] {
+        let below: Vec<_> = all.iter().filter(|v| v.path.starts_with(&unit)).collect();
+        for budget in [1, 2, 3, 7, 50, 333, below.len() as u64 - 1, 100_000] {
+            let x = job
+                .explore(&Path(unit.clone()), &flags.context(budget))
+                .unwrap();
+            let (explored, rest) = match x {
+                Exploration::Finished(s) => (s, vec![]),
+                Exploration::Split { explored, rest } => (explored, rest),
+            };
+            let b = (budget as usize).min(below.len());
+            assert_eq!(explored.nodes, b as u64, "unit {unit:?} budget {budget}");
+            let first = below[..b].iter().fold(0u64, |a, v| a.wrapping_add(v.hash));
+            assert_eq!(explored.checksum, first, "unit {unit:?} budget {budget}");
+            // The rest: disjoint subtrees, in search order, covering
+            // exactly the nodes after the first b.
+            let mut covered: Vec<&reference::Visited> = Vec::new();
+            for r in &rest {
+                covered.extend(below.iter().filter(|v| v.path.starts_with(&r.0)));
+            }
+            let after: Vec<_> = below[b..].to_vec();
+            assert_eq!(covered, after, "unit {unit:?} budget {budget}");
+        }
+    }
+}
+
+/// Splits the job's units at random budgets, and merges the pieces in a
+/// shuffled order, as a cluster would.
+fn random_cuts(job: &Synthetic, budgets: &[u64], order_seed: u64) -> SyntheticSummary {
+    let flags = LocalFlags::default();
+    let mut pending = job.root_units();
+    let mut pieces = Vec::new();
+    let mut i = 0;
+    while let Some(unit) = pending.pop() {
+        let budget = budgets[i % budgets.len()];
+        i += 1;
+        match job.explore(&unit, &flags.context(budget)).unwrap() {
+            Exploration::Finished(s) => pieces.push(s),
+            Exploration::Split { explored, rest } => {
+                pieces.push(explored);
+                pending.extend(rest);
+            }
+        }
+    }
+    let mut state = order_seed;
+    for k in (1..pieces.len()).rev() {
+        state = orchard_synthetic::tree::mix(state);
+        pieces.swap(k, (state % (k as u64 + 1)) as usize);
+    }
+    orchard_core::merge_all(job, pieces).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn any_cuts_merge_to_the_known_size(
+        seed in any::<u64>(),
+        nodes in 1u64..20_000,
+        tail in 0u32..=4,
+        branching in 2u32..=12,
+        roots in 1u64..=16,
+        budgets in prop::collection::vec(1u64..300, 1..8),
+        order in any::<u64>(),
+    ) {
+        let roots = roots.min(nodes);
+        let job = job(params(seed, nodes, tail, branching, roots));
+        let s = random_cuts(&job, &budgets, order);
+        prop_assert_eq!(s.nodes, nodes);
+        prop_assert_eq!(s.checksum, job.tree().expected_checksum());
+    }
+
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn huge_trees_too(seed in any::<u64>(), tail in 1u32..=3, budget in 1u64 << 30..1u64 << 40) {
+        let nodes = 1u64 << 44;
+        let job = job(params(seed, nodes, tail, 8, 4));
+        let s = random_cuts(&job, &[budget, budget / 3 + 1, budget / 7 + 1], seed);
+        prop_assert!(job.answer(&s).exact);
+    }
+}
+
+/// A stop request cuts the exploration where it is; the rest is handed back.
+#[test]
+fn a_stop_hands_back_everything() {
+    let job = job(params(5, 10_000, 1, 8, 1));
+    let flags = LocalFlags::default();
+    flags.stop.store(true, Ordering::Relaxed);
+    match job.explore(&Path(vec![0]), &flags.context(100)).unwrap() {
+        Exploration::Split { explored, rest } => {
+            assert_eq!(explored.nodes, 0);
+            assert_eq!(rest, vec![Path(vec![0])]);
+        }
+        Exploration::Finished(_) => panic!("a stopped exploration finished"),
+    }
+}
+
+/// With a real node cost, a stop request arriving mid-unit cuts the unit to
+/// what was paid for; the pieces still merge to the tree.
+#[test]
+fn a_real_time_unit_stopped_midway_splits_exactly() {
+    let mut p = params(8, 5_000, 2, 6, 1);
+    p.node_cost_ns = 100_000; // 0.1 ms a node: the unit would take 0.5 s
+    let job = job(p);
+    let stop = AtomicBool::new(false);
+    let bound = AtomicU64::new(0);
+    let progress = AtomicU64::new(0);
+    let ctx = ExploreContext {
+        budget: u64::MAX,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    let x = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(60));
+            stop.store(true, Ordering::Relaxed);
+        });
+        job.explore(&Path(vec![0]), &ctx).unwrap()
+    });
+    let Exploration::Split { explored, rest } = x else {
+        panic!("a unit of 0.5 s stopped after 60 ms finished")
+    };
+    assert!(explored.nodes >= 1 && explored.nodes < 5_000);
+    let after = explore_all(&job, rest, 1_000).unwrap();
+    let mut total = explored;
+    job.merge(&mut total, after).unwrap();
+    assert_exact(&job, &total);
+}
+
+/// The subtree sizes are heavy-tailed: at a depth where there are
+/// thousands of subtrees, the largest 1% of them hold most of the nodes
+/// (with the default tail, 2; `examples/shape.rs` prints the figures of
+/// every tail and depth).
+#[test]
+fn a_few_subtrees_hold_most_of_the_work() {
+    let tree = Tree::new(1, 1 << 40, 2, 8, 1);
+    let mut level = vec![tree.top()[0]];
+    let mut depth = 0;
+    while level.len() < 20_000 {
+        level = level.iter().flat_map(|n| tree.children(n)).collect();
+        depth += 1;
+    }
+    let mut sizes: Vec<u64> = level.iter().map(|n| n.size).collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let total: u64 = sizes.iter().sum();
+    let top: u64 = sizes[..sizes.len() / 100].iter().sum();
+    let share = top as f64 / total as f64;
+    eprintln!(
+        "depth {depth}: {} subtrees, the largest 1% hold {:.1}% of the nodes below",
+        sizes.len(),
+        100.0 * share
+    );
+    assert!(share > 0.6, "top 1% hold only {:.1}%", 100.0 * share);
+    // Evenly shared (tail 0), they do not.
+    let even = Tree::new(1, 1 << 40, 0, 8, 1);
+    let mut level = vec![even.top()[0]];
+    while level.len() < 20_000 {
+        level = level.iter().flat_map(|n| even.children(n)).collect();
+    }
+    let total: u64 = level.iter().map(|n| n.size).sum();
+    let biggest = level.iter().map(|n| n.size).max().unwrap();
+    assert!((biggest as f64) < 100.0 * total as f64 / level.len() as f64 / 10.0);
+}
+
+#[test]
+fn bad_parameters_and_units_are_refused() {
+    let bad = [
+        params(1, 0, 1, 8, 1),
+        params(1, 10, 1, 8, 11),
+        params(1, 10, 1, 1, 1),
+        params(1, 10, 1, 65, 1),
+        params(1, 10, 5, 8, 1),
+    ];
+    for p in bad {
+        let e = Synthetic::new(p.clone(), &Host::default()).unwrap_err();
+        assert!(!e.to_string().is_empty(), "{p:?}");
+    }
+    let job = job(params(1, 100, 1, 4, 2));
+    let flags = LocalFlags::default();
+    for unit in [
+        vec![],
+        vec![2],
+        vec![0, 9],
+        vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    ] {
+        assert!(
+            job.explore(&Path(unit.clone()), &flags.context(10))
+                .is_err(),
+            "{unit:?}"
+        );
+    }
+}
+
+/// The report says exact only for the whole tree.
+#[test]
+fn the_report_flags_a_lost_or_doubled_subtree() {
+    let job = job(params(3, 10_000, 1, 8, 4));
+    let whole = explore_all(&job, job.root_units(), 100).unwrap();
+    assert!(job.answer(&whole).exact);
+    let one = explore_all(&job, vec![Path(vec![0])], 100).unwrap();
+    let mut doubled = whole.clone();
+    job.merge(&mut doubled, one.clone()).unwrap();
+    assert!(!job.answer(&doubled).exact);
+    let three = explore_all(&job, job.root_units()[1..].to_vec(), 100).unwrap();
+    assert!(!job.answer(&three).exact);
+    let json = job.report(&whole).json;
+    assert_eq!(json["exact"], true);
+    assert_eq!(json["nodes"], 10_000);
+}
