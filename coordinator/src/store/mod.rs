@@ -39,6 +39,7 @@ pub(crate) use load::load;
 pub use schema::SCHEMA_VERSION;
 pub(crate) use schema::{migrate, schema_version};
 use writer::Batch;
+pub use writer::CommitOutcome;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -51,6 +52,10 @@ pub enum StoreError {
     Refused { path: PathBuf, reason: String },
     #[error("database corrupt: {0}")]
     Corrupt(String),
+    /// A commit failed (the disk full, read-only or failing): the writes
+    /// of that transaction were rolled back, none is durable.
+    #[error("database write failed: {0}")]
+    CommitFailed(String),
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("the store's writer thread has stopped")]
@@ -191,6 +196,7 @@ pub enum Write {
 #[derive(Clone)]
 pub struct Store {
     tx: mpsc::Sender<Batch>,
+    outcomes: tokio::sync::watch::Receiver<CommitOutcome>,
     path: PathBuf,
 }
 
@@ -254,10 +260,11 @@ impl Store {
             );
         }
         let loaded = load(&conn)?;
-        let tx = writer::start(conn, lock);
+        let (tx, outcomes) = writer::start(conn, lock);
         Ok((
             Store {
                 tx,
+                outcomes,
                 path: path.to_path_buf(),
             },
             loaded,

@@ -5,51 +5,86 @@
 //! into the next transaction, so a busy coordinator pays one fsync for many
 //! reports. [`Store::commit`] waits for its writes to be durable,
 //! [`Store::enqueue`] does not, and [`Store::flush`] waits for everything
-//! sent before it.
+//! sent before it. [`Store::probe`] commits a write of its own, to learn
+//! whether the database can still be written, and every commit's outcome
+//! is published to [`Store::commit_outcomes`] (the coordinator's health).
 
 use std::sync::mpsc;
 use std::thread;
 
 use rusqlite::{params, Connection};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
-use super::{crc, to_i64, JobId, NewUnit, Store, StoreError, UnitId, Write};
+use super::{crc, to_i64, JobId, NewUnit, Store, StoreError, UnitId, Write, SCHEMA_VERSION};
 
 /// Writes sent to the writer together, and where to say they committed
 /// (`None`: queued without waiting, see [`Store::enqueue`]).
 pub(super) struct Batch {
     writes: Vec<Write>,
     done: Option<oneshot::Sender<Result<(), String>>>,
+    /// A [`Store::probe`]: the transaction must write a page even if
+    /// `writes` is empty.
+    probe: bool,
 }
 
+/// The outcome of the writer's latest commit: `None` when it succeeded,
+/// the error when it failed.
+pub type CommitOutcome = Option<String>;
+
 /// Starts the writer thread on `conn`; it holds `lock` (the database's
-/// flock, see [`Store::open`]) for as long as it runs.
-pub(super) fn start(conn: Connection, lock: std::fs::File) -> mpsc::Sender<Batch> {
+/// flock, see [`Store::open`]) for as long as it runs. The receiver follows
+/// the outcome of every commit.
+pub(super) fn start(
+    conn: Connection,
+    lock: std::fs::File,
+) -> (mpsc::Sender<Batch>, watch::Receiver<CommitOutcome>) {
     let (tx, rx) = mpsc::channel::<Batch>();
+    let (outcomes, outcomes_rx) = watch::channel(None);
     thread::Builder::new()
         .name("orchard-store".into())
         .spawn(move || {
             let _lock = lock;
-            writer(conn, rx)
+            writer(conn, rx, outcomes)
         })
         .expect("spawn store writer thread");
-    tx
+    (tx, outcomes_rx)
 }
 
 impl Store {
     /// Commits `writes` in one transaction (possibly grouped with others)
     /// and returns once they are durable.
     pub async fn commit(&self, writes: Vec<Write>) -> Result<(), StoreError> {
+        self.send_and_wait(writes, false).await
+    }
+
+    /// Commits a write that changes nothing (the page holding the schema
+    /// version, rewritten with the version it has) and returns once it is
+    /// durable: whether the database can be written right now, asked the
+    /// only way that cannot be fooled — through the writer's own
+    /// connection, down to the disk. An empty transaction would not do:
+    /// SQLite writes nothing for it.
+    pub async fn probe(&self) -> Result<(), StoreError> {
+        self.send_and_wait(Vec::new(), true).await
+    }
+
+    /// Follows the outcome of every commit (probes included): the error of
+    /// the latest one, or `None` when it succeeded.
+    pub fn commit_outcomes(&self) -> watch::Receiver<CommitOutcome> {
+        self.outcomes.clone()
+    }
+
+    async fn send_and_wait(&self, writes: Vec<Write>, probe: bool) -> Result<(), StoreError> {
         let (done, wait) = oneshot::channel();
         self.tx
             .send(Batch {
                 writes,
                 done: Some(done),
+                probe,
             })
             .map_err(|_| StoreError::WriterGone)?;
         match wait.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(StoreError::Corrupt(e)),
+            Ok(Err(e)) => Err(StoreError::CommitFailed(e)),
             Err(_) => Err(StoreError::WriterGone),
         }
     }
@@ -57,7 +92,11 @@ impl Store {
     /// Queues `writes` without waiting for them (bookkeeping whose loss in a
     /// crash is harmless, such as lease counts).
     pub fn enqueue(&self, writes: Vec<Write>) {
-        let _ = self.tx.send(Batch { writes, done: None });
+        let _ = self.tx.send(Batch {
+            writes,
+            done: None,
+            probe: false,
+        });
     }
 
     /// Waits until every write sent before this call has committed (the
@@ -69,7 +108,7 @@ impl Store {
 }
 
 /// The writer thread: groups queued batches into one transaction each.
-fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>) {
+fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>, outcomes: watch::Sender<CommitOutcome>) {
     while let Ok(first) = rx.recv() {
         let mut batches = vec![first];
         while let Ok(more) = rx.try_recv() {
@@ -88,6 +127,12 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>) {
         if let Err(e) = &outcome {
             tracing::error!("store commit failed: {e}");
         }
+        outcomes.send_if_modified(|latest| {
+            let now = outcome.as_ref().err().cloned();
+            let changed = *latest != now;
+            *latest = now;
+            changed
+        });
         for b in batches {
             if let Some(done) = b.done {
                 let _ = done.send(outcome.clone());
@@ -100,6 +145,11 @@ fn apply(conn: &mut Connection, batches: &[Batch]) -> Result<(), rusqlite::Error
     let tx = conn.transaction()?;
     for w in batches.iter().flat_map(|b| &b.writes) {
         apply_one(&tx, w)?;
+    }
+    if batches.iter().any(|b| b.probe) {
+        // Dirties page 1, so the commit appends a frame to the WAL and
+        // syncs it, as any real write would.
+        tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;
     }
     tx.commit()
 }
