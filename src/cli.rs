@@ -42,6 +42,28 @@ pub enum Command {
     /// mount) while its coordinator runs: a consistent, verified snapshot
     /// that `--db` resumes from.
     Backup(BackupArgs),
+    /// Print the shell completion script for SHELL (bash, zsh, fish, ...);
+    /// see the README for where each shell reads it from.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to stdout, or write one page per command
+    /// to a directory with --dir.
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Write `orchard.1` and a page for every subcommand (`orchard-run.1`,
+    /// `orchard-run-hc.1`, ...) into this directory (created if missing)
+    /// instead of printing `orchard.1`.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -281,11 +303,18 @@ fn with_families(cmd: clap::Command) -> clap::Command {
         .subcommands(FAMILIES.cli.iter().map(|f| (f.command)()))
 }
 
-pub fn parse() -> Result<Invocation, clap::Error> {
-    let mut cmd = Cli::command()
+/// The whole command line as clap sees it, the family subcommands of
+/// `run`, `submit` and `estimate` included: what parses the arguments, and
+/// what the completion scripts and man pages are generated from.
+pub fn command() -> clap::Command {
+    Cli::command()
         .mut_subcommand("run", with_families)
         .mut_subcommand("submit", with_families)
-        .mut_subcommand("estimate", with_families);
+        .mut_subcommand("estimate", with_families)
+}
+
+pub fn parse() -> Result<Invocation, clap::Error> {
+    let mut cmd = command();
     let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
     let cli = Cli::from_arg_matches(&matches)?;
     let family = match matches.subcommand() {

@@ -48,6 +48,7 @@ const SAMPLES: &[&[&str]] = &[
     &["magic-hexagon", "--order", "2"],
     &["queens", "--n", "6"],
     &["rooks3d", "--per-line", "2"],
+    &["synthetic", "--nodes", "100000"],
 ];
 
 fn env_u64(name: &str, default: u64) -> u64 {

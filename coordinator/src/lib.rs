@@ -12,9 +12,11 @@
 //! * [`service`] — the gRPC handlers gluing the two.
 //! * [`results`] — the atomically written results files.
 //! * [`http`] — the dashboard, its JSON API and Prometheus `/metrics`.
+//! * [`health`] — readiness for the standard gRPC health service.
 
 pub mod backup;
 mod clock;
+mod health;
 mod http;
 mod results;
 mod scheduler;
@@ -71,6 +73,12 @@ pub struct CoordinatorConfig {
     pub max_message_bytes: usize,
     /// Copy the database here every so often (see [`backup`]).
     pub backup: Option<BackupSchedule>,
+    /// How often the gRPC health service checks that the database can be
+    /// written (see [`health`]).
+    pub health_probe_every: Duration,
+    /// A check of the database still unfinished after this long counts as
+    /// a fault (a hung disk).
+    pub health_probe_timeout: Duration,
 }
 
 /// Where and how often a coordinator backs its database up.
@@ -120,6 +128,8 @@ impl CoordinatorConfig {
             max_workers: 10_000,
             max_message_bytes: 64 << 20,
             backup: None,
+            health_probe_every: Duration::from_secs(2),
+            health_probe_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -141,6 +151,8 @@ pub enum CoordinatorError {
     Tls(String),
     #[error("backup: {0}")]
     Backup(StoreError),
+    #[error("server reflection: {0}")]
+    Reflection(String),
 }
 
 /// One [`backup::backup`] of `db` to `to`, off the async threads.
@@ -351,7 +363,14 @@ impl Coordinator {
             })
     }
 
-    /// Serves both gRPC services on `listener` until `shutdown` completes.
+    /// Serves both gRPC services on `listener` until `shutdown` completes,
+    /// with the standard health service (`grpc.health.v1.Health`, following
+    /// whether the database can be written: see [`health`]) and server
+    /// reflection (v1 and v1alpha) beside them.
+    ///
+    /// Health and reflection need no token: Kubernetes' `grpc:` probes send
+    /// no metadata, and reflection tells only what `proto/` publishes. They
+    /// are served over TLS when the rest is.
     pub async fn serve(
         &self,
         listener: TcpListener,
@@ -379,11 +398,54 @@ impl Coordinator {
         let jobs = JobServiceServer::new(Jobs(self.shared.clone()))
             .max_decoding_message_size(limit)
             .max_encoding_message_size(limit);
+
+        let (reporter, health_service) = tonic_health::server::health_reporter();
+        // NOT_SERVING from the start until the first probe has written.
+        health::set_all(&reporter, tonic_health::ServingStatus::NotServing).await;
+        let follower = tokio::spawn(health::follow_store(
+            self.shared.store.clone(),
+            reporter.clone(),
+            config.health_probe_every,
+            config.health_probe_timeout,
+        ));
+        // Stop the probes once the server is done, however it ends.
+        let stop_follower = AbortOnDrop(follower);
+        // Shutting down: say so at once, so that probes and load balancers
+        // stop sending work while the calls under way finish.
+        let shutdown = async move {
+            shutdown.await;
+            drop(stop_follower);
+            health::set_all(&reporter, tonic_health::ServingStatus::NotServing).await;
+        };
+
+        let reflection = |b: tonic_reflection::server::Builder<'static>| {
+            b.register_encoded_file_descriptor_set(orchard_proto::v1::FILE_DESCRIPTOR_SET)
+                .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        };
+        let reflection_v1 = reflection(tonic_reflection::server::Builder::configure())
+            .build_v1()
+            .map_err(|e| CoordinatorError::Reflection(e.to_string()))?;
+        let reflection_v1alpha = reflection(tonic_reflection::server::Builder::configure())
+            .build_v1alpha()
+            .map_err(|e| CoordinatorError::Reflection(e.to_string()))?;
+
         builder
             .add_service(InterceptedService::new(workers, check.clone()))
             .add_service(InterceptedService::new(jobs, check))
+            .add_service(health_service)
+            .add_service(reflection_v1)
+            .add_service(reflection_v1alpha)
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await?;
         Ok(())
+    }
+}
+
+/// Aborts a background task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }

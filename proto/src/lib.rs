@@ -19,4 +19,10 @@ pub const LEMMA_PAGE_BYTES: usize = 4 << 20;
 #[allow(clippy::all)]
 pub mod v1 {
     tonic::include_proto!("orchard.v1");
+
+    /// The encoded `FileDescriptorSet` of `orchard.v1` (every message and
+    /// service), for server reflection: a client that has never seen
+    /// orchard's proto lists and calls the services from it.
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        tonic::include_file_descriptor_set!("orchard_v1_descriptor");
 }

@@ -5,6 +5,7 @@ mod client;
 mod estimate;
 mod run;
 mod serve;
+mod shell;
 
 pub use estimate::EstimateArgs;
 
@@ -27,6 +28,8 @@ pub async fn dispatch(inv: Invocation) -> CliResult {
         Command::Results(args) => client::results(args).await,
         Command::Cancel(args) => client::cancel(args).await,
         Command::Backup(args) => backup::backup(args),
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
         Command::Estimate(args) => {
             estimate::estimate(args, inv.family.expect("estimate has a family"))
         }

@@ -40,6 +40,7 @@ pub(crate) use load::load;
 pub use schema::SCHEMA_VERSION;
 pub(crate) use schema::{migrate, schema_version};
 use writer::Batch;
+pub use writer::CommitOutcome;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -56,7 +57,8 @@ pub enum StoreError {
     /// and the next commit may succeed once space returns.
     #[error("the database's disk is full ({0}); nothing was written, retry when space returns")]
     DiskFull(String),
-    /// A commit failed for another reason (rolled back as a whole).
+    /// A commit failed for another reason (read-only, failing disk): the
+    /// writes of that transaction were rolled back, none is durable.
     #[error("database write failed: {0}")]
     CommitFailed(String),
     #[error("database error: {0}")]
@@ -199,6 +201,7 @@ pub enum Write {
 #[derive(Clone)]
 pub struct Store {
     tx: mpsc::Sender<Batch>,
+    outcomes: tokio::sync::watch::Receiver<CommitOutcome>,
     path: PathBuf,
     health: Arc<StoreHealth>,
 }
@@ -283,10 +286,11 @@ impl Store {
         }
         let loaded = load(&conn)?;
         let health = Arc::new(StoreHealth::default());
-        let tx = writer::start(conn, lock, health.clone());
+        let (tx, outcomes) = writer::start(conn, lock, health.clone());
         Ok((
             Store {
                 tx,
+                outcomes,
                 path: path.to_path_buf(),
                 health,
             },

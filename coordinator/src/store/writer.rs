@@ -5,28 +5,32 @@
 //! into the next transaction, so a busy coordinator pays one fsync for many
 //! reports. [`Store::commit`] waits for its writes to be durable,
 //! [`Store::enqueue`] does not, and [`Store::flush`] waits for everything
-//! sent before it.
+//! sent before it. [`Store::probe`] commits a write of its own, to learn
+//! whether the database can still be written, and every commit's outcome
+//! is published to [`Store::commit_outcomes`] (the coordinator's health).
 
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc};
 use std::thread;
 
 use rusqlite::{params, Connection};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
-use super::{crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, Write};
+use super::{
+    crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, Write, SCHEMA_VERSION,
+};
 
 /// Why a commit failed, as the writer tells the waiting caller.
 #[derive(Debug, Clone)]
 pub(super) struct CommitError {
     message: String,
-    /// SQLITE_FULL, or the OS said the disk is full (ENOSPC).
+    /// SQLITE_FULL: the disk is full (SQLite's unix layer turns ENOSPC on a
+    /// write into it).
     disk_full: bool,
 }
 
 impl From<rusqlite::Error> for CommitError {
     fn from(e: rusqlite::Error) -> CommitError {
-        // SQLite's unix layer turns ENOSPC on a write into SQLITE_FULL.
         let disk_full = e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull);
         CommitError {
             message: e.to_string(),
@@ -40,35 +44,65 @@ impl From<rusqlite::Error> for CommitError {
 pub(super) struct Batch {
     writes: Vec<Write>,
     done: Option<oneshot::Sender<Result<(), CommitError>>>,
+    /// A [`Store::probe`]: the transaction must write a page even if
+    /// `writes` is empty.
+    probe: bool,
 }
 
+/// The outcome of the writer's latest commit: `None` when it succeeded,
+/// the error when it failed.
+pub type CommitOutcome = Option<String>;
+
 /// Starts the writer thread on `conn`; it holds `lock` (the database's
-/// flock, see [`Store::open`]) for as long as it runs.
+/// flock, see [`Store::open`]) for as long as it runs. The receiver follows
+/// the outcome of every commit.
 pub(super) fn start(
     conn: Connection,
     lock: std::fs::File,
     health: Arc<StoreHealth>,
-) -> mpsc::Sender<Batch> {
+) -> (mpsc::Sender<Batch>, watch::Receiver<CommitOutcome>) {
     let (tx, rx) = mpsc::channel::<Batch>();
+    let (outcomes, outcomes_rx) = watch::channel(None);
     thread::Builder::new()
         .name("orchard-store".into())
         .spawn(move || {
             let _lock = lock;
-            writer(conn, rx, &health)
+            writer(conn, rx, outcomes, &health)
         })
         .expect("spawn store writer thread");
-    tx
+    (tx, outcomes_rx)
 }
 
 impl Store {
     /// Commits `writes` in one transaction (possibly grouped with others)
     /// and returns once they are durable.
     pub async fn commit(&self, writes: Vec<Write>) -> Result<(), StoreError> {
+        self.send_and_wait(writes, false).await
+    }
+
+    /// Commits a write that changes nothing (the page holding the schema
+    /// version, rewritten with the version it has) and returns once it is
+    /// durable: whether the database can be written right now, asked the
+    /// only way that cannot be fooled — through the writer's own
+    /// connection, down to the disk. An empty transaction would not do:
+    /// SQLite writes nothing for it.
+    pub async fn probe(&self) -> Result<(), StoreError> {
+        self.send_and_wait(Vec::new(), true).await
+    }
+
+    /// Follows the outcome of every commit (probes included): the error of
+    /// the latest one, or `None` when it succeeded.
+    pub fn commit_outcomes(&self) -> watch::Receiver<CommitOutcome> {
+        self.outcomes.clone()
+    }
+
+    async fn send_and_wait(&self, writes: Vec<Write>, probe: bool) -> Result<(), StoreError> {
         let (done, wait) = oneshot::channel();
         self.tx
             .send(Batch {
                 writes,
                 done: Some(done),
+                probe,
             })
             .map_err(|_| StoreError::WriterGone)?;
         match wait.await {
@@ -82,7 +116,11 @@ impl Store {
     /// Queues `writes` without waiting for them (bookkeeping whose loss in a
     /// crash is harmless, such as lease counts).
     pub fn enqueue(&self, writes: Vec<Write>) {
-        let _ = self.tx.send(Batch { writes, done: None });
+        let _ = self.tx.send(Batch {
+            writes,
+            done: None,
+            probe: false,
+        });
     }
 
     /// Waits until every write sent before this call has committed (the
@@ -94,7 +132,12 @@ impl Store {
 }
 
 /// The writer thread: groups queued batches into one transaction each.
-fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>, health: &StoreHealth) {
+fn writer(
+    mut conn: Connection,
+    rx: mpsc::Receiver<Batch>,
+    outcomes: watch::Sender<CommitOutcome>,
+    health: &StoreHealth,
+) {
     while let Ok(first) = rx.recv() {
         let mut batches = vec![first];
         while let Ok(more) = rx.try_recv() {
@@ -132,6 +175,12 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Batch>, health: &StoreHealth)
                 }
             }
         }
+        outcomes.send_if_modified(|latest| {
+            let now = outcome.as_ref().err().map(|e| e.message.clone());
+            let changed = *latest != now;
+            *latest = now;
+            changed
+        });
         for b in batches {
             if let Some(done) = b.done {
                 let _ = done.send(outcome.clone());
@@ -144,6 +193,11 @@ fn apply(conn: &mut Connection, batches: &[Batch]) -> Result<(), rusqlite::Error
     let tx = conn.transaction()?;
     for w in batches.iter().flat_map(|b| &b.writes) {
         apply_one(&tx, w)?;
+    }
+    if batches.iter().any(|b| b.probe) {
+        // Dirties page 1, so the commit appends a frame to the WAL and
+        // syncs it, as any real write would.
+        tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;
     }
     tx.commit()
 }
