@@ -602,9 +602,15 @@ impl SearchFamily for HipDraws {
     }
 
     fn unit_label(&self, u: &DrawsUnit) -> String {
-        let digits = |p: &[u8]| -> String { p.iter().map(|&x| char::from(b'0' + x)).collect() };
+        // A label never fails, whatever the unit (a hostile one included).
+        let digits = |p: &[u8]| -> String {
+            p.iter()
+                .map(|&x| char::from_digit(u32::from(x), 36).unwrap_or('?'))
+                .collect()
+        };
         match u {
             DrawsUnit::Seeds { prefixes } => match prefixes.as_slice() {
+                [] => "seeds (none)".to_string(),
                 [one] if one.is_empty() => "seeds (root)".to_string(),
                 [one] => format!("seeds {}", digits(one)),
                 many => format!("{} seeds from {}", many.len(), digits(&many[0])),
