@@ -367,6 +367,9 @@ impl SearchFamily for HipNn {
             .boards
             .keys()
             .filter_map(|b| geometry::parse(b))
+            // A board of another size cannot come from this job's runs
+            // (only from a damaged or hostile summary): not a pattern.
+            .filter(|b| b.len() == (self.p.size * self.p.size) as usize)
             .map(|b| geo.pattern(&b))
             .collect();
         let histogram: serde_json::Map<String, serde_json::Value> = s
