@@ -515,7 +515,12 @@ impl Profile {
             }
             next.reset(guess);
             m.peak_bytes = m.peak_bytes.max(cur.bytes() + next.bytes());
-            for (key, c) in cur.iter() {
+            for (i, (key, c)) in cur.iter().enumerate() {
+                // A wide layer takes minutes: look for a stop (shutdown,
+                // cancellation) inside it too.
+                if i % (1 << 16) == 0 && i > 0 && ctx.stop_requested() {
+                    return Ok(Outcome::Stopped(Stop::Budget, m));
+                }
                 for x in 0..self.k {
                     if let Some(mut nk) = self.step(t, key, x) {
                         self.canon(&mut nk);
