@@ -7,6 +7,9 @@
 #                             transposition table kept on disk)
 #   queens-N                  n-queens on N x N
 #   halves-N                  McCarthy's congruent halves of the N x N board
+#   draws-RxC-kK              hip-draws with K colours (the profile DP; each
+#                             unit's layers within DRAWS_MIB MiB, default
+#                             6144: two units run at once)
 #
 # Each run's database lives in RUN_DIR (default /work/runs) while it runs; a
 # verified, compressed copy is kept in the repository (runs/RUN.db.xz), so
@@ -46,8 +49,11 @@ args_of() {
     echo "queens --n ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^halves-([0-9]+)$ ]]; then
     echo "halves --n ${BASH_REMATCH[1]}"
+  elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)$ ]]; then
+    echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
+      "--colors ${BASH_REMATCH[3]} --memory-limit ${DRAWS_MIB:-6144}"
   else
-    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N or halves-N)" >&2
+    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, halves-N or draws-RxC-kK)" >&2
     exit 2
   fi
 }
@@ -57,6 +63,14 @@ http_of() {
   hip-*) echo "${HTTP_ADDR:-127.0.0.1:7080}" ;;
   queens-*) echo "${HTTP_ADDR:-127.0.0.1:7081}" ;;
   *) echo "${HTTP_ADDR:-127.0.0.1:7082}" ;;
+  esac
+}
+# Nodes per unit: a DP unit (draws-*) keeps nothing when its budget runs
+# out, so its budget is unbounded and only --memory-limit splits it.
+budget_of() {
+  case "$1" in
+  draws-*) echo 1000000000000000000 ;;
+  *) echo 200000000 ;;
   esac
 }
 db_of() { echo "$run_dir/$1.db"; }
@@ -109,7 +123,7 @@ _queue)
     echo "$(date -u +%FT%TZ) $r: start"
     cd "$run_dir"
     RUST_LOG="${RUST_LOG:-warn}" \
-      ./orchard-bin run "${args[@]}" --db "$db" --workers 2 --unit-budget 200000000 \
+      ./orchard-bin run "${args[@]}" --db "$db" --workers 2 --unit-budget "$(budget_of "$r")" \
       --results-dir "$run_dir/results/$r" --http "$(http_of "$r")" \
       > "$run_dir/$r.out" 2>> "$run_dir/$r.log" &
     echo $! > "$run_dir/$r.pid"

@@ -22,13 +22,20 @@ pub struct HeartbeatReply {
 impl Scheduler {
     /// No pending work: ask running units of live jobs to split off their
     /// rest, oldest leases first, at most `wanted` of them. Only units leased
-    /// for at least `min_age` are asked, so tiny units are not churned.
+    /// for at least `min_age` are asked, so tiny units are not churned, and
+    /// only units whose family lets them (see `SearchFamily::split_on_idle`).
     pub fn request_splits(&mut self, wanted: usize, min_age: Duration) {
         let now = self.clock.now();
+        let jobs = &self.jobs;
         let mut candidates: Vec<(Instant, UnitId)> = self
             .units
             .iter()
             .filter(|(_, u)| !u.split_requested && !u.reporting)
+            .filter(|(_, u)| {
+                jobs.get(&u.job)
+                    .and_then(|j| j.aggregate.as_ref())
+                    .is_none_or(|a| a.split_on_idle(&u.payload))
+            })
             .filter_map(|(&id, u)| u.lease.as_ref().map(|l| (l.since, id)))
             .filter(|(since, _)| now.duration_since(*since) >= min_age)
             .collect();

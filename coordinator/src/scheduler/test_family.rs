@@ -10,6 +10,9 @@
 //! merged every other unit is moot (a sibling "won"), and until then units
 //! past the target must wait (young brothers wait).
 //!
+//! A unit of one leaf is never asked to split for an idle worker (see
+//! `SearchFamily::split_on_idle`).
+//!
 //! Written against the `SearchFamily` trait and erased with `Erased`, like
 //! a real family; this is the one file to adapt when that trait changes.
 
@@ -131,6 +134,11 @@ impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
 
     fn unit_label(&self, u: &Range) -> String {
         format!("{}..{}", u.lo, u.hi)
+    }
+
+    /// A one-leaf unit has no rest to hand back.
+    fn split_on_idle(&self, u: &Range) -> bool {
+        u.hi - u.lo > 1
     }
 
     fn capabilities(&self) -> Capabilities<'_, Self> {

@@ -24,6 +24,30 @@ fn drain(h: &mut Harness, job: u64) {
     panic!("job {job} does not finish");
 }
 
+/// An idle worker asks running units to split, but not those whose family
+/// says stopping them early would lose their work.
+#[test]
+fn idle_workers_ask_only_splittable_units_to_split() {
+    let mut h = Harness::new();
+    // Three units of one leaf, then one of eight.
+    h.submit("leaves", 3, 3, None);
+    let busy = h.worker();
+    let leased = h.lease(busy, 10);
+    assert_eq!(leased.len(), 3);
+    let job2 = h.submit("leaves", 8, 1, None);
+    let big = h.lease(busy, 1);
+    assert_eq!(h.s.job(job2).unwrap().state(), JobState::Running);
+    h.advance(TTL / 2);
+    h.s.request_splits(10, MS);
+    let running: Vec<(u64, u64)> = leased
+        .iter()
+        .chain(big.iter())
+        .map(|(u, _)| (*u, 0))
+        .collect();
+    let reply = h.s.heartbeat(busy, &running, &[]).expect("a known worker");
+    assert_eq!(reply.split, vec![big[0].0], "only the eight-leaf unit");
+}
+
 #[test]
 fn lease_order_follows_positions() {
     let mut h = Harness::new();

@@ -77,6 +77,8 @@ pub trait Aggregate: Send {
     fn is_moot(&self, unit: &[u8]) -> bool;
     /// See [`crate::MootUnits::must_wait`]. A malformed unit never waits.
     fn must_wait(&self, unit: &[u8]) -> bool;
+    /// See [`SearchFamily::split_on_idle`]. A malformed unit may be split.
+    fn split_on_idle(&self, unit: &[u8]) -> bool;
 }
 
 /// Erases a [`SearchFamily`] into a [`DynFamily`].
@@ -241,5 +243,9 @@ impl<F: SearchFamily> Aggregate for Merged<F> {
             return false;
         };
         codec::decode::<F::Unit>(unit).is_ok_and(|u| moot.must_wait(&self.summary, &u))
+    }
+
+    fn split_on_idle(&self, unit: &[u8]) -> bool {
+        codec::decode::<F::Unit>(unit).map_or(true, |u| self.family.split_on_idle(&u))
     }
 }

@@ -175,6 +175,15 @@ pub trait SearchFamily: Sized + Send + Sync + 'static {
     /// The answer: a JSON object, and the lines of the results file.
     fn report(&self, summary: &Self::Summary) -> FamilyReport;
 
+    /// Whether an idle cluster may ask a running `unit` to stop early and
+    /// hand back its rest (work stealing). A unit that keeps nothing of what
+    /// it did when it stops early — a dynamic programme, whose layers are
+    /// only worth their final sum — says no, and is then stopped only for
+    /// cancellation, shutdown or its node budget. The default: yes.
+    fn split_on_idle(&self, _unit: &Self::Unit) -> bool {
+        true
+    }
+
     /// A short human label of a unit, for status displays.
     fn unit_label(&self, unit: &Self::Unit) -> String {
         format!("{unit:?}")

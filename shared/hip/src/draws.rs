@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use super::board::Board;
 use super::dfs::{self, Plan, LIST_CAP, MAX_COLORS};
-use super::profile::Profile;
+use super::profile::{Outcome, Profile, Stop};
 use orchard_core::{
     Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, Probe,
     Probing, SearchFamily,
@@ -75,6 +75,14 @@ pub struct DrawsParams {
     /// Counting method.
     #[arg(long, value_enum, default_value_t = Method::Auto)]
     pub method: Method,
+    /// Profile method: the most memory, in MiB, one unit's DP may hold (its
+    /// two live layers). A unit that would need more stops and is split into
+    /// the units of its one-cell-longer prefixes, which partition it and
+    /// each hold fewer states, until every unit fits. The report gives the
+    /// most any unit held.
+    #[arg(long, value_name = "MIB")]
+    #[serde(default)]
+    pub memory_limit: Option<u64>,
 }
 
 impl DrawsParams {
@@ -84,6 +92,7 @@ impl DrawsParams {
             cols,
             colors,
             method: Method::Auto,
+            memory_limit: None,
         }
     }
 
@@ -141,6 +150,13 @@ pub struct DrawsSummary {
     pub fixed_playable: Vec<u128>,
     /// Every draw found, while there are at most 100,000 in all.
     pub boards: Vec<String>,
+    /// Profile method: the most bytes one unit's DP held (its two live
+    /// layers), and the widest layer (states) of any unit.
+    pub peak_dp_bytes: u64,
+    pub widest_layer: u64,
+    /// Profile units stopped because they would exceed `--memory-limit`
+    /// (and split into smaller ones).
+    pub memory_splits: u64,
     /// The boards are not (all) listed: too many, or the method does not list.
     pub unlisted: bool,
 }
@@ -185,24 +201,6 @@ pub fn seed_dims(r: usize, c: usize) -> (usize, usize) {
     } else {
         (r, c - 1)
     }
-}
-
-/// Restricted-growth colourings of `len` cells with at most `k` colours.
-fn rgs_prefixes(len: usize, k: usize) -> Vec<Vec<u8>> {
-    let mut out = vec![Vec::new()];
-    for _ in 0..len {
-        let mut next = Vec::new();
-        for p in out {
-            let used = p.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
-            for x in 0..(used + 1).min(k) {
-                let mut q = p.clone();
-                q.push(x as u8);
-                next.push(q);
-            }
-        }
-        out = next;
-    }
-    out
 }
 
 /// `k! / (k - m)!`: the colourings a restricted-growth prefix using `m`
@@ -317,6 +315,9 @@ impl SearchFamily for HipDraws {
                 format!("must be between 2 and {MAX_COLORS}, got {}", p.colors),
             ));
         }
+        if p.memory_limit == Some(0) {
+            return Err(ParamError::new("memory-limit", "must be at least 1 MiB"));
+        }
         if p.resolved_method() == Method::Profile {
             for playable in [false, true] {
                 if Profile::new(&Board::new(r, c), p.colors as usize, playable).is_none() {
@@ -337,34 +338,20 @@ impl SearchFamily for HipDraws {
     fn root_units(&self) -> Vec<DrawsUnit> {
         let p = &self.params;
         let board = p.board();
-        let k = p.colors as usize;
         match p.resolved_method() {
             Method::Profile => {
-                // Enough restricted-growth prefixes to spread the work, and
-                // only those without a complete monochromatic square.
-                let order = Profile::new(&board, k, false)
-                    .map(|pr| pr.order)
-                    .unwrap_or_default();
-                let mut len = 0;
-                while len < board.n && rgs_prefixes(len, k).len() < 64 {
-                    len += 1;
-                }
-                let mut units = Vec::new();
-                for prefix in rgs_prefixes(len, k) {
-                    let mut bb = [0u64; MAX_COLORS];
-                    for (t, &x) in prefix.iter().enumerate() {
-                        bb[x as usize] |= 1 << order[t];
-                    }
-                    if (0..k).any(|x| board.has_square(bb[x])) {
-                        continue;
-                    }
-                    for playable in [false, true] {
-                        units.push(DrawsUnit::Profile {
-                            prefix: prefix.clone(),
-                            playable,
-                        });
-                    }
-                }
+                // One DP per count over the whole board, the larger
+                // (playable) first: splitting a DP by prefixes repeats its
+                // later layers, where the states of different prefixes meet,
+                // in every unit (122 prefixes made the draws of 5x5 with
+                // three colours cost 9x the nodes of one DP).
+                let mut units: Vec<DrawsUnit> = [true, false]
+                    .into_iter()
+                    .map(|playable| DrawsUnit::Profile {
+                        prefix: Vec::new(),
+                        playable,
+                    })
+                    .collect();
                 for sym in 1..board.symmetries() {
                     units.push(DrawsUnit::Fixed {
                         sym: sym as u8,
@@ -433,11 +420,17 @@ impl SearchFamily for HipDraws {
                 }
                 let profile = Profile::new(&board, k, *playable)
                     .ok_or_else(|| FamilyError::Capacity("profile state too wide".into()))?;
-                let mut nodes = 0;
                 s.unlisted = true;
-                match profile.count(prefix, ctx, &mut nodes)? {
-                    Some(count) => {
-                        s.nodes = nodes.max(1);
+                let limit = p
+                    .memory_limit
+                    .map(|mib| (mib as usize).saturating_mul(1 << 20));
+                let outcome = profile.count(prefix, ctx, limit)?;
+                let (Outcome::Done(_, m) | Outcome::Stopped(_, m)) = outcome;
+                s.peak_dp_bytes = m.peak_bytes as u64;
+                s.widest_layer = m.widest as u64;
+                match outcome {
+                    Outcome::Done(count, m) => {
+                        s.nodes = m.nodes.max(1);
                         let orbit = falling(k, used);
                         if *playable {
                             // Sum over colour permutations of the prefix of the
@@ -463,10 +456,12 @@ impl SearchFamily for HipDraws {
                         }
                         Ok(Exploration::Finished(s))
                     }
-                    None => {
-                        // The budget ran out: the work is lost; hand back the
-                        // one-cell-longer prefixes, which partition this one.
-                        s.nodes = nodes.max(1);
+                    Outcome::Stopped(why, m) => {
+                        // The budget or the memory ran out: the work is lost;
+                        // hand back the one-cell-longer prefixes, which
+                        // partition this one.
+                        s.nodes = m.nodes.max(1);
+                        s.memory_splits = u64::from(why == Stop::Memory);
                         if prefix.len() >= board.n {
                             return Err(FamilyError::BadUnit("cannot split a full board".into()));
                         }
@@ -513,6 +508,12 @@ impl SearchFamily for HipDraws {
                 mine[i] = add(mine[i], v, "hip-draws fixed")?;
             }
         }
+        into.peak_dp_bytes = into.peak_dp_bytes.max(other.peak_dp_bytes);
+        into.widest_layer = into.widest_layer.max(other.widest_layer);
+        into.memory_splits = into
+            .memory_splits
+            .checked_add(other.memory_splits)
+            .ok_or(FamilyError::Overflow("hip-draws memory splits"))?;
         // The list survives only while the total stays within the cap; every
         // partial sum of a total within the cap is within it, so whether the
         // final list exists does not depend on the merge order.
@@ -561,6 +562,10 @@ impl SearchFamily for HipDraws {
             "distinct_playable": distinct_playable.map(json_count),
             "listed": listed,
             "nodes": s.nodes,
+            "peak_dp_bytes": s.peak_dp_bytes,
+            "widest_layer": s.widest_layer,
+            "memory_limit_mib": p.memory_limit,
+            "memory_splits": s.memory_splits,
         });
         let mut text = vec![
             format!(
@@ -584,6 +589,15 @@ impl SearchFamily for HipDraws {
                 boards.len()
             ));
         }
+        if method == Method::Profile {
+            text.push(format!(
+                "DP: widest layer {} states, at most {:.1} MiB in one unit (limit: {}), {} units split to fit",
+                s.widest_layer,
+                s.peak_dp_bytes as f64 / f64::from(1 << 20),
+                p.memory_limit.map_or("none".to_string(), |m| format!("{m} MiB")),
+                s.memory_splits
+            ));
+        }
         text.push(format!("nodes explored: {}", s.nodes));
         FamilyReport {
             json,
@@ -599,6 +613,13 @@ impl SearchFamily for HipDraws {
             probing: (self.params.resolved_method() != Method::Profile).then_some(self),
             ..Capabilities::default()
         }
+    }
+
+    /// A profile unit's DP keeps nothing when stopped early: an idle worker
+    /// would only make it start over as smaller units, which together cost
+    /// more than it (their later layers repeat one another's states).
+    fn split_on_idle(&self, u: &DrawsUnit) -> bool {
+        !matches!(u, DrawsUnit::Profile { .. })
     }
 
     fn unit_label(&self, u: &DrawsUnit) -> String {

@@ -19,6 +19,7 @@ pub mod board;
 mod dfs;
 pub mod draws;
 mod endgame;
+mod layer;
 mod lemmas;
 mod profile;
 pub mod reference;

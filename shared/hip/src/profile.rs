@@ -16,13 +16,27 @@
 //! cleared so that equal states have equal keys). Column-major order closes
 //! squares early on wide boards (a square spans at most `rows` columns).
 //!
-//! Colour symmetry: a unit is a restricted-growth prefix (colours appear in
-//! order 0, 1, 2, ...); the family multiplies its count by the size of its
-//! orbit under colour permutations (see `draws.rs`).
+//! Colour symmetry, twice. A unit is a restricted-growth prefix (colours
+//! appear in order 0, 1, 2, ...); the family multiplies its count by the
+//! size of its orbit under colour permutations (see `draws.rs`). And inside
+//! the DP every state is relabelled by [`Profile::canon`] before it is
+//! stored: permuting the colours of a state (statuses, forbidden sets and
+//! stone counts together) does not change how many completions it has —
+//! the rules are colour-blind, and the playable condition ("the counts are a
+//! permutation of the playable counts") is too — so states that differ by a
+//! permutation share one entry. That divides the widest layers by up to
+//! `k!` (about 5.5 for three colours on 5x5).
+//!
+//! Counting playable boards keeps the stone counts in the state (a histogram
+//! per state), which multiplies the widest layer by about five on 5x5; it is
+//! a separate unit, so the plain count never pays for it. States that can no
+//! longer reach playable counts (a colour exceeds `q + 1`, too many colours
+//! at `q + 1`, or too few cells left to bring every colour to `q`) are
+//! dropped.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::Ordering;
+
+use super::layer::{Count, Layer};
 
 use super::board::Board;
 use super::dfs::{playable_target, MAX_COLORS};
@@ -68,10 +82,29 @@ pub struct Profile {
     pub order: Vec<usize>,
     steps: Vec<Step>,
     sbits: usize,
-    /// Start of the stone counts (playable mode).
+    /// First word of the stone counts (playable mode).
     count_off: Option<usize>,
     target: [u32; MAX_COLORS],
     pub words: usize,
+    /// Words of square statuses, then of forbidden sets.
+    sq_words: usize,
+    f_words: usize,
+    /// The lowest bit of every status field of a word, and of every
+    /// forbidden-set field.
+    status_lows: u64,
+    f_lows: u64,
+}
+
+/// What one DP run measured, besides its count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Measure {
+    /// States times colours, summed over the steps.
+    pub nodes: u64,
+    /// The most states one layer held.
+    pub widest: usize,
+    /// The most bytes the live layers held at once (two, or three while
+    /// the next one doubles).
+    pub peak_bytes: usize,
 }
 
 /// Assigns slots to lifetimes `[start, end]` (inclusive steps) greedily; a
@@ -105,6 +138,11 @@ fn allocate(intervals: &[(usize, usize)], steps: usize) -> (Vec<usize>, usize) {
 fn offset(base_word: usize, i: usize, w: usize) -> usize {
     let per = 64 / w;
     (base_word + i / per) * 64 + (i % per) * w
+}
+
+/// The lowest bit of every whole `w`-bit field of a word.
+fn lows(w: usize) -> u64 {
+    (0..64 / w).fold(0, |m, i| m | 1 << (i * w))
 }
 
 fn words_for(slots: usize, w: usize) -> usize {
@@ -203,10 +241,106 @@ impl Profile {
             order,
             steps,
             sbits,
-            count_off: playable.then_some((sq_words + f_words) * 64),
+            count_off: playable.then_some(sq_words + f_words),
             target: playable_target(n, k),
             words,
+            sq_words,
+            f_words,
+            status_lows: lows(sbits),
+            f_lows: lows(k),
         })
+    }
+
+    /// Relabels the colours of `key` by their first appearance among the
+    /// square statuses (slot order): the colour of the first monochromatic
+    /// status becomes 0, the next new one 1, ...; colours without a status
+    /// keep their relative order after those. Statuses, forbidden sets and
+    /// stone counts are permuted together, so the result is in the state's
+    /// orbit under colour permutations and has as many completions. States
+    /// of one orbit whose statuses show at least `k - 1` colours get the
+    /// same key; the others may not, which costs merges, not exactness.
+    #[inline(always)]
+    fn canon<const W: usize>(&self, key: &mut [u64; W]) {
+        let k = self.k;
+        let mut first = [u32::MAX; MAX_COLORS];
+        let mut found = 0;
+        for (w, &word) in key.iter().enumerate().take(self.sq_words) {
+            if word == 0 {
+                continue;
+            }
+            for (x, pos) in first.iter_mut().enumerate().take(k) {
+                if *pos == u32::MAX {
+                    let e = self.status_eq(word, x as u64 + 1);
+                    if e != 0 {
+                        *pos = (w * 64) as u32 + e.trailing_zeros();
+                        found += 1;
+                    }
+                }
+            }
+            if found + 1 >= k {
+                break;
+            }
+        }
+        // perm[x]: the new label of colour x (a stable sort by first place).
+        let mut by_place = [0usize; MAX_COLORS];
+        for (i, slot) in by_place.iter_mut().enumerate().take(k) {
+            *slot = i;
+        }
+        by_place[..k].sort_by_key(|&x| first[x]);
+        let mut perm = [0usize; MAX_COLORS];
+        let mut identity = true;
+        for (label, &x) in by_place.iter().enumerate().take(k) {
+            perm[x] = label;
+            identity &= x == label;
+        }
+        if identity {
+            return;
+        }
+        for word in key.iter_mut().take(self.sq_words) {
+            if *word == 0 {
+                continue;
+            }
+            let mut out = 0;
+            for (x, &px) in perm.iter().enumerate().take(k) {
+                let e = self.status_eq(*word, x as u64 + 1);
+                let code = px as u64 + 1;
+                let mut b = 0;
+                while code >> b != 0 {
+                    if code >> b & 1 == 1 {
+                        out |= e << b;
+                    }
+                    b += 1;
+                }
+            }
+            *word = out;
+        }
+        for word in key.iter_mut().skip(self.sq_words).take(self.f_words) {
+            let mut out = 0;
+            for (x, &px) in perm.iter().enumerate().take(k) {
+                out |= ((*word >> x) & self.f_lows) << px;
+            }
+            *word = out;
+        }
+        if let Some(base) = self.count_off {
+            let mut c = [0u64; MAX_COLORS];
+            for (x, cx) in c.iter_mut().enumerate().take(k) {
+                *cx = get(key, offset(base, x, COUNT_BITS), COUNT_BITS);
+            }
+            for x in 0..k {
+                set(key, offset(base, perm[x], COUNT_BITS), COUNT_BITS, c[x]);
+            }
+        }
+    }
+
+    /// The lowest bit of each status field of `word` that equals `v`.
+    #[inline(always)]
+    fn status_eq(&self, word: u64, v: u64) -> u64 {
+        let t = word ^ (v * self.status_lows);
+        let mut any = t;
+        for b in 1..self.sbits {
+            any |= t >> b;
+        }
+        !any & self.status_lows
     }
 
     /// The state after colouring the step-`t` cell `x`, or `None` if that
@@ -257,26 +391,30 @@ impl Profile {
             }
         }
         if let Some(base) = self.count_off.filter(|_| counts) {
-            // Stones per colour: at most q + 1, and at most r colours at q + 1
-            // (q, r: the playable split), so that only boards whose counts are
-            // a permutation of the playable counts survive to the end.
+            // Stones per colour: at most q + 1, at most r colours at q + 1
+            // (q, r: the playable split), and enough cells left to bring
+            // every colour to q, so that only boards whose counts are a
+            // permutation of the playable counts survive to the end.
             let big = self.target[0];
+            let small = self.target[k - 1];
             let r = (0..k).filter(|&j| self.target[j] == big).count();
-            let small_only = self.target[k - 1] == big; // r == 0: all hold q
-            let off = base + x * COUNT_BITS;
+            let small_only = small == big; // r == 0: all hold q
+            let off = offset(base, x, COUNT_BITS);
             let c = get(&nk, off, COUNT_BITS) as u32 + 1;
             if c > big {
                 return None;
             }
-            if c == big && !small_only {
-                let at_big = (0..k)
-                    .filter(|&j| get(&nk, base + j * COUNT_BITS, COUNT_BITS) as u32 == big)
-                    .count();
-                if at_big + 1 > r {
-                    return None;
-                }
-            }
             set(&mut nk, off, COUNT_BITS, u64::from(c));
+            let mut at_big = 0;
+            let mut short = 0;
+            for j in 0..k {
+                let cj = get(&nk, offset(base, j, COUNT_BITS), COUNT_BITS) as u32;
+                at_big += usize::from(cj == big);
+                short += small.saturating_sub(cj) as usize;
+            }
+            if (!small_only && at_big > r) || short > self.order.len() - t - 1 {
+                return None;
+            }
         }
         Some(nk)
     }
@@ -299,25 +437,33 @@ impl Profile {
     /// The number of completions of `prefix` (colours of the first cells of
     /// [`Profile::order`]) without a monochromatic square (and, in playable
     /// mode, with stone counts a permutation of the playable ones).
-    /// `Ok(None)`: the budget ran out or a stop was requested.
+    /// `Stopped`: the node budget ran out, a stop was requested, or the next
+    /// layer would not fit `memory_limit` bytes.
     pub fn count(
         &self,
         prefix: &[u8],
         ctx: &ExploreContext<'_>,
-        nodes: &mut u64,
-    ) -> Result<Option<u128>, FamilyError> {
-        match self.words {
-            0..=2 => self.count_w::<2>(prefix, ctx, nodes),
-            _ => self.count_w::<4>(prefix, ctx, nodes),
+        memory_limit: Option<usize>,
+    ) -> Result<Outcome, FamilyError> {
+        // Every count is at most the colourings of the free cells.
+        let free = self.order.len().saturating_sub(prefix.len());
+        let narrow = (self.k as u64).checked_pow(free as u32).is_some();
+        match (self.words, narrow) {
+            (0..=1, true) => self.count_w::<1, u64>(prefix, ctx, memory_limit),
+            (2, true) => self.count_w::<2, u64>(prefix, ctx, memory_limit),
+            (3, true) => self.count_w::<3, u64>(prefix, ctx, memory_limit),
+            (_, true) => self.count_w::<4, u64>(prefix, ctx, memory_limit),
+            (0..=2, false) => self.count_w::<2, u128>(prefix, ctx, memory_limit),
+            (_, false) => self.count_w::<4, u128>(prefix, ctx, memory_limit),
         }
     }
 
-    fn count_w<const W: usize>(
+    fn count_w<const W: usize, V: Count>(
         &self,
         prefix: &[u8],
         ctx: &ExploreContext<'_>,
-        nodes: &mut u64,
-    ) -> Result<Option<u128>, FamilyError> {
+        memory_limit: Option<usize>,
+    ) -> Result<Outcome, FamilyError> {
         let n = self.order.len();
         if prefix.len() > n {
             return Err(FamilyError::BadUnit(format!(
@@ -342,67 +488,78 @@ impl Profile {
                 }
             };
         }
+        let mut m = Measure::default();
         let mut key = [0u64; W];
         for (t, &x) in prefix.iter().enumerate() {
             key = match self.step(t, &key, x as usize) {
                 Some(nk) => nk,
-                None => return Ok(Some(0)),
+                None => return Ok(Outcome::Done(0, m)),
             };
         }
-        let mut cur: HashMap<[u64; W], u128, BuildHasherDefault<Mix>> = HashMap::default();
-        let mut next: HashMap<[u64; W], u128, BuildHasherDefault<Mix>> = HashMap::default();
-        cur.insert(key, 1);
+        let overflow = || FamilyError::Overflow("hip-draws profile count");
+        let mut cur: Layer<W, V> = Layer::with_states(1);
+        let mut next: Layer<W, V> = Layer::with_states(1);
+        cur.add(key, V::ONE).ok_or_else(overflow)?;
         for t in prefix.len()..n {
-            if t > prefix.len() && (*nodes >= ctx.budget.max(1) || ctx.stop_requested()) {
-                return Ok(None);
+            if t > prefix.len() && (m.nodes >= ctx.budget.max(1) || ctx.stop_requested()) {
+                return Ok(Outcome::Stopped(Stop::Budget, m));
             }
-            next.clear();
-            for (key, &c) in &cur {
+            // The next layer is sized like this one (the widest layers grow
+            // by less than 1.5x a step), within the memory limit; it grows if
+            // it must.
+            let mut guess = cur.len() + cur.len() / 2;
+            if let Some(limit) = memory_limit {
+                while guess > 16 && cur.bytes() + Layer::<W, V>::bytes_for(guess) > limit {
+                    guess /= 2;
+                }
+            }
+            next.reset(guess);
+            m.peak_bytes = m.peak_bytes.max(cur.bytes() + next.bytes());
+            for (i, (key, c)) in cur.iter().enumerate() {
+                // A wide layer takes minutes: look for a stop (shutdown,
+                // cancellation) inside it too.
+                if i % (1 << 16) == 0 && i > 0 && ctx.stop_requested() {
+                    return Ok(Outcome::Stopped(Stop::Budget, m));
+                }
                 for x in 0..self.k {
-                    if let Some(nk) = self.step(t, key, x) {
-                        let slot = next.entry(nk).or_insert(0);
-                        *slot = slot
-                            .checked_add(c)
-                            .ok_or(FamilyError::Overflow("hip-draws profile count"))?;
+                    if let Some(mut nk) = self.step(t, key, x) {
+                        self.canon(&mut nk);
+                        if next.grows_on_add() {
+                            let need = cur.bytes() + 3 * next.bytes();
+                            if memory_limit.is_some_and(|limit| need > limit) {
+                                return Ok(Outcome::Stopped(Stop::Memory, m));
+                            }
+                            m.peak_bytes = m.peak_bytes.max(need);
+                        }
+                        next.add(nk, c).ok_or_else(overflow)?;
                     }
                 }
             }
-            *nodes += (cur.len() * self.k) as u64;
-            ctx.progress.store(*nodes, Ordering::Relaxed);
+            m.nodes += (cur.len() * self.k) as u64;
+            m.widest = m.widest.max(next.len());
+            ctx.progress.store(m.nodes, Ordering::Relaxed);
             std::mem::swap(&mut cur, &mut next);
         }
         let mut total: u128 = 0;
-        for &c in cur.values() {
-            total = total
-                .checked_add(c)
-                .ok_or(FamilyError::Overflow("hip-draws profile count"))?;
+        for (_, c) in cur.iter() {
+            total = total.checked_add(c.wide()).ok_or_else(overflow)?;
         }
-        Ok(Some(total))
+        Ok(Outcome::Done(total, m))
     }
 }
 
-/// A small multiplicative hasher for the DP's fixed-width keys (the standard
-/// SipHash costs more than the rest of a DP step).
-#[derive(Default, Clone, Copy)]
-struct Mix(u64);
+/// Why a DP stopped before the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The node budget ran out or a stop was requested.
+    Budget,
+    /// Two layers would not fit the memory limit.
+    Memory,
+}
 
-impl Hasher for Mix {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    #[inline(always)]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    #[inline(always)]
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    #[inline(always)]
-    fn finish(&self) -> u64 {
-        let x = self.0;
-        (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (x >> 32)
-    }
+/// How a DP run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Done(u128, Measure),
+    Stopped(Stop, Measure),
 }

@@ -11,6 +11,7 @@ fn params(rows: u32, cols: u32, colors: u32, method: Method) -> DrawsParams {
         cols,
         colors,
         method,
+        memory_limit: None,
     }
 }
 
@@ -393,4 +394,31 @@ fn runs_through_the_registry() {
         .expect("refused")
         .to_string()
         .contains("--cols"));
+}
+
+/// A memory limit the whole-board DP does not fit splits its units into
+/// prefixes until each fits; the counts do not change and no unit held more
+/// than the limit.
+#[test]
+fn a_memory_limit_splits_units_exactly() {
+    let whole_p = params(4, 5, 3, Method::Profile);
+    let whole = run(&whole_p, u64::MAX);
+    assert_eq!(whole.memory_splits, 0);
+    assert!(
+        whole.peak_dp_bytes > 1 << 20,
+        "the test needs a DP over 1 MiB"
+    );
+    let mut p = whole_p.clone();
+    p.memory_limit = Some(1);
+    let split = run(&p, u64::MAX);
+    assert!(split.memory_splits > 0);
+    assert!(split.peak_dp_bytes <= 1 << 20);
+    assert_eq!((split.draws, split.playable), (whole.draws, whole.playable));
+    assert_eq!(split.fixed_draws, whole.fixed_draws);
+    let rep = job(&p).report(&split);
+    assert_eq!(rep.json["memory_limit_mib"], serde_json::json!(1));
+    assert!(rep.text.iter().any(|l| l.contains("limit: 1 MiB")));
+    let mut zero = whole_p;
+    zero.memory_limit = Some(0);
+    assert_eq!(validate(&zero).unwrap_err().name, "memory-limit");
 }
