@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use common::hc::{assert_same_answer, JOB, UNIT_BUDGET};
 use common::{
-    final_results, free_port, run_json, start_coordinator_logging_to, status, submit_job,
-    wait_coordinator, Proc, TempDir,
+    final_results, free_port, run_json, start_coordinator_logging_to, start_worker_logging_to,
+    status, submit_job, wait_coordinator, Proc, TempDir,
 };
 
 /// Kills per round, at the least.
@@ -97,21 +97,7 @@ fn chaos_round(seed: u64) -> Round {
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit_job(&url, JOB);
     let worker = |name: &str, life: u32| {
-        // The same name in every life: a machine that came back.
-        Proc::spawn(
-            &[
-                "worker",
-                "--coordinator",
-                &url,
-                "--threads",
-                "1",
-                "--name",
-                name,
-                "--give-up-after",
-                "120",
-            ],
-            &dir.path(&format!("{name}-{life}.log")),
-        )
+        start_worker_logging_to(&dir, &url, name, &format!("{name}-{life}"), &[])
     };
     let names: Vec<String> = (1..=WORKERS).map(|i| format!("w{i}")).collect();
     let mut worker_lives = [1u32; WORKERS];

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use common::hc::{assert_same_answer, JOB, UNIT_BUDGET};
 use common::{
-    final_results, free_port, http_get, metric, run, status, submit_job, wait_coordinator,
-    wait_status, Proc, TempDir,
+    final_results, free_port, metric_at, run, start_worker, status, submit_job, units_done,
+    wait_coordinator, wait_status, Proc, TempDir,
 };
 
 /// A tmpfs mounted for the test, unmounted on drop.
@@ -69,17 +69,6 @@ fn fill(path: &Path) {
     }
 }
 
-fn counter(http: &str, name: &str) -> u64 {
-    metric(
-        &http_get(&format!("http://{http}/metrics")),
-        &format!("{name} "),
-    ) as u64
-}
-
-fn units_done(url: &str, job: u64) -> u64 {
-    status(url, job).map_or(0, |s| s["units_done"].as_u64().unwrap_or(0))
-}
-
 #[test]
 fn a_full_disk_stops_reports_until_space_returns_and_damages_nothing() {
     let dir = TempDir::new("diskfull");
@@ -107,24 +96,8 @@ fn a_full_disk_stops_reports_until_space_returns_and_damages_nothing() {
     );
     wait_coordinator(&url, Duration::from_secs(20));
     let job = submit_job(&url, JOB);
-    let worker = |name: &str| {
-        Proc::spawn(
-            &[
-                "worker",
-                "--coordinator",
-                &url,
-                "--threads",
-                "1",
-                "--name",
-                name,
-                "--give-up-after",
-                "120",
-            ],
-            &dir.path(&format!("{name}.log")),
-        )
-    };
-    let _w1 = worker("w1");
-    let _w2 = worker("w2");
+    let _w1 = start_worker(&dir, &url, "w1");
+    let _w2 = start_worker(&dir, &url, "w2");
     let t = Instant::now();
     while units_done(&url, job) < 3 {
         assert!(t.elapsed() < Duration::from_secs(120), "no progress");
@@ -135,14 +108,14 @@ fn a_full_disk_stops_reports_until_space_returns_and_damages_nothing() {
     let filler = disk.0.join("filler");
     fill(&filler);
     let t = Instant::now();
-    while counter(&http, "orchard_store_disk_full") != 1 {
+    while metric_at(&http, "orchard_store_disk_full") != 1 {
         assert!(
             t.elapsed() < Duration::from_secs(60),
             "the coordinator never said its disk was full"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(counter(&http, "orchard_store_commit_failures_total") >= 1);
+    assert!(metric_at(&http, "orchard_store_commit_failures_total") >= 1);
     // Nothing is accepted while it is full (a report already committing
     // may land first).
     std::thread::sleep(Duration::from_millis(500));
@@ -167,7 +140,7 @@ fn a_full_disk_stops_reports_until_space_returns_and_damages_nothing() {
     wait_status(&url, job, Duration::from_secs(300), |s| {
         s["state"] == "done"
     });
-    assert_eq!(counter(&http, "orchard_store_disk_full"), 0);
+    assert_eq!(metric_at(&http, "orchard_store_disk_full"), 0);
     assert_same_answer(&final_results(&url, job));
 
     // And the database is whole: SQLite's own check, and every checksum

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::hip::{check_report, params};
-use common::{final_results, wait_coordinator, wait_status, worker_metric, Proc, TempDir};
+use common::{final_results, metric_at, wait_coordinator, wait_status, Proc, TempDir};
 use orchard_core::{Host, LemmaExchange, SearchFamily};
 use orchard_hip::HipSolve;
 
@@ -67,7 +67,7 @@ fn workers_trade_lemmas_through_the_coordinator() {
     check_report(&r, 4, 6, false);
     assert_eq!(r["winner"], 0, "4x6 is a draw: {r}");
     let stored = r["lemma_bytes"].as_u64().unwrap();
-    let get = |i: usize, name: &str| worker_metric(&metrics[i], name);
+    let get = |i: usize, name: &str| metric_at(&metrics[i], name);
     // A round of trading that began before the job ended may still be on
     // its way back to its worker.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);

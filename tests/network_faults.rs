@@ -16,28 +16,15 @@ use std::time::{Duration, Instant};
 use common::hc::{assert_same_answer, JOB, UNIT_BUDGET};
 use common::proxy::FaultProxy;
 use common::{
-    final_results, free_port, http_get, metric, start_coordinator_with, status, submit_job,
-    units_held_by, wait_coordinator, wait_status, Proc, TempDir,
+    final_results, free_port, metric_at, start_coordinator_with, start_worker_with, submit_job,
+    units_done, units_held_by, wait_coordinator, wait_status, Proc, TempDir,
 };
 
 const LEASE_TTL: &str = "2";
 
 /// A worker with one thread named `name`, reaching the coordinator at `url`.
 fn worker(dir: &TempDir, url: &str, name: &str) -> Proc {
-    Proc::spawn(
-        &[
-            "worker",
-            "--coordinator",
-            url,
-            "--threads",
-            "1",
-            "--name",
-            name,
-            "--give-up-after",
-            "120",
-        ],
-        &dir.path(&format!("{name}.log")),
-    )
+    start_worker_with(dir, url, name, &[])
 }
 
 /// A coordinator on a free port with a 2 s lease and its dashboard's
@@ -62,17 +49,6 @@ fn coordinator(dir: &TempDir) -> (Proc, String, String) {
     let url = format!("http://127.0.0.1:{port}");
     wait_coordinator(&url, Duration::from_secs(20));
     (c, url, http)
-}
-
-fn counter(http: &str, name: &str) -> u64 {
-    metric(
-        &http_get(&format!("http://{http}/metrics")),
-        &format!("{name} "),
-    ) as u64
-}
-
-fn units_done(url: &str, job: u64) -> u64 {
-    status(url, job).map_or(0, |s| s["units_done"].as_u64().unwrap_or(0))
 }
 
 fn wait_done(url: &str, job: u64) -> serde_json::Value {
@@ -173,19 +149,19 @@ fn a_worker_partitioned_past_its_lease_reports_late_and_is_ignored() {
     let job = submit_job(&url, JOB);
     let _cut = worker(&dir, &proxy.url(), "cut");
     cut_while_holding(&proxy, &url, &http, job, &["cut"]);
-    let ignored_before = counter(&http, "orchard_reports_ignored_total");
+    let ignored_before = metric_at(&http, "orchard_reports_ignored_total");
     let _other = worker(&dir, &url, "other");
     let result = wait_done(&url, job);
     assert_same_answer(&result);
     assert!(
-        counter(&http, "orchard_lease_expiries_total") >= 1,
+        metric_at(&http, "orchard_lease_expiries_total") >= 1,
         "the cut worker's lease expired"
     );
     proxy.heal();
     // The cut worker comes back with the result of the unit it held (or
     // of its rest): acknowledged, ignored.
     let t = Instant::now();
-    while counter(&http, "orchard_reports_ignored_total") <= ignored_before {
+    while metric_at(&http, "orchard_reports_ignored_total") <= ignored_before {
         assert!(
             t.elapsed() < Duration::from_secs(60),
             "the cut worker's late report never arrived"
@@ -221,7 +197,7 @@ fn workers_keep_their_results_while_the_coordinator_is_unreachable() {
         done_at_cut,
         "nothing reached the coordinator through the partition"
     );
-    let expired = counter(&http, "orchard_lease_expiries_total");
+    let expired = metric_at(&http, "orchard_lease_expiries_total");
     assert!(expired >= 1, "the workers' leases expired during the cut");
     proxy.heal();
     let result = wait_done(&url, job);
@@ -246,7 +222,7 @@ fn workers_keep_their_results_while_the_coordinator_is_unreachable() {
             by.starts_with(&format!("worker {worker} ("))
         })
         .count();
-    let ignored = counter(&http, "orchard_reports_ignored_total");
+    let ignored = metric_at(&http, "orchard_reports_ignored_total");
     assert!(
         from_holder >= 1 || ignored >= 1,
         "none of the {} results held through the {:?} cut came back ({expired:?})",

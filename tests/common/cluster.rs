@@ -74,6 +74,18 @@ pub fn start_worker(dir: &TempDir, url: &str, name: &str) -> Proc {
 
 /// [`start_worker`] with `extra` flags.
 pub fn start_worker_with(dir: &TempDir, url: &str, name: &str, extra: &[&str]) -> Proc {
+    start_worker_logging_to(dir, url, name, name, extra)
+}
+
+/// A one-thread worker named `name` logging to `LOG.log`: a machine that
+/// comes back after a kill keeps its name, each life its own log.
+pub fn start_worker_logging_to(
+    dir: &TempDir,
+    url: &str,
+    name: &str,
+    log: &str,
+    extra: &[&str],
+) -> Proc {
     let mut args = vec![
         "worker",
         "--coordinator",
@@ -86,7 +98,13 @@ pub fn start_worker_with(dir: &TempDir, url: &str, name: &str, extra: &[&str]) -
         "60",
     ];
     args.extend_from_slice(extra);
-    Proc::spawn(&args, &dir.path(&format!("{name}.log")))
+    Proc::spawn(&args, &dir.path(&format!("{log}.log")))
+}
+
+/// Units of job `job` done so far, or 0 while the coordinator at `url`
+/// does not answer.
+pub fn units_done(url: &str, job: u64) -> u64 {
+    status(url, job).map_or(0, |s| s["units_done"].as_u64().unwrap_or(0))
 }
 
 /// A coordinator on 127.0.0.1:`port` with its database `coord.db` in `dir`,

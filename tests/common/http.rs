@@ -71,8 +71,9 @@ pub fn units_drawn_in_tree(http: &str, job: u64) -> u64 {
         .sum()
 }
 
-/// A counter of a worker's `/metrics` at `addr` (`host:port`).
-pub fn worker_metric(addr: &str, name: &str) -> u64 {
+/// A counter or gauge of the `/metrics` at `addr` (`host:port`): a
+/// worker's, or a coordinator's HTTP side.
+pub fn metric_at(addr: &str, name: &str) -> u64 {
     let text = http_get(&format!("http://{addr}/metrics"));
     metric(&text, &format!("{name} ")) as u64
 }
