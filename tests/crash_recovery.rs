@@ -8,12 +8,11 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::db::{ids_in_state, job_state, releases, units};
 use common::family::{FamilyCase, Victim, HC, HIP_NN, HIP_SOLVE};
-use common::{final_results, run, start_worker, units_held_by, wait_coordinator, wait_status};
+use common::{backup, final_results, start_worker, units_held_by, wait_coordinator, wait_status};
 use common::{Proc, TempDir};
 
 /// The test of each concern, for each family.
@@ -361,20 +360,4 @@ fn a_backup_taken_mid_job_resumes_when_the_disk_is_lost(case: &FamilyCase) {
     (case.assert_same_answer)(&final_results(&url, job));
     // What the backup held as done was not searched again.
     assert_done_units_kept(&before, &units(&copy), "in the backup");
-}
-
-/// `orchard backup` of `db` to `copy`, verified.
-fn backup(db: &Path, copy: &Path) {
-    let out = run(&[
-        "backup",
-        "--db",
-        db.to_str().unwrap(),
-        copy.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "backup failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("verified"));
 }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use common::hc::{assert_same_answer, JOB, UNIT_BUDGET};
 use common::{
-    final_results, free_port, metric_at, run, start_worker, status, submit_job, units_done,
+    backup, final_results, free_port, metric_at, run, start_worker, status, submit_job, units_done,
     wait_coordinator, wait_status, Proc, TempDir,
 };
 
@@ -151,18 +151,7 @@ fn a_full_disk_stops_reports_until_space_returns_and_damages_nothing() {
         .unwrap();
     assert_eq!(check, "ok");
     drop(conn);
-    let copy = dir.path("copy.db");
-    let out = run(&[
-        "backup",
-        "--db",
-        db.to_str().unwrap(),
-        copy.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "backup: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    backup(&db, &dir.path("copy.db"));
 }
 
 /// Where `needle` first occurs in `haystack`.

@@ -165,3 +165,19 @@ pub fn run_on_two_workers(db: &str, job: &[&str]) -> serde_json::Value {
     args.extend_from_slice(&["--db", db, "--workers", "2", "--json"]);
     run_json(&args)
 }
+
+/// `orchard backup` of `db` to `copy`, verified.
+pub fn backup(db: &Path, copy: &Path) {
+    let out = run(&[
+        "backup",
+        "--db",
+        db.to_str().unwrap(),
+        copy.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "backup failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("verified"));
+}
