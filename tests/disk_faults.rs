@@ -98,11 +98,9 @@ fn a_full_disk_stops_reports_until_space_returns_and_damages_nothing() {
     let job = submit_job(&url, JOB);
     let _w1 = start_worker(&dir, &url, "w1");
     let _w2 = start_worker(&dir, &url, "w2");
-    let t = Instant::now();
-    while units_done(&url, job) < 3 {
-        assert!(t.elapsed() < Duration::from_secs(120), "no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_status(&url, job, Duration::from_secs(120), |s| {
+        s["units_done"].as_u64().unwrap_or(0) >= 3
+    });
 
     // Fill the disk; the next commits fail.
     let filler = disk.0.join("filler");

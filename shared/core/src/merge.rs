@@ -65,6 +65,16 @@ impl Openings {
     /// Every witness is its own opening: the list keeps them all.
     pub const ALL: Openings = Openings { depth: usize::MAX };
 
+    /// The usual rule of a family: every witness on instances up to
+    /// `all_up_to` (few enough to list), openings of `depth` beyond it.
+    pub fn all_up_to(size: u64, all_up_to: u64, depth: usize) -> Openings {
+        if size <= all_up_to {
+            Openings::ALL
+        } else {
+            Openings { depth }
+        }
+    }
+
     fn opening<'a, T>(&self, w: &'a [T]) -> &'a [T] {
         &w[..w.len().min(self.depth)]
     }

@@ -177,13 +177,7 @@ pub const OPENING_MOVES: usize = 8;
 /// [`OPENING_MOVES`] moves. Either way a function of the set of walks, not
 /// of the units or the merge order.
 pub fn listing(n: usize) -> Openings {
-    if n <= LIST_ALL_UP_TO {
-        Openings::ALL
-    } else {
-        Openings {
-            depth: OPENING_MOVES,
-        }
-    }
+    Openings::all_up_to(n as u64, LIST_ALL_UP_TO as u64, OPENING_MOVES)
 }
 
 /// How many moves deep the root units are.

@@ -74,13 +74,7 @@ pub const OPENING_ROWS: usize = 2;
 /// [`OPENING_ROWS`] rows. Either way a function of the set of solutions,
 /// not of the units or the merge order.
 pub fn listing(n: u32) -> Openings {
-    if n <= LIST_ALL_UP_TO {
-        Openings::ALL
-    } else {
-        Openings {
-            depth: OPENING_ROWS,
-        }
-    }
+    Openings::all_up_to(n.into(), LIST_ALL_UP_TO.into(), OPENING_ROWS)
 }
 
 /// Parameters of a `queens` job.
