@@ -16,6 +16,7 @@ use crate::capability::{CacheSnapshot, LemmaExchange};
 use crate::codec;
 use crate::error::FamilyError;
 use crate::family::{Exploration, ExploreContext, FamilyReport, Host, SearchFamily};
+use crate::figure::Figure;
 use crate::probe::Probe;
 
 /// A family, without its types.
@@ -73,6 +74,9 @@ pub trait Aggregate: Send {
     fn nodes(&self) -> u64;
     fn bound(&self) -> u64;
     fn report(&self) -> FamilyReport;
+    /// See [`SearchFamily::figures`]; `running` are encoded units (a
+    /// malformed one is left out).
+    fn figures(&self, running: &[&[u8]]) -> Vec<Figure>;
     /// See [`crate::MootUnits::is_moot`]. A malformed unit is never moot.
     fn is_moot(&self, unit: &[u8]) -> bool;
     /// See [`crate::MootUnits::must_wait`]. A malformed unit never waits.
@@ -229,6 +233,14 @@ impl<F: SearchFamily> Aggregate for Merged<F> {
 
     fn report(&self) -> FamilyReport {
         self.family.report(&self.summary)
+    }
+
+    fn figures(&self, running: &[&[u8]]) -> Vec<Figure> {
+        let running: Vec<F::Unit> = running
+            .iter()
+            .filter_map(|u| codec::decode::<F::Unit>(u).ok())
+            .collect();
+        self.family.figures(&self.summary, &running)
     }
 
     fn is_moot(&self, unit: &[u8]) -> bool {

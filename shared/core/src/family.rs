@@ -27,6 +27,7 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::capability::Capabilities;
 use crate::error::{FamilyError, ParamError};
+use crate::figure::Figure;
 
 /// What the process that hosts a job lends it. A worker passes its settings;
 /// the coordinator, which never explores, passes [`Host::default`].
@@ -174,6 +175,17 @@ pub trait SearchFamily: Sized + Send + Sync + 'static {
 
     /// The answer: a JSON object, and the lines of the results file.
     fn report(&self, summary: &Self::Summary) -> FamilyReport;
+
+    /// Pictures of the answer so far, for the dashboard (see
+    /// [`crate::figure`]): the family decides what is worth drawing from a
+    /// merged summary; `running` are the job's units being explored right
+    /// now (empty once the job is over), for a figure that shows where the
+    /// search is. Called under the coordinator's lock, at most once per
+    /// change of the job's units: keep it about as cheap as
+    /// [`SearchFamily::report`]. The default: none.
+    fn figures(&self, _summary: &Self::Summary, _running: &[Self::Unit]) -> Vec<Figure> {
+        Vec::new()
+    }
 
     /// Whether an idle cluster may ask a running `unit` to stop early and
     /// hand back its rest (work stealing). A unit that keeps nothing of what

@@ -158,10 +158,11 @@ fn guarded<T>(
 }
 
 /// Feeds `inputs` mutations of `corpus` to the decoders of `job`: units to
-/// `check_unit`, `unit_label`, the aggregate's moot checks and (when
-/// accepted) `explore` with a budget of `explore_budget` nodes; summaries
-/// to `check_summary` and the aggregate; lemmas to `check` (and `learn`
-/// when accepted); snapshots to `restore`. Stops at the first panic.
+/// `check_unit`, `unit_label`, the aggregate's moot checks and figures and
+/// (when accepted) `explore` with a budget of `explore_budget` nodes;
+/// summaries to `check_summary` and the aggregate (its report and
+/// figures); lemmas to `check` (and `learn` when accepted); snapshots to
+/// `restore`. Stops at the first panic.
 pub fn fuzz(
     job: &dyn PreparedJob,
     corpus: &Corpus,
@@ -201,6 +202,9 @@ pub fn fuzz(
                     let agg = job.new_aggregate();
                     (agg.is_moot(&input), agg.must_wait(&input))
                 })?;
+                guarded(family, "figures", &input, || {
+                    job.new_aggregate().figures(&[&input])
+                })?;
                 if ok {
                     let _ = guarded(family, "explore", &input, || {
                         job.explore(&input, &flags.context(explore_budget))
@@ -217,6 +221,7 @@ pub fn fuzz(
                     let mut agg = job.new_aggregate();
                     if agg.absorb(&input).is_ok() {
                         let _ = agg.report();
+                        let _ = agg.figures(&[]);
                     }
                 })?;
                 ok

@@ -9,6 +9,8 @@
 //! * [`erased`] — the type-erased boundary ([`DynFamily`], [`PreparedJob`],
 //!   [`Aggregate`]) that the coordinator and the worker use without knowing
 //!   any family.
+//! * [`figure`] — pictures of an answer a family describes and the
+//!   dashboard draws without knowing the family.
 //! * [`registry`] — families by name; the binary builds one.
 //! * [`codec`] — the versioned binary encoding of units and summaries.
 //! * [`estimate`] — Knuth's estimate of a search tree's size from random
@@ -34,6 +36,7 @@ pub mod erased;
 pub mod error;
 pub mod estimate;
 pub mod family;
+pub mod figure;
 pub mod hostile;
 pub mod merge;
 pub mod probe;
@@ -46,6 +49,7 @@ pub use capability::{CacheSnapshot, Capabilities, LemmaExchange, MootUnits, Prob
 pub use erased::{Aggregate, DynExploration, DynFamily, Erased, PreparedJob};
 pub use error::{FamilyError, ParamError};
 pub use family::{Exploration, ExploreContext, FamilyReport, Host, LocalFlags, SearchFamily};
+pub use figure::Figure;
 pub use probe::Probe;
 pub use registry::Registry;
 pub use sequential::{explore_all, explore_pieces, merge_all};

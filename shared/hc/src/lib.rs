@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use orchard_core::figure::{Bar, Figure, Histogram};
 use orchard_core::merge::checked_add;
 use orchard_core::{Capabilities, Host, Probe, Probing};
 use orchard_core::{
@@ -252,6 +253,35 @@ impl SearchFamily for HararyColumns {
                 games.iter().map(|g| digits(g)).collect()
             },
         }
+    }
+
+    /// The histogram of game lengths: with `--min-length`, the games that
+    /// end at each length (the whole tree's shape); without it, only the
+    /// longest games found so far are counted, so one bar.
+    fn figures(&self, s: &HcSummary, _running: &[RgsPrefix]) -> Vec<Figure> {
+        let (title, counts) = match self.params.min_length {
+            Some(l) => (
+                format!("games ending at each length (lengths >= {l})"),
+                s.histogram.clone(),
+            ),
+            None if s.best > 0 => (
+                "games of the longest length found".to_string(),
+                BTreeMap::from([(s.best, s.best_count)]),
+            ),
+            None => return Vec::new(),
+        };
+        vec![Figure::Histogram(Histogram {
+            title,
+            x_label: "game length (moves)".to_string(),
+            y_label: "games".to_string(),
+            bars: counts
+                .iter()
+                .map(|(len, &n)| Bar {
+                    label: len.to_string(),
+                    value: n,
+                })
+                .collect(),
+        })]
     }
 
     fn capabilities(&self) -> Capabilities<'_, Self> {

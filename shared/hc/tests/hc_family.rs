@@ -203,3 +203,37 @@ fn listing_cap_keeps_counts_exact() {
     assert!(!a.best_games_dropped);
     assert_eq!((a.best, a.best_count, a.best_games.len()), (11, 1, 1));
 }
+
+/// The dashboard's histogram is the reference's count of ended games by
+/// length, one bar per length, in order; without `--min-length`, one bar:
+/// the longest games.
+#[test]
+fn the_histogram_figure_counts_games_by_length() {
+    use orchard_core::figure::Figure;
+    let p = params(3, Variant::Pairs, Some(1));
+    let j = job(&p).unwrap();
+    let s = search(&p, vec![], u64::MAX);
+    let want = reference::histogram(&reference::ended_games(3, Variant::Pairs, &[]).unwrap());
+    let figures = j.figures(&s, &[]);
+    let [Figure::Histogram(h)] = figures.as_slice() else {
+        panic!("one histogram: {figures:?}");
+    };
+    let bars: Vec<(String, u64)> = h.bars.iter().map(|b| (b.label.clone(), b.value)).collect();
+    let want: Vec<(String, u64)> = want.iter().map(|(l, n)| (l.to_string(), *n)).collect();
+    assert!(want.len() > 5, "a histogram with some shape: {want:?}");
+    assert_eq!(bars, want);
+
+    let p = params(3, Variant::Pairs, None);
+    let j = job(&p).unwrap();
+    assert!(
+        j.figures(&HcSummary::default(), &[]).is_empty(),
+        "nothing found, nothing drawn"
+    );
+    let s = search(&p, vec![], u64::MAX);
+    let figures = j.figures(&s, &[]);
+    let [Figure::Histogram(h)] = figures.as_slice() else {
+        panic!("one histogram: {figures:?}");
+    };
+    assert_eq!(h.bars.len(), 1);
+    assert_eq!((h.bars[0].label.as_str(), h.bars[0].value), ("23", 3));
+}

@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use super::board::Board;
 use super::dfs::{self, Plan, LIST_CAP, MAX_COLORS};
 use super::profile::{Outcome, Profile, Stop};
+use orchard_core::figure::{Boards, Cell, Figure, Grid, Swatch, Tone};
 use orchard_core::{
     Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, Probe,
     Probing, SearchFamily,
@@ -171,6 +172,32 @@ impl HipDraws {
     pub fn params(&self) -> &DrawsParams {
         &self.params
     }
+}
+
+/// Draw boards drawn on the dashboard (the first of the sorted list).
+const FIGURE_BOARDS: usize = 6;
+
+/// A board as the results file writes it (one digit per cell, rows
+/// separated by `/`) as a grid of cells whose state is the colour digit;
+/// `None` if the text is not a rectangle of digits.
+fn board_grid(caption: &str, board: &str) -> Option<Grid> {
+    let rows: Vec<&str> = board.split('/').collect();
+    let cols = rows.first()?.len();
+    if rows
+        .iter()
+        .any(|r| r.len() != cols || !r.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    let cells = rows
+        .iter()
+        .flat_map(|r| r.chars())
+        .map(|c| Cell {
+            state: c.to_string(),
+            label: String::new(),
+        })
+        .collect();
+    Grid::new(caption, rows.len() as u32, cols as u32, cells).ok()
 }
 
 /// Prefixes per unit when a walk hands back seeds or an unexplored rest.
@@ -604,6 +631,51 @@ impl SearchFamily for HipDraws {
             text,
             results_lines: if listed { boards } else { Vec::new() },
         }
+    }
+
+    /// The first draw boards found, as grids of colours (sorted, as in the
+    /// results file); none when the boards are not listed (too many, or the
+    /// profile method, which counts without visiting boards).
+    fn figures(&self, s: &DrawsSummary, _running: &[DrawsUnit]) -> Vec<Figure> {
+        let k = self.params.colors as usize;
+        let legend = (0..k)
+            .map(|c| Swatch {
+                state: c.to_string(),
+                text: format!("colour {}", c + 1),
+                tone: Tone::DISTINCT[c % Tone::DISTINCT.len()],
+            })
+            .collect();
+        let (note, grids) = if s.unlisted {
+            (
+                "not listed: too many draws, or a method that only counts".to_string(),
+                Vec::new(),
+            )
+        } else {
+            let mut boards: Vec<&String> = s.boards.iter().collect();
+            boards.sort();
+            let grids = boards
+                .iter()
+                .take(FIGURE_BOARDS)
+                .enumerate()
+                .filter_map(|(i, b)| board_grid(&format!("draw {}", i + 1), b))
+                .collect::<Vec<_>>();
+            let note = if boards.is_empty() {
+                "none found so far".to_string()
+            } else {
+                format!(
+                    "the first {} of {} (in the results file's order)",
+                    grids.len(),
+                    boards.len()
+                )
+            };
+            (note, grids)
+        };
+        vec![Figure::Boards(Boards {
+            title: "draw boards found".to_string(),
+            note,
+            legend,
+            grids,
+        })]
     }
 
     /// Probes walk units (seeds, Burnside) only: with the profile method

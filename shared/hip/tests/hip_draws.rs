@@ -422,3 +422,43 @@ fn a_memory_limit_splits_units_exactly() {
     zero.memory_limit = Some(0);
     assert_eq!(validate(&zero).unwrap_err().name, "memory-limit");
 }
+
+/// The dashboard's boards are the first lines of the results file, cell for
+/// cell, each `rows x cols`; a method that does not list boards draws none.
+#[test]
+fn the_figure_draws_the_first_listed_boards() {
+    use orchard_core::figure::Figure;
+    let p = params(3, 4, 2, Method::Seeds);
+    let s = run(&p, u64::MAX);
+    let lines = job(&p).report(&s).results_lines;
+    assert!(
+        lines.len() > 6,
+        "enough boards to choose from: {}",
+        lines.len()
+    );
+    let figures = job(&p).figures(&s, &[]);
+    let [Figure::Boards(b)] = figures.as_slice() else {
+        panic!("one board figure: {figures:?}")
+    };
+    assert_eq!(b.grids.len(), 6);
+    assert_eq!(b.legend.len(), 2);
+    for (g, line) in b.grids.iter().zip(&lines) {
+        assert_eq!((g.rows, g.cols), (3, 4));
+        let drawn: Vec<String> = g
+            .cells
+            .chunks(4)
+            .map(|row| row.iter().map(|c| c.state.as_str()).collect())
+            .collect();
+        assert_eq!(&drawn.join("/"), line);
+    }
+    let p = params(3, 4, 2, Method::Profile);
+    let s = run(&p, u64::MAX);
+    let figures = job(&p).figures(&s, &[]);
+    let [Figure::Boards(b)] = figures.as_slice() else {
+        panic!("one board figure: {figures:?}")
+    };
+    assert!(
+        b.grids.is_empty() && b.note.starts_with("not listed"),
+        "{b:?}"
+    );
+}

@@ -55,12 +55,14 @@
 //!   aborted search;
 //! * `pv`: principal variations, from the table and from the record;
 //! * `report`: the report, as text and JSON;
+//! * `figure`: the dashboard's picture of the openings on the board;
 //! * `measure`: single-process helpers for tests and measurements;
 //! * `exchange`: the table's lemmas and snapshots.
 
 mod eval;
 mod exchange;
 mod explore;
+mod figure;
 mod game;
 mod measure;
 mod params;
@@ -75,7 +77,7 @@ use crate::board::cell_name;
 use crate::table::Table;
 use game::Game;
 use orchard_core::{
-    Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError,
+    Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Figure, Host, ParamError,
     SearchFamily,
 };
 use relevance::RelevanceCache;
@@ -197,6 +199,11 @@ impl SearchFamily for HipSolve {
 
     fn report(&self, s: &SolveSummary) -> FamilyReport {
         report::report(self, s)
+    }
+
+    /// The board, each cell in the state of its opening (see `figure`).
+    fn figures(&self, s: &SolveSummary, running: &[SolveUnit]) -> Vec<Figure> {
+        figure::figures(self, s, running)
     }
 
     /// The moves, by cell name (`a1 e1`), on the board as solved (rows <=
