@@ -167,6 +167,11 @@ pub struct CoordinatorArgs {
     /// e.g. 127.0.0.1:7080.
     #[arg(long)]
     pub http: Option<String>,
+    /// Seconds between samples of each running job's progress for the
+    /// dashboard's charts (kept in <db>.history; a long job's samples thin
+    /// out to at most 512).
+    #[arg(long, default_value_t = 1.0)]
+    pub history_every: f64,
     /// Require this bearer token (read from the file; or set ORCHARD_TOKEN)
     /// on every request.
     #[arg(long, env = "ORCHARD_TOKEN_FILE")]

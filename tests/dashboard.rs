@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
@@ -205,18 +206,31 @@ fn dashboard_in_headless_chromium_shows_what_the_api_says() {
         s["units_done"].as_u64().unwrap() >= 40
     });
 
-    let artifacts = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    std::fs::create_dir_all(&artifacts).unwrap();
-    let shot = artifacts.join("dashboard.png");
+    screenshot(&browser, &profile, &url, "dashboard.png");
+}
+
+/// Where the screenshots go: `target/dashboard-screenshots/`, which CI
+/// keeps with the rest of `target/`.
+fn screenshots_dir() -> PathBuf {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp.parent().unwrap_or(&tmp).join("dashboard-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A screenshot of `url` in `name` under [`screenshots_dir`], checked to be
+/// a real picture.
+fn screenshot(browser: &PathBuf, profile: &TempDir, url: &str, name: &str) {
+    let shot = screenshots_dir().join(name);
     let _ = std::fs::remove_file(&shot);
     let out = headless(
-        &browser,
-        &profile,
+        browser,
+        profile,
         &[
             &format!("--screenshot={}", shot.display()),
-            "--window-size=1280,800",
+            "--window-size=1280,1500",
         ],
-        &url,
+        url,
     );
     assert!(
         out.status.success(),
@@ -269,4 +283,348 @@ fn a_running_job_shows_its_answer_so_far() {
         assert!(dom.contains("so far (not final):"), "{dom}");
         assert!(dom.contains("opening a1: unknown"), "{dom}");
     }
+}
+
+/// The attributes of every `<tag ...>` element of a dumped DOM whose
+/// attributes contain `having` (e.g. `data-bar=`), in document order; the
+/// page's script (which writes such tags in its templates) left out.
+fn elements(dom: &str, tag: &str, having: &str) -> Vec<BTreeMap<String, String>> {
+    let open = format!("<{tag} ");
+    let mut out = Vec::new();
+    let mut rest = &dom[..dom.find("<script").unwrap_or(dom.len())];
+    while let Some(i) = rest.find(&open) {
+        let after = &rest[i + open.len()..];
+        let end = after.find('>').expect("a closed tag");
+        let text = &after[..end];
+        rest = &after[end..];
+        if !text.contains(having) {
+            continue;
+        }
+        let mut attrs = BTreeMap::new();
+        let mut t = text;
+        while let Some(eq) = t.find("=\"") {
+            let name = t[..eq].trim().rsplit(' ').next().unwrap().to_string();
+            let value_end = t[eq + 2..].find('"').expect("a closed attribute");
+            let value = t[eq + 2..eq + 2 + value_end].replace("&amp;", "&");
+            attrs.insert(name, value);
+            t = &t[eq + 2 + value_end + 1..];
+        }
+        out.push(attrs);
+    }
+    out
+}
+
+/// One element's attribute, parsed.
+fn attr<T: std::str::FromStr>(e: &BTreeMap<String, String>, name: &str) -> T
+where
+    T::Err: std::fmt::Debug,
+{
+    e.get(name)
+        .unwrap_or_else(|| panic!("no {name} in {e:?}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
+/// The page of job `job`, rendered by Chromium, once it drew that job.
+fn page_of(browser: &PathBuf, profile: &TempDir, http: &str, job: u64) -> String {
+    let out = headless(
+        browser,
+        profile,
+        &["--dump-dom"],
+        &format!("{http}/?job={job}"),
+    );
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        dom.contains(&format!(r#"data-shown-job="{job}""#)),
+        "the page drew job {job}: {dom}"
+    );
+    dom
+}
+
+/// The progress chart's last point is the job's status (for a job that
+/// has ended, exactly).
+fn assert_progress_ends_at(dom: &str, status: &serde_json::Value) {
+    let chart = &elements(dom, "svg", r#"data-chart="progress""#)[0];
+    for (a, field) in [
+        ("data-last-units-done", "units_done"),
+        ("data-last-units-total", "units_total"),
+        ("data-last-nodes", "nodes"),
+    ] {
+        assert_eq!(
+            attr::<u64>(chart, a),
+            status[field].as_u64().unwrap(),
+            "{a} against the status {status}"
+        );
+    }
+    let done = &elements(dom, "polyline", r#"data-series="units_done""#)[0];
+    assert!(attr::<u64>(done, "data-points") >= 2, "{done:?}");
+    let last: Vec<f64> = done["data-last"]
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(last[1], status["units_done"].as_f64().unwrap());
+}
+
+/// The dashboard's charts and pictures, drawn by a real Chromium from a
+/// real coordinator running real jobs of three families: the histogram of
+/// `hc` is the reference's count of games by length, the `hip-solve`
+/// board has a cell per square in its opening's value, the `hip-draws`
+/// boards are the results file's first lines; the progress curve ends at
+/// the status, the ETA chart marks the real finish; and a running job's
+/// curves follow it. Screenshots go to `target/dashboard-screenshots/`.
+#[test]
+fn charts_and_pictures_of_real_jobs_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var_os("ORCHARD_REQUIRE_BROWSER").is_none(),
+            "ORCHARD_REQUIRE_BROWSER is set but Chromium is not installed"
+        );
+        eprintln!("skipped: Chromium not installed (apt-get install chromium)");
+        return;
+    };
+    let dir = TempDir::new("dashcharts");
+    let (port, http_port) = (free_port(), free_port());
+    let grpc = format!("http://127.0.0.1:{port}");
+    let http = format!("http://127.0.0.1:{http_port}");
+    let _coord = start_coordinator(
+        &dir,
+        port,
+        http_port,
+        &["--unit-budget", "2000000", "--history-every", "0.2"],
+    );
+    let _worker = common::start_worker(&dir, &grpc, "charts-worker");
+    let profile = TempDir::new("chromium-profile-charts");
+    let done = |job| {
+        wait_status(&grpc, job, Duration::from_secs(60), |s| {
+            s["state"] == "done"
+        })
+    };
+
+    // hc, every game counted by its length.
+    let hc = common::submit_job(&grpc, &["hc", "--columns", "3", "--min-length", "1"]);
+    let status = done(hc);
+    let dom = page_of(&browser, &profile, &http, hc);
+    let want = orchard_hc::reference::histogram(
+        &orchard_hc::reference::ended_games(3, orchard_hc::Variant::Pairs, &[]).unwrap(),
+    );
+    let bars: BTreeMap<u32, u64> = elements(&dom, "rect", "data-bar=")
+        .iter()
+        .map(|b| (attr(b, "data-bar"), attr(b, "data-value")))
+        .collect();
+    assert!(want.len() > 5, "{want:?}");
+    assert_eq!(
+        bars, want,
+        "one bar per game length, as the reference counts"
+    );
+    assert_eq!(
+        elements(&dom, "svg", r#"data-figure="histogram""#)[0]["data-bars"],
+        want.len().to_string()
+    );
+    assert_progress_ends_at(&dom, &status);
+    // The ETA chart marks the real finish, in seconds since the start.
+    let finished = (status["finished_unix_ms"].as_u64().unwrap()
+        - status["created_unix_ms"].as_u64().unwrap()) as f64
+        / 1000.0;
+    let line = &elements(&dom, "line", r#"data-line="finish""#)[0];
+    assert!(
+        (attr::<f64>(line, "data-y") - finished).abs() < 1e-6,
+        "{line:?}"
+    );
+    screenshot(
+        &browser,
+        &profile,
+        &format!("{http}/?job={hc}"),
+        "hc-histogram.png",
+    );
+
+    // hip-solve: the board, each cell in the state of its opening.
+    let hip = common::submit_job(&grpc, &["hip-solve", "--rows", "3", "--cols", "5"]);
+    let status = done(hip);
+    let dom = page_of(&browser, &profile, &http, hip);
+    let board = &elements(&dom, "svg", r#"data-figure="board""#)[0];
+    assert_eq!(
+        (
+            attr::<u32>(board, "data-rows"),
+            attr::<u32>(board, "data-cols")
+        ),
+        (3, 5)
+    );
+    let cells = elements(&dom, "rect", "data-cell=");
+    assert_eq!(cells.len(), 15, "rows x cols cells");
+    let answer = common::final_results(&grpc, hip);
+    let openings = answer["openings"].as_array().unwrap();
+    let mut values = BTreeSet::new();
+    for o in openings {
+        let want = match o["winner"].as_u64() {
+            Some(1) => "win",
+            Some(0) => "draw",
+            Some(2) => "loss",
+            _ => "bounded",
+        };
+        values.insert(want);
+        let cell = cells
+            .iter()
+            .find(|c| c["data-label"] == o["cell"].as_str().unwrap())
+            .unwrap_or_else(|| panic!("no cell for {o}"));
+        assert_eq!(cell["data-state"], want, "opening {o}");
+    }
+    assert!(
+        values.len() >= 2,
+        "openings of different values: {openings:?}"
+    );
+    assert_progress_ends_at(&dom, &status);
+    screenshot(
+        &browser,
+        &profile,
+        &format!("{http}/?job={hip}"),
+        "hip-solve-openings.png",
+    );
+
+    // hip-draws: the first draws found, as the results file lists them.
+    let draws = common::submit_job(&grpc, &["hip-draws", "--rows", "3", "--cols", "4"]);
+    done(draws);
+    let dom = page_of(&browser, &profile, &http, draws);
+    let file = common::final_results(&grpc, draws)["results_file"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let lines: Vec<String> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let boards = elements(&dom, "svg", r#"data-figure="board""#);
+    assert_eq!(boards.len(), 6, "the first few draws");
+    let cells = elements(&dom, "rect", "data-cell=");
+    assert_eq!(cells.len(), 6 * 12);
+    for (i, (board, line)) in cells.chunks(12).zip(&lines).enumerate() {
+        let drawn: Vec<String> = board
+            .chunks(4)
+            .map(|row| row.iter().map(|c| c["data-state"].as_str()).collect())
+            .collect();
+        assert_eq!(&drawn.join("/"), line, "draw {}", i + 1);
+    }
+    screenshot(
+        &browser,
+        &profile,
+        &format!("{http}/?job={draws}"),
+        "hip-draws-boards.png",
+    );
+
+    // A job running now (h'(4), every game: longer than this test): its
+    // curves follow it, and its ETA is drawn once it has an estimate.
+    let long = common::submit_job(&grpc, common::hc::JOB);
+    let before = wait_status(&grpc, long, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap() >= 20 && s["eta_seconds"].as_f64().unwrap() > 0.0
+    });
+    let dom = page_of(&browser, &profile, &http, long);
+    let after = common::status(&grpc, long).unwrap();
+    assert_eq!(after["state"], "running", "the job outlasts the test");
+    let chart = &elements(&dom, "svg", r#"data-chart="progress""#)[0];
+    let (drawn_done, drawn_nodes) = (
+        attr::<u64>(chart, "data-last-units-done"),
+        attr::<u64>(chart, "data-last-nodes"),
+    );
+    let range = |f: &str| before[f].as_u64().unwrap()..=after[f].as_u64().unwrap();
+    assert!(
+        range("units_done").contains(&drawn_done),
+        "{drawn_done} in {before} .. {after}"
+    );
+    assert!(
+        range("nodes").contains(&drawn_nodes),
+        "{drawn_nodes} in {before} .. {after}"
+    );
+    let rate = &elements(&dom, "polyline", r#"data-series="nodes_per_second""#)[0];
+    assert!(attr::<u64>(rate, "data-points") >= 2, "{rate:?}");
+    let eta = &elements(&dom, "polyline", r#"data-series="predicted_finish""#)[0];
+    assert!(attr::<u64>(eta, "data-points") >= 1, "{eta:?}");
+    assert!(
+        elements(&dom, "line", r#"data-line="finish""#).is_empty(),
+        "no finish yet"
+    );
+    assert!(
+        !elements(&dom, "rect", "data-bar=").is_empty(),
+        "the histogram so far"
+    );
+    screenshot(
+        &browser,
+        &profile,
+        &format!("{http}/?job={long}"),
+        "hc-running.png",
+    );
+}
+
+/// The jobs' histories survive a restart of the coordinator (they are kept
+/// in `<db>.history`); a damaged history file costs the charts' past, with
+/// a warning, never the coordinator.
+#[test]
+fn histories_survive_a_restart_and_a_damaged_file_is_set_aside() {
+    let dir = TempDir::new("dashhistory");
+    let (port, http_port) = (free_port(), free_port());
+    let grpc = format!("http://127.0.0.1:{port}");
+    let http = format!("http://127.0.0.1:{http_port}");
+    let flags = ["--history-every", "0.2"];
+    let mut coord = start_coordinator(&dir, port, http_port, &flags);
+    let worker = common::start_worker(&dir, &grpc, "history-worker");
+    let job = common::submit_job(&grpc, &["hc", "--columns", "3"]);
+    wait_status(&grpc, job, Duration::from_secs(60), |s| {
+        s["state"] == "done"
+    });
+    drop(worker);
+    let url = format!("{http}/api/jobs/{job}/history");
+    // The last sample (taken at the job's end) is in.
+    let wait_closed = || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let h = http_get_json(&url);
+            if h["samples"]
+                .as_array()
+                .is_some_and(|s| s.last().is_some_and(|l| l["t_ms"] == h["finished_unix_ms"]))
+            {
+                return h;
+            }
+            assert!(std::time::Instant::now() < deadline, "no last sample: {h}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let before = wait_closed();
+    coord.sigterm();
+    assert!(coord.wait_for(Duration::from_secs(30)).is_some());
+    let history = dir.path("coord.db.history");
+    assert!(history.exists());
+
+    let mut coord = start_coordinator(&dir, port, http_port, &flags);
+    assert_eq!(http_get_json(&url)["samples"], before["samples"]);
+    coord.sigterm();
+    assert!(coord.wait_for(Duration::from_secs(30)).is_some());
+
+    // One flipped bit: refused whole with a warning, and the coordinator
+    // serves on with a fresh history (its one final sample again).
+    let mut bytes = std::fs::read(&history).unwrap();
+    let last = bytes.len() - 2;
+    bytes[last] ^= 0x01;
+    std::fs::write(&history, bytes).unwrap();
+    let _coord = common::start_coordinator_logging_to(
+        &dir,
+        port,
+        "coordinator-2.log",
+        &[
+            "--http",
+            &format!("127.0.0.1:{http_port}"),
+            "--history-every",
+            "0.2",
+        ],
+    );
+    wait_coordinator(&grpc, Duration::from_secs(20));
+    let log = std::fs::read_to_string(dir.path("coordinator-2.log")).unwrap();
+    assert!(
+        log.contains("is damaged: checksum mismatch; the jobs' charts start again from now"),
+        "{log}"
+    );
+    let after = wait_closed();
+    assert_eq!(after["samples"].as_array().unwrap().len(), 1, "{after}");
+    assert_eq!(
+        after["samples"][0]["nodes"],
+        before["samples"].as_array().unwrap().last().unwrap()["nodes"]
+    );
 }

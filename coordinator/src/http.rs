@@ -1,5 +1,6 @@
 //! The coordinator's HTTP side: a live dashboard (`/`), its JSON API
-//! (`/api/...`) and Prometheus metrics (`/metrics`). Read-only: nothing here
+//! (`/api/jobs`, and per job its `tree`, `history` and `figures`) and
+//! Prometheus metrics (`/metrics`). Read-only: nothing here
 //! changes a job. When the coordinator has a token, these endpoints want it
 //! too (`Authorization: Bearer <token>`, or `?token=` for a browser).
 
@@ -27,6 +28,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics))
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}/tree", get(tree))
+        .route("/api/jobs/{id}/history", get(history))
+        .route("/api/jobs/{id}/figures", get(figures))
         .route_layer(middleware::from_fn_with_state(
             shared.clone(),
             require_token,
@@ -134,6 +137,34 @@ async fn tree(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Respons
         .collect();
     Json(json!({ "job_id": id, "depth": crate::scheduler::TREE_DEPTH, "cells": cells }))
         .into_response()
+}
+
+/// A job's progress over time (see [`crate::history`]), with what the
+/// charts draw it against: when the job began and, once over, ended.
+async fn history(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Response {
+    let Some(status) = shared.lock().status(id) else {
+        return (StatusCode::NOT_FOUND, format!("unknown job {id}\n")).into_response();
+    };
+    let h = shared.history();
+    let series = h.series(id);
+    Json(json!({
+        "job_id": id,
+        "state": status.state,
+        "created_unix_ms": status.created_unix_ms,
+        "finished_unix_ms": status.finished_unix_ms,
+        "every_ms": series.map(|s| s.every_ms),
+        "samples": series.map(|s| s.samples.as_slice()).unwrap_or_default(),
+    }))
+    .into_response()
+}
+
+/// A job's figures, as its family draws them (see
+/// [`orchard_core::figure`]).
+async fn figures(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Response {
+    match shared.lock().figures(id) {
+        Some(f) => Json(json!({ "job_id": id, "figures": f })).into_response(),
+        None => (StatusCode::NOT_FOUND, format!("unknown job {id}\n")).into_response(),
+    }
 }
 
 /// Prometheus label values: backslash, quote and newline escaped.

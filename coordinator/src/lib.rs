@@ -12,11 +12,14 @@
 //! * [`service`] — the gRPC handlers gluing the two.
 //! * [`results`] — the atomically written results files.
 //! * [`http`] — the dashboard, its JSON API and Prometheus `/metrics`.
+//! * [`history`] — each job's progress over time, for the dashboard's
+//!   charts, kept in a side file beside the database.
 //! * [`health`] — readiness for the standard gRPC health service.
 
 pub mod backup;
 mod clock;
 mod health;
+mod history;
 mod http;
 mod results;
 mod scheduler;
@@ -79,6 +82,10 @@ pub struct CoordinatorConfig {
     /// A check of the database still unfinished after this long counts as
     /// a fault (a hung disk).
     pub health_probe_timeout: Duration,
+    /// How often each running job's progress is sampled for the
+    /// dashboard's charts (see [`history`]); a long job's samples thin out
+    /// as it grows, whatever this is.
+    pub history_every: Duration,
 }
 
 /// Where and how often a coordinator backs its database up.
@@ -130,6 +137,7 @@ impl CoordinatorConfig {
             backup: None,
             health_probe_every: Duration::from_secs(2),
             health_probe_timeout: Duration::from_secs(10),
+            history_every: Duration::from_secs(1),
         }
     }
 }
@@ -179,6 +187,8 @@ async fn take_backup(db: &Path, to: &Path) -> Result<(), StoreError> {
 #[derive(Clone)]
 pub struct Coordinator {
     shared: Arc<Shared>,
+    /// Where the jobs' histories are kept (see [`history::file`]).
+    history_path: PathBuf,
 }
 
 impl Coordinator {
@@ -233,6 +243,15 @@ impl Coordinator {
             path: db.to_path_buf(),
             reason,
         })?;
+        let history_path = history::file::beside(db);
+        let mut histories = history::Histories::new(config.history_every);
+        match history::file::load(&history_path) {
+            Ok(Some(kept)) => histories.resume(kept, |id| scheduler.job(id).is_some()),
+            Ok(None) => {}
+            // Decorative data: a damaged file costs the charts' past, never
+            // the coordinator (it is replaced at the next save).
+            Err(e) => tracing::warn!("{e}; the jobs' charts start again from now"),
+        }
         let shared = Arc::new(Shared {
             scheduler: Mutex::new(scheduler),
             store,
@@ -240,6 +259,7 @@ impl Coordinator {
             clock,
             work_available: Notify::new(),
             job_finished: Notify::new(),
+            history: Mutex::new(histories),
         });
         let cancelled = shared.lock().sweep_all_moot();
         if !cancelled.is_empty() {
@@ -320,6 +340,7 @@ impl Coordinator {
                 }
             });
         }
+        spawn_history_sampler(&shared, history_path.clone());
         let ticker = Arc::downgrade(&shared);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis(250));
@@ -333,7 +354,10 @@ impl Coordinator {
                 }
             }
         });
-        Ok(Coordinator { shared })
+        Ok(Coordinator {
+            shared,
+            history_path,
+        })
     }
 
     /// Binds `addr` (e.g. `0.0.0.0:7070`, or port 0 for any free port).
@@ -437,8 +461,89 @@ impl Coordinator {
             .add_service(reflection_v1alpha)
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await?;
+        // The samples since the last periodic save.
+        sample_history(&self.shared);
+        if let Err(e) = save_history(&self.shared, &self.history_path).await {
+            warn_unsaved(&self.history_path, &e);
+        }
         Ok(())
     }
+}
+
+/// How often the sampler saves the histories when they changed (and
+/// whenever a job ends): a crash loses at most this much of the charts.
+const HISTORY_SAVE_EVERY: Duration = Duration::from_secs(10);
+
+/// One sample of every job whose history is still open (see
+/// [`history::Histories::record`]): (whether anything was added, whether
+/// some job's history closed). The two locks are taken one after the other.
+fn sample_history(shared: &Shared) -> (bool, bool) {
+    let ids = shared.lock().job_ids();
+    let open: Vec<u64> = {
+        let h = shared.history();
+        ids.into_iter().filter(|&id| !h.is_closed(id)).collect()
+    };
+    let (statuses, now_ms) = {
+        let mut s = shared.lock();
+        let statuses: Vec<JobStatus> = open.into_iter().filter_map(|id| s.status(id)).collect();
+        (statuses, shared.clock.unix_ms())
+    };
+    shared.history().record(now_ms, &statuses)
+}
+
+/// Writes the histories to their side file, off the async threads. A
+/// failure only costs the charts' past, never the search: the caller logs.
+async fn save_history(shared: &Shared, path: &Path) -> std::io::Result<()> {
+    let bytes = history::file::encode(&shared.history());
+    let target = path.to_path_buf();
+    tokio::task::spawn_blocking(move || history::file::save(&target, &bytes))
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))
+        .and_then(|r| r)
+}
+
+fn warn_unsaved(path: &Path, e: &std::io::Error) {
+    tracing::warn!(
+        "could not save the jobs' history to {}: {e}",
+        path.display()
+    );
+}
+
+/// Samples the jobs' progress every `history_every` and saves the
+/// histories every [`HISTORY_SAVE_EVERY`] when they changed, and at once
+/// when a job ended (its last sample is the one the ETA chart is judged
+/// against).
+fn spawn_history_sampler(shared: &Arc<Shared>, path: PathBuf) {
+    let sampler = Arc::downgrade(shared);
+    let every = shared.config.history_every;
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_save = tokio::time::Instant::now();
+        let mut unsaved = false;
+        // Said once per run of failures, not every ten seconds.
+        let mut failing = false;
+        loop {
+            tick.tick().await;
+            let Some(shared) = sampler.upgrade() else {
+                break;
+            };
+            let (added, closed) = sample_history(&shared);
+            unsaved |= added;
+            if unsaved && (closed || last_save.elapsed() >= HISTORY_SAVE_EVERY) {
+                // Tried again at the next save time if it failed.
+                match save_history(&shared, &path).await {
+                    Ok(()) => (unsaved, failing) = (false, false),
+                    Err(e) if !failing => {
+                        warn_unsaved(&path, &e);
+                        failing = true;
+                    }
+                    Err(_) => {}
+                }
+                last_save = tokio::time::Instant::now();
+            }
+        }
+    });
 }
 
 /// Aborts a background task when dropped.

@@ -65,20 +65,43 @@ pub fn units_lines(
 }
 
 pub fn write_results_file(path: &Path, lines: &[String]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    fs::create_dir_all(dir)?;
-    let tmp = path.with_extension("txt.tmp");
-    {
-        let file = File::create(&tmp)?;
-        let mut w = BufWriter::new(file);
+    write_with(path, &path.with_extension("txt.tmp"), |w| {
         for line in lines {
             w.write_all(line.as_bytes())?;
             w.write_all(b"\n")?;
         }
+        Ok(())
+    })
+}
+
+/// Writes `bytes` at `path` the same way as a results file: a crash leaves
+/// the old file or the new one (the temporary file is `path` + `.tmp`).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(".tmp");
+    write_with(path, Path::new(&tmp), |w| w.write_all(bytes))
+}
+
+/// Writes a temporary file `tmp` with `fill`, fsyncs it, renames it over
+/// `path` and fsyncs the directory.
+fn write_with(
+    path: &Path,
+    tmp: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    // A bare file name's directory is the current one.
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir)?;
+    {
+        let mut w = BufWriter::new(File::create(tmp)?);
+        fill(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
     }
-    fs::rename(&tmp, path)?;
+    fs::rename(tmp, path)?;
     File::open(dir)?.sync_all()?;
     Ok(())
 }

@@ -99,6 +99,7 @@ pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
     if let Some(dir) = args.results_dir {
         config.results_dir = dir;
     }
+    config.history_every = seconds("history-every", args.history_every)?;
     config.token = read_token(args.token_file.as_deref())?;
     config.backup = backup_schedule(&args.backup)?;
     if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use orchard_core::{FamilyReport, PreparedJob};
+use orchard_core::{FamilyReport, Figure, PreparedJob};
 
 use super::job::FinalResult;
 use super::{Scheduler, SchedulerError};
@@ -21,6 +21,9 @@ pub struct Finishing {
     /// The family bound to the job's parameters (for unit labels).
     pub prepared: Option<Arc<dyn PreparedJob>>,
     pub report: Result<FamilyReport, String>,
+    /// The family's figures of the final answer (see
+    /// [`orchard_core::figure`]), stored with it.
+    pub figures: Vec<Figure>,
 }
 
 impl Scheduler {
@@ -34,6 +37,7 @@ impl Scheduler {
                 family: job.family.clone(),
                 prepared: job.prepared.clone(),
                 report: Err(job.error.clone().unwrap_or_default()),
+                figures: Vec::new(),
             });
         }
         if !job.live() || job.units_done < job.units_total {
@@ -45,11 +49,17 @@ impl Scheduler {
             .as_ref()
             .map(|a| a.report())
             .ok_or_else(|| "no aggregate".to_string());
+        let figures = job
+            .aggregate
+            .as_ref()
+            .map(|a| a.figures(&[]))
+            .unwrap_or_default();
         Some(Finishing {
             job_id,
             family: job.family.clone(),
             prepared: job.prepared.clone(),
             report,
+            figures,
         })
     }
 

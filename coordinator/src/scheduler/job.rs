@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use orchard_core::{Aggregate, PreparedJob};
 
+use super::figures::FiguresKey;
 use super::rate::RateMeter;
 use super::unit::{tree_prefix, Unit};
 use super::Scheduler;
@@ -86,6 +87,9 @@ pub struct Job {
     /// The last answer so far, with the (units done, units known) it was
     /// computed at (see [`Scheduler::interim_report`]).
     pub(super) interim: Option<((u64, u64), InterimReport)>,
+    /// The last figures of the running job, with what they were computed
+    /// from (see [`Scheduler::figures`]).
+    pub(super) figures: Option<(FiguresKey, Vec<orchard_core::Figure>)>,
 }
 
 impl Job {
@@ -123,6 +127,7 @@ impl Job {
             estimate: None,
             rate: RateMeter::default(),
             interim: None,
+            figures: None,
         }
     }
 

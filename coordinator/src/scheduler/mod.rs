@@ -28,9 +28,11 @@
 //! * `worker` — registered workers and their liveness.
 //! * `restore` — rebuilding the state from the store at startup.
 //! * `views` — snapshots for status, the dashboard and metrics.
+//! * `figures` — a job's figures for the dashboard, drawn by its family.
 //! * `lemmas` — each job's share of the lemma store.
 //! * `rate` — node rates over a sliding window.
 
+mod figures;
 mod finish;
 mod heartbeat;
 mod job;

@@ -147,7 +147,11 @@ impl Shared {
                         if let Some(units) = &units {
                             text.push(format!("units file (nodes per unit): {units}"));
                         }
-                        let stored = serde_json::json!({ "result": json, "text": text });
+                        let stored = serde_json::json!({
+                            "result": json,
+                            "text": text,
+                            "figures": f.figures,
+                        });
                         (
                             JobState::Done,
                             Some(FinalResult {

@@ -20,6 +20,7 @@ use tokio::sync::Notify;
 use tonic::Status;
 
 use crate::clock::Clock;
+use crate::history::Histories;
 use crate::scheduler::{Scheduler, SchedulerError};
 use crate::store::{Store, StoreError};
 use crate::CoordinatorConfig;
@@ -38,11 +39,18 @@ pub struct Shared {
     pub work_available: Notify,
     /// Woken when a job finishes.
     pub job_finished: Notify,
+    /// Each job's history, for the dashboard's charts (see
+    /// [`crate::history`]); its own lock, never taken with the scheduler's.
+    pub history: Mutex<Histories>,
 }
 
 impl Shared {
     pub fn lock(&self) -> MutexGuard<'_, Scheduler> {
         self.scheduler.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn history(&self) -> MutexGuard<'_, Histories> {
+        self.history.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
