@@ -282,6 +282,60 @@ fn a_running_job_shows_its_answer_so_far() {
         let dom = String::from_utf8_lossy(&out.stdout);
         assert!(dom.contains("so far (not final):"), "{dom}");
         assert!(dom.contains("opening a1: unknown"), "{dom}");
+        // No worker: every opening waits.
+        let cells = elements(&dom, "rect", "data-cell=");
+        assert_eq!(cells.len(), 16);
+        assert!(
+            cells.iter().all(|c| c["data-state"] == "pending"),
+            "{cells:?}"
+        );
+
+        // A worker leases a unit of a 5x5 job (seconds of search) and is
+        // frozen with it: its opening is drawn as being searched, with
+        // every cell symmetric to it, and no other.
+        let job = common::submit_job(&grpc, &["hip-solve", "--rows", "5", "--cols", "5"]);
+        let mut worker = common::start_worker(&dir, &grpc, "frozen");
+        let leased = |s: &serde_json::Value| s["units_running"].as_u64().unwrap() >= 1;
+        loop {
+            wait_status(&grpc, job, Duration::from_secs(60), leased);
+            worker.signal("STOP");
+            // Frozen between a report and its next lease: try again.
+            if leased(&common::status(&grpc, job).unwrap()) {
+                break;
+            }
+            worker.signal("CONT");
+        }
+        let dom = page_of(&browser, &profile, &http, job);
+        let cells = elements(&dom, "rect", "data-cell=");
+        assert_eq!(cells.len(), 25);
+        let running: BTreeSet<(usize, usize)> = cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c["data-state"] == "running")
+            .map(|(i, _)| (i / 5, i % 5))
+            .collect();
+        assert!(!running.is_empty(), "{cells:?}");
+        for &(r, c) in &running {
+            for image in [
+                (c, r),
+                (4 - r, c),
+                (r, 4 - c),
+                (4 - r, 4 - c),
+                (4 - c, 4 - r),
+                (c, 4 - r),
+                (4 - c, r),
+            ] {
+                assert!(running.contains(&image), "{image:?} of {:?}", (r, c));
+            }
+        }
+        assert!(running.len() <= 8, "one opening's cells: {running:?}");
+        screenshot(
+            &browser,
+            &profile,
+            &format!("{http}/?job={job}"),
+            "hip-solve-running.png",
+        );
+        worker.signal("CONT");
     }
 }
 
