@@ -609,8 +609,9 @@ fn charts_and_pictures_of_real_jobs_in_headless_chromium() {
 }
 
 /// The jobs' histories survive a restart of the coordinator (they are kept
-/// in `<db>.history`); a damaged history file costs the charts' past, with
-/// a warning, never the coordinator.
+/// in `<db>.history`), and so do a done job's figures (stored with its
+/// answer); a damaged history file costs the charts' past, with a warning,
+/// never the coordinator.
 #[test]
 fn histories_survive_a_restart_and_a_damaged_file_is_set_aside() {
     let dir = TempDir::new("dashhistory");
@@ -642,6 +643,9 @@ fn histories_survive_a_restart_and_a_damaged_file_is_set_aside() {
         }
     };
     let before = wait_closed();
+    let figures_url = format!("{http}/api/jobs/{job}/figures");
+    let figures = http_get_json(&figures_url);
+    assert_eq!(figures["figures"][0]["bars"][0]["label"], "23", "{figures}");
     coord.sigterm();
     assert!(coord.wait_for(Duration::from_secs(30)).is_some());
     let history = dir.path("coord.db.history");
@@ -649,6 +653,8 @@ fn histories_survive_a_restart_and_a_damaged_file_is_set_aside() {
 
     let mut coord = start_coordinator(&dir, port, http_port, &flags);
     assert_eq!(http_get_json(&url)["samples"], before["samples"]);
+    // A done job's figures were stored with its answer.
+    assert_eq!(http_get_json(&figures_url), figures);
     coord.sigterm();
     assert!(coord.wait_for(Duration::from_secs(30)).is_some());
 
