@@ -52,6 +52,12 @@ pub struct Board {
     /// (zero for `g` past the group), so a search can keep every image of a
     /// position up to date with one OR per symmetry per move.
     pub cell_images: Vec<[u64; MAX_SYMMETRIES]>,
+    /// The symmetries that pair the cells: involutions without a fixed cell
+    /// (the half turn when a side is even; the mirror across an even side).
+    /// With one of them the second player of standard Hip can answer every
+    /// move by its image and never lose (Gardner's argument: see
+    /// [`crate::search`]). None on a board with both sides odd.
+    pub pairings: Vec<usize>,
 }
 
 /// The name of `cell` on a board of `cols` columns: column letter and
@@ -228,6 +234,14 @@ impl Board {
                 img
             })
             .collect();
+        let pairings = (1..perms.len())
+            .filter(|&g| {
+                (0..n).all(|c| {
+                    let image = perms[g][c] as usize;
+                    image != c && perms[g][image] as usize == c
+                })
+            })
+            .collect();
         Board {
             rows,
             cols,
@@ -242,6 +256,7 @@ impl Board {
             lut,
             chunks,
             cell_images,
+            pairings,
         }
     }
 

@@ -15,6 +15,20 @@
 //! (their dead cells are your private reserve), and does not spend your
 //! reserve. Franke found the second factor the most important.
 //!
+//! Gardner's pairing argument bounds standard Hip on a board with an even
+//! side: take a symmetry `g` of the board that pairs the cells (an
+//! involution without a fixed cell, [`Board::pairings`]). From a position
+//! symmetric under `g` with the first player to move, the second player
+//! answers every move `m` by `g(m)` (empty, since the position was
+//! symmetric and `g(m) != m`) and never completes a square first: a square
+//! `S` of his would have its image `g(S)` all the first player's, completed
+//! by `m` one move earlier, unless `g(S) = S`, and such a square pairs its
+//! own corners, one stone of each colour a pair. So such a position is
+//! worth at most a draw to the first player, and so is one where the second
+//! player's answer restores the symmetry ([`Pos::p2_can_pair`]). The empty
+//! board is one: on these boards the search only proves what the first
+//! player can reach, never again the second player's draw.
+//!
 //! Values are from the mover's point of view inside the search and from the
 //! first player's (P1) point of view everywhere else, including the table.
 
@@ -229,6 +243,24 @@ impl Pos {
         next
     }
 
+    /// Whether the second player can play Gardner's pairing strategy from
+    /// here (see the module doc): the position is symmetric under a pairing
+    /// of `board` with the first player (`p1_to_move`) to move, or becomes
+    /// so when the second player answers the first player's last stone.
+    /// Standard Hip only (the caller checks).
+    #[inline(always)]
+    pub fn p2_can_pair(&self, board: &Board, p1_to_move: bool) -> bool {
+        board.pairings.iter().any(|&g| {
+            if p1_to_move {
+                self.p2 == self.img1[g]
+            } else {
+                // P1's stones are the image of P2's and one more.
+                let extra = self.p1 & !self.img2[g];
+                self.img2[g] & !self.p1 == 0 && extra != 0 && extra & (extra - 1) == 0
+            }
+        })
+    }
+
     /// Whether the player to move loses by playing `cell` (it completes a
     /// square of his colour).
     #[inline(always)]
@@ -392,6 +424,20 @@ impl<'a, 'c> Solver<'a, 'c> {
                 return Some(0);
             }
             beta = beta.min(0);
+        }
+        if !self.double && pos.p2_can_pair(board, p1) {
+            // The second player can pair moves: at most a draw for the first.
+            if p1 {
+                if alpha >= 0 {
+                    return Some(0);
+                }
+                beta = beta.min(0);
+            } else {
+                if beta <= 0 {
+                    return Some(0);
+                }
+                alpha = alpha.max(0);
+            }
         }
         let empties = empty.count_ones();
         let mut tt_move = None;

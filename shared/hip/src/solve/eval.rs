@@ -56,6 +56,8 @@ impl Eval<'_> {
         }
         let known = self.summary.known.get(&key);
         let (mut lo, mut hi) = known.map_or((-1, 1), |k| (k.lo, k.hi));
+        hi = hi.min(self.game.p1_ceiling(pos));
+        lo = lo.min(hi);
         let is_target = self.target == Some(key);
         self.reached |= is_target;
         let mut sensitive = is_target;

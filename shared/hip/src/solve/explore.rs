@@ -35,7 +35,17 @@ pub(super) fn explore_unit(
     // A unit is solved like a search node, except that the children
     // it did not settle are handed back instead of abandoned.
     let moves = solver.moves(&pos, p1, 0);
-    let mut alpha = -1i8;
+    // What the rules alone say of this position, in the mover's view: at
+    // most a draw for the first player where the second can pair moves.
+    let own = absolute(-1, game.p1_ceiling(&pos), p1);
+    // What matters to the root: where the second player can pair moves at
+    // the root (a board with an even side, standard Hip), the first player
+    // gets at most a draw anywhere in the game, so a unit only needs to
+    // settle whether he reaches it. The window of the search, mover's view.
+    let cap = game.p1_ceiling(&Pos::EMPTY);
+    let (floor, ceiling) = absolute(-1, cap, p1);
+    let (floor, ceiling) = (floor.max(own.0), ceiling.min(own.1));
+    let mut alpha = floor;
     let mut best = -1i8;
     let mut rest = Vec::new();
     let mut seen: Vec<Key> = Vec::new();
@@ -56,7 +66,7 @@ pub(super) fn explore_unit(
                 // Only the table may still settle it, for free: it is
                 // known, a win, or cannot beat what we have.
                 let (lo, hi) = child_bounds(&solver, &game, &child, p1);
-                if lo >= 1 || lo == hi {
+                if lo >= ceiling || lo == hi {
                     Some(lo)
                 } else if hi <= alpha {
                     Some(hi)
@@ -64,14 +74,21 @@ pub(super) fn explore_unit(
                     None
                 }
             } else if same {
-                solver.search(&child, alpha, 1)
+                solver.search(&child, alpha, ceiling)
             } else {
-                solver.search(&child, -1, -alpha).map(|v| -v)
+                solver.search(&child, -ceiling, -alpha).map(|v| -v)
             };
             match r {
                 Some(v) => {
-                    // Fail-soft: v <= alpha is an upper bound.
-                    let (lo, hi) = if v <= alpha { (-1, v) } else { (v, v) };
+                    // Fail-soft: v <= alpha is an upper bound, v >= ceiling
+                    // a lower one.
+                    let (lo, hi) = if v <= alpha {
+                        (-1, v)
+                    } else if v >= ceiling {
+                        (v, 1)
+                    } else {
+                        (v, v)
+                    };
                     let (lo_c, hi_c) = if same { (lo, hi) } else { (-hi, -lo) };
                     let child_p1 = game.p1_to_move(&child);
                     let (alo, ahi) = absolute(lo_c, hi_c, child_p1);
@@ -104,17 +121,31 @@ pub(super) fn explore_unit(
         if v > best {
             best = v;
             alpha = alpha.max(v);
-            if alpha >= 1 {
+            if alpha >= ceiling {
                 break;
             }
         }
     }
     summary.nodes += solver.nodes;
-    if best >= 1 || pending.is_empty() {
-        // Settled: a win was found, or every child is known.
-        let (lo, hi) = absolute(best, best, p1);
+    if best >= ceiling || pending.is_empty() {
+        // Settled within the window: the best it allows was found, or every
+        // child is known. Fail-soft, as a search node: at or below the floor
+        // an upper bound, at or above the ceiling a lower one, each within
+        // what the rules say.
+        let (lo, hi) = if best <= floor {
+            (own.0, best.max(own.0))
+        } else if best >= ceiling {
+            (best.min(own.1), own.1)
+        } else {
+            (best, best)
+        };
+        let (lo, hi) = absolute(lo, hi, p1);
         let empties = (game.board.full & !(pos.p1 | pos.p2)).count_ones() as u8;
         solver.table.store(key.0, key.1, lo, hi, 255, empties);
+        if lo < hi {
+            summary.record(key, lo, hi, false, Vec::new())?;
+            return Ok(Exploration::Finished(summary));
+        }
         let pv = table_pv(&mut solver, &game, pos, best);
         let pv = pv
             .iter()

@@ -40,6 +40,17 @@ impl Game {
         ((a, b), g)
     }
 
+    /// The most the first player can get from `pos` by the rules alone: a
+    /// draw where the second player of standard Hip can pair moves
+    /// ([`Pos::p2_can_pair`]), else a win.
+    pub(super) fn p1_ceiling(&self, pos: &Pos) -> i8 {
+        if !self.double && pos.p2_can_pair(&self.board, self.p1_to_move(pos)) {
+            0
+        } else {
+            1
+        }
+    }
+
     pub(super) fn full(&self, pos: &Pos) -> bool {
         (pos.p1 | pos.p2) == self.board.full
     }

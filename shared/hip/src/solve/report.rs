@@ -76,7 +76,8 @@ pub(super) fn report(job: &HipSolve, s: &SolveSummary) -> FamilyReport {
                     }
                     seen_replies.push(rk);
                     let (rlo, rhi, _) = e.eval(&rp);
-                    if (rlo, rhi) != (-1, 1) {
+                    // Settled by search, not by the rules alone.
+                    if (rlo, rhi) != (-1, game.p1_ceiling(&rp)) {
                         settled.push(format!("{} {}", board.cell_name(rc), value_words(rlo, rhi)));
                     }
                 }

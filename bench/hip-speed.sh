@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# hip-solve against an earlier solver, side by side in one sitting (issue 19
+# part 2): the `hip_one_core` example of BASE (a git revision) and of this
+# working tree, each case run by one then the other, one search on one core
+# (`direct R C`: the empty board, one search with the job's table; `tune 6 6
+# FILE`: every position of FILE, each with a fresh table). Prints the value,
+# the nodes and the CPU seconds of each, and the ratios new/base. Node counts
+# do not depend on the machine's load; CPU seconds do, a little (caches).
+#
+# Usage: bench/hip-speed.sh [BASE] [CASE...]
+#   BASE  default 8690597 (the solver before Gardner's pairing bound)
+#   CASE  "direct R C" or "tune 6 6 FILE"; default: the draw boards with an
+#         even side 3x8, 2x12, 4x6, the second-player boards 4x7 and 5x6,
+#         and bench/hip-positions/6x6-deep.txt
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+base="${1:-8690597}"
+shift || true
+cases=("$@")
+if [ ${#cases[@]} -eq 0 ]; then
+  cases=("direct 3 8" "direct 2 12" "direct 4 6" "direct 4 7" "direct 5 6"
+         "tune 6 6 bench/hip-positions/6x6-deep.txt")
+fi
+target="${CARGO_TARGET_DIR:-target}"
+work="$target/hip-speed"
+mkdir -p "$work"
+# The base solver, built from its own checkout of BASE.
+if [ ! -x "$work/base-$base" ]; then
+  tree="$work/tree-$base"
+  rm -rf "$tree"
+  git worktree add --detach "$tree" "$base" >/dev/null
+  (cd "$tree" && CARGO_TARGET_DIR="$repo/$work/target-base" \
+    cargo build --release --quiet -p orchard-hip --example hip_one_core)
+  cp "$work/target-base/release/examples/hip_one_core" "$work/base-$base"
+  git worktree remove --force "$tree"
+fi
+cargo build --release --quiet -p orchard-hip --example hip_one_core
+cp "$target/release/examples/hip_one_core" "$work/new"
+
+# One run: "VALUE NODES CPU" of binary $1 on case $2.
+measure() {
+  local out cpu nodes value
+  out=$( { /usr/bin/time -f "cpu %U" "$1" $2 2>&1; } 2>&1)
+  cpu=$(grep -oP '^cpu \K[0-9.]+' <<<"$out")
+  if [[ "$2" == tune* ]]; then
+    nodes=$(grep -oP 'total \K[0-9]+' <<<"$out")
+    # Every position's nodes stand for its value (tune stops on a disagreement).
+    value="$(grep -oP 'per position \K.*' <<<"$out" | wc -w)-positions"
+  else
+    nodes=$(grep -oP '^[0-9]+(?= nodes)' <<<"$out")
+    value=$(grep -oP 'first player: \K-?[0-9]+' <<<"$out")
+  fi
+  echo "$value $nodes $cpu"
+}
+echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/hip || echo '+changes'); $(date -u +%FT%TZ)"
+printf '%-44s %14s %14s %8s %8s %8s %8s\n' case "base nodes" "new nodes" "nodes" "base s" "new s" "CPU"
+for c in "${cases[@]}"; do
+  read -r bv bn bc < <(measure "$work/base-$base" "$c")
+  read -r nv nn nc < <(measure "$work/new" "$c")
+  if [ "$bv" != "$nv" ]; then
+    echo "VALUES DIFFER on $c: base $bv, new $nv" >&2
+    exit 1
+  fi
+  printf '%-44s %14s %14s %8.3f %8.1f %8.1f %8.3f\n' "$c" "$bn" "$nn" \
+    "$(echo "$nn / $bn" | bc -l)" "$bc" "$nc" "$(echo "$nc / $bc" | bc -l)"
+done
