@@ -25,14 +25,17 @@ const LEGEND: [(&str, &str, Tone); 7] = [
 ];
 
 /// The state of an opening whose first player's value is in `lo..=hi`.
-fn state(lo: i8, hi: i8, running: bool, root_solved: bool) -> &'static str {
+/// `unknown`: the interval the rules alone give the opening (a draw at
+/// most for the first player where the second can pair moves): a search
+/// has told nothing more.
+fn state(lo: i8, hi: i8, unknown: (i8, i8), running: bool, root_solved: bool) -> &'static str {
     match (lo, hi) {
         (1, 1) => "win",
         (0, 0) => "draw",
         (-1, -1) => "loss",
         _ if running => "running",
-        (-1, 1) if root_solved => "moot",
-        (-1, 1) => "pending",
+        v if v == unknown && root_solved => "moot",
+        v if v == unknown => "pending",
         _ => "bounded",
     }
 }
@@ -82,7 +85,8 @@ pub(super) fn figures(job: &HipSolve, s: &SolveSummary, running: &[SolveUnit]) -
                         }
                     };
                     let runs = every_opening_runs || running.contains(k);
-                    state(clo, chi, runs, lo == hi)
+                    let unknown = (-1, game.p1_ceiling(&cp));
+                    state(clo, chi, unknown, runs, lo == hi)
                 }
                 _ => "loss",
             };
