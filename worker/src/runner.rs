@@ -428,7 +428,13 @@ async fn report(
         "report",
         || {
             let mut c = state.client.clone();
-            let req = req.clone();
+            // Under the id the worker has now: after a coordinator restart
+            // it registered again, and only units it holds under that id
+            // (or units nobody leased since the restart) take its reports.
+            let req = ReportRequest {
+                worker_id: state.id(),
+                ..req.clone()
+            };
             async move { c.report(req).await }
         },
     )

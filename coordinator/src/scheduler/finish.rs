@@ -21,6 +21,10 @@ pub struct Finishing {
     /// The family bound to the job's parameters (for unit labels).
     pub prepared: Option<Arc<dyn PreparedJob>>,
     pub report: Result<FamilyReport, String>,
+    /// Workers that explored each unit, and units whose replicas agreed
+    /// (for the results file of a verified job).
+    pub replicas: u32,
+    pub verified_units: u64,
 }
 
 impl Scheduler {
@@ -34,6 +38,8 @@ impl Scheduler {
                 family: job.family.clone(),
                 prepared: job.prepared.clone(),
                 report: Err(job.error.clone().unwrap_or_default()),
+                replicas: job.replicas,
+                verified_units: job.verified_units,
             });
         }
         if !job.live() || job.units_done < job.units_total {
@@ -50,6 +56,8 @@ impl Scheduler {
             family: job.family.clone(),
             prepared: job.prepared.clone(),
             report,
+            replicas: job.replicas,
+            verified_units: job.verified_units,
         })
     }
 

@@ -195,6 +195,21 @@ impl SearchFamily for HipSolve {
         s.nodes
     }
 
+    /// The value of the unit's own position. Node counts and the bounds
+    /// recorded for its children depend on the job's table and lemmas (two
+    /// correct runs differ there); the value of a unit explored whole does
+    /// not. An unreadable unit (never leased: checked on submit) compares
+    /// as nothing.
+    fn verified_part(&self, unit: &SolveUnit, s: &SolveSummary, _bound: u64) -> Vec<u8> {
+        let game = Game::new(&self.params);
+        let Ok(pos) = game.replay(&unit.moves) else {
+            return Vec::new();
+        };
+        let (key, _) = game.key(&pos);
+        let value = s.known.get(&key).map(|k| (k.lo, k.hi));
+        orchard_core::codec::encode(&value)
+    }
+
     fn report(&self, s: &SolveSummary) -> FamilyReport {
         report::report(self, s)
     }
