@@ -99,6 +99,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         },
                         bound: 0,
                         error: String::new(),
+                        stopped: false,
                     };
                     async move { c.report(req).await.expect("report") }
                 });

@@ -117,6 +117,7 @@ impl ModelStore {
                     nodes,
                     bound,
                     summary,
+                    rest,
                     ..
                 } => self.replicas.push((
                     *job_id,
@@ -127,6 +128,7 @@ impl ModelStore {
                         nodes: *nodes,
                         bound: *bound,
                         summary: summary.clone(),
+                        rest: rest.clone(),
                     },
                 )),
                 Write::Mismatch { job_id, row, .. } => {
@@ -350,8 +352,15 @@ impl Harness {
             return Ok(None);
         };
         let e = test_family::explore(prepared.as_ref(), payload, budget);
-        self.s
-            .begin_report(worker, unit, e.summary, e.nodes, e.rest, 0)
+        self.s.begin_report(
+            worker,
+            unit,
+            e.summary,
+            e.nodes,
+            e.rest,
+            0,
+            budget != u64::MAX,
+        )
     }
 
     fn job_of(&self, unit: UnitId) -> Option<JobId> {

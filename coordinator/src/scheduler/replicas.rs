@@ -4,10 +4,13 @@
 //!
 //! * **Whole units.** Two replicas do the same work only if neither splits
 //!   the unit differently, so a unit of a verified job is leased without a
-//!   node budget and never asked to split for idle workers: the job's
-//!   units are its root units. A replica that comes back split anyway (its
-//!   worker was stopping) is not a replica: it is dropped and the unit
-//!   leased again.
+//!   node budget and never asked to split for idle workers. A family may
+//!   still split a unit of its own accord, the same way in every run (as
+//!   `hip-draws` hands back its seeds): that rest is part of the replica,
+//!   compared with the summary, and once agreed it becomes the unit's
+//!   children, verified in their turn. A replica whose search was stopped
+//!   early (its worker was stopping: `ReportRequest.stopped`) is not a
+//!   replica: it is dropped and the unit leased again.
 //! * **One lease at a time.** A unit's replicas run one after another, each
 //!   on a worker that has not explored it (and on a host that has not, when
 //!   enough live hosts can take the job); different units run in parallel.

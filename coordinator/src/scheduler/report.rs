@@ -42,10 +42,13 @@ impl PendingReport {
 }
 
 impl Scheduler {
-    /// Checks a report of `worker` and reserves the unit for it. `Ok(None)`:
-    /// a late or duplicate report, to acknowledge and ignore. A report of a
-    /// unit the worker was never leased since the coordinator started is
-    /// refused ([`SchedulerError::NotHeld`]) and never counted.
+    /// Checks a report of `worker` and reserves the unit for it (`stopped`:
+    /// its search was asked to stop early, so `rest` is what it did not
+    /// reach). `Ok(None)`: a late or duplicate report, to acknowledge and
+    /// ignore. A report of a unit the worker was never leased since the
+    /// coordinator started is refused ([`SchedulerError::NotHeld`]) and
+    /// never counted.
+    #[allow(clippy::too_many_arguments)]
     pub fn begin_report(
         &mut self,
         worker: WorkerId,
@@ -54,6 +57,7 @@ impl Scheduler {
         nodes: u64,
         rest: Vec<Vec<u8>>,
         bound: u64,
+        stopped: bool,
     ) -> Result<Option<PendingReport>, SchedulerError> {
         let Some(unit) = self.units.get_mut(&unit_id) else {
             self.counters.reports_ignored += 1;
@@ -85,7 +89,7 @@ impl Scheduler {
         }
         let job_id = unit.job;
         let verified = if job.replicas > 1 {
-            match self.verify(worker, unit_id, &summary, nodes, &rest, bound)? {
+            match self.verify(worker, unit_id, &summary, nodes, &rest, bound, stopped)? {
                 Some(v) => Some(v),
                 None => {
                     self.counters.reports_ignored += 1;
@@ -95,6 +99,16 @@ impl Scheduler {
             }
         } else {
             None
+        };
+        // A verified unit's children are those its replicas agreed on (none
+        // until they do).
+        let rest = match &verified {
+            None => rest,
+            Some(v) => v
+                .decided
+                .as_ref()
+                .map(|w| w.rest.clone())
+                .unwrap_or_default(),
         };
         let unit = self.units.get_mut(&unit_id).expect("checked above");
         unit.reporting = true;
@@ -113,9 +127,10 @@ impl Scheduler {
     }
 
     /// What a report of a unit of a verified job decides (see `replicas`).
-    /// `None`: it is not a replica to count — split (its worker was
-    /// stopping), from a worker found lying in the job, or a second report
-    /// of the same worker.
+    /// `None`: it is not a replica to count — a search stopped early (its
+    /// worker was stopping), from a worker found lying in the job, or a
+    /// second report of the same worker.
+    #[allow(clippy::too_many_arguments)]
     fn verify(
         &self,
         worker: WorkerId,
@@ -124,11 +139,12 @@ impl Scheduler {
         nodes: u64,
         rest: &[Vec<u8>],
         bound: u64,
+        stopped: bool,
     ) -> Result<Option<Verification>, SchedulerError> {
         let unit = &self.units[&unit_id];
         let job = &self.jobs[&unit.job];
         let prepared = job.prepared.as_ref().expect("running job is prepared");
-        if !rest.is_empty()
+        if (stopped && !rest.is_empty())
             || job.excluded.contains(&worker)
             || unit.replicas.iter().any(|r| r.worker == Some(worker))
         {
@@ -145,14 +161,21 @@ impl Scheduler {
             nodes,
             bound,
             summary: summary.to_vec(),
+            rest: rest.to_vec(),
         };
         let mut all: Vec<&Replica> = unit.replicas.iter().collect();
         all.push(&replica);
         // At least every bound the replicas' explorations saw.
         let bound = all.iter().map(|r| r.bound).fold(job.bound, u64::max);
+        // What must agree: the family's verified part, and the units it
+        // split off (a deterministic split of its own).
         let parts = all
             .iter()
-            .map(|r| prepared.verified_part(&unit.payload, &r.summary, bound))
+            .map(|r| {
+                prepared
+                    .verified_part(&unit.payload, &r.summary, bound)
+                    .map(|part| orchard_core::codec::encode(&(part, &r.rest)))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| SchedulerError::Invalid(format!("unit {unit_id}: {e}")))?;
         let (new, earlier) = parts.split_last().expect("one part at least");

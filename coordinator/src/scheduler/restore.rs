@@ -134,6 +134,7 @@ impl Scheduler {
                     nodes: r.nodes,
                     bound: r.bound,
                     summary: r.summary,
+                    rest: r.rest,
                 });
             }
         }

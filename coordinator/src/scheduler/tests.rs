@@ -371,7 +371,7 @@ fn lie_as(h: &mut Harness, worker: u64, unit: u64, payload: &[u8], job: u64) {
     v.leaves += 1;
     let summary = orchard_core::codec::encode(&v);
     let p =
-        h.s.begin_report(worker, unit, summary, e.nodes + 1, Vec::new(), 0)
+        h.s.begin_report(worker, unit, summary, e.nodes + 1, Vec::new(), 0, false)
             .unwrap()
             .expect("a replica");
     h.commit(p);
@@ -563,4 +563,37 @@ fn undecided_replicas_survive_a_restart() {
     assert!(report_as(&mut h, b, u, &p2));
     assert_eq!(h.finished[&job]["leaves"], 10);
     assert_eq!(h.s.status(job).unwrap().verified_units, 1);
+}
+
+#[test]
+fn a_split_of_the_familys_own_is_verified_with_the_summary_and_becomes_the_units_children() {
+    let mut h = Harness::new();
+    let job = h.submit_verified("leaves", 10, 1, None, 2);
+    let (a, b) = (h.worker_on("a"), h.worker_on("b"));
+    // Both replicas hand back the same rest without having been stopped
+    // (as hip-draws hands back its seeds): agreed, the rest are new units.
+    let report = |h: &mut Harness, w: u64| {
+        let (u, p) = h.lease(w, 1).remove(0);
+        let prepared = h.s.jobs[&job].prepared.clone().unwrap();
+        let e = super::test_family::explore(prepared.as_ref(), &p, 4);
+        assert!(!e.rest.is_empty());
+        let p =
+            h.s.begin_report(w, u, e.summary, e.nodes, e.rest, 0, false)
+                .unwrap()
+                .expect("a replica");
+        h.commit(p);
+    };
+    report(&mut h, a);
+    assert_eq!(
+        h.s.job(job).unwrap().units_total(),
+        1,
+        "undecided: no children"
+    );
+    report(&mut h, b);
+    let j = h.s.job(job).unwrap();
+    assert_eq!((j.units_done(), j.nodes_done()), (1, 4));
+    assert!(j.units_total() > 1, "the agreed rest became units");
+    drain_with(&mut h, job, &[a, b]);
+    assert_eq!(h.finished[&job]["leaves"], 10);
+    assert_eq!(h.finished[&job]["twice"], 0);
 }

@@ -47,6 +47,10 @@ pub struct Replica {
     /// The job-wide bound the worker knew when it reported.
     pub bound: u64,
     pub summary: Vec<u8>,
+    /// The units its family split off (a split of the family's own, as
+    /// `hip-draws` hands back its seeds; never a stopped search's rest):
+    /// compared with the summary, and the unit's children once agreed.
+    pub rest: Vec<Vec<u8>>,
 }
 
 impl Unit {

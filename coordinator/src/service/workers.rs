@@ -177,7 +177,15 @@ impl WorkerService for Workers {
         let pending = self
             .0
             .lock()
-            .begin_report(r.worker_id, r.unit_id, r.summary, r.nodes, r.rest, r.bound)
+            .begin_report(
+                r.worker_id,
+                r.unit_id,
+                r.summary,
+                r.nodes,
+                r.rest,
+                r.bound,
+                r.stopped,
+            )
             .map_err(|e| {
                 tracing::warn!(unit = r.unit_id, %worker, "report refused: {e}");
                 scheduler_status(e)
@@ -345,6 +353,7 @@ pub(crate) fn report_writes(p: &PendingReport, worker: String, now_ms: u64) -> V
                 nodes: r.nodes,
                 bound: r.bound,
                 summary: r.summary.clone(),
+                rest: r.rest.clone(),
                 reported_ms: now_ms,
             });
         }

@@ -102,7 +102,7 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         .query_map([], |r| Ok((to_u64(r.get(0)?), to_u64(r.get(1)?))))?
         .collect::<Result<Vec<_>, _>>()?;
     let mut stmt = conn.prepare(
-        "SELECT p.unit_id, p.worker, p.host, p.nodes, p.bound, p.summary, p.summary_crc
+        "SELECT p.unit_id, p.worker, p.host, p.nodes, p.bound, p.summary, p.summary_crc, p.rest
          FROM replicas p JOIN jobs j ON j.id = p.job_id
          WHERE j.state = 'running' ORDER BY p.id",
     )?;
@@ -116,7 +116,12 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
                 "unit {unit_id}: replica summary checksum mismatch"
             )));
         }
+        let rest: Vec<u8> = r.get(7)?;
+        let rest = orchard_core::codec::decode(&rest).map_err(|e| {
+            StoreError::Corrupt(format!("unit {unit_id}: replica rest unreadable: {e}"))
+        })?;
         replicas.push(ReplicaRow {
+            rest,
             unit_id,
             worker: r.get(1)?,
             host: r.get(2)?,

@@ -116,6 +116,8 @@ pub struct ReplicaRow {
     pub nodes: u64,
     pub bound: u64,
     pub summary: Vec<u8>,
+    /// The units the family split off in this replica.
+    pub rest: Vec<Vec<u8>>,
 }
 
 /// A recorded disagreement between two replicas of a unit.
@@ -206,6 +208,7 @@ pub enum Write {
         nodes: u64,
         bound: u64,
         summary: Vec<u8>,
+        rest: Vec<Vec<u8>>,
         reported_ms: u64,
     },
     /// Two replicas of a unit disagreed.

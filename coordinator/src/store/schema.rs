@@ -40,6 +40,7 @@ const CREATE_REPLICAS: &str = "CREATE TABLE replicas (
                  bound INTEGER NOT NULL,
                  summary BLOB NOT NULL,
                  summary_crc INTEGER NOT NULL,
+                 rest BLOB NOT NULL,
                  reported_ms INTEGER NOT NULL
              );
              CREATE INDEX replicas_by_unit ON replicas(unit_id);

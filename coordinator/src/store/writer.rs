@@ -280,11 +280,12 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
             nodes,
             bound,
             summary,
+            rest,
             reported_ms,
         } => {
             tx.prepare_cached(
-                "INSERT INTO replicas (unit_id, job_id, worker, host, nodes, bound, summary, summary_crc, reported_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO replicas (unit_id, job_id, worker, host, nodes, bound, summary, summary_crc, rest, reported_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?
             .execute(params![
                 to_i64(*unit_id),
@@ -295,6 +296,7 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                 to_i64(*bound),
                 summary,
                 crc(summary),
+                orchard_core::codec::encode(rest),
                 to_i64(*reported_ms)
             ])?;
         }
