@@ -120,10 +120,12 @@ impl Scheduler {
             );
         }
         let hosts = distinct_hosts(&workers);
+        // The first thousand pending units in order: enough to say that
+        // some wait, bounded work under the lock for a dashboard's poll.
         let stuck = job
             .pending
             .iter()
-            .take(10_000)
+            .take(1_000)
             .filter_map(|(_, id)| self.units.get(id))
             .filter(|u| !workers.iter().any(|(w, h)| may_take(u, *w, h, hosts)))
             .count();
