@@ -243,6 +243,65 @@ fn a_lying_worker_is_outvoted_recorded_and_shut_out() {
     );
 }
 
+/// Replicas waiting for agreement and the mismatches found survive a
+/// SIGKILL of the coordinator: after the restart the stored replicas still
+/// vote, and the results file lists the mismatch found before the crash.
+#[test]
+fn replicas_and_mismatches_survive_a_coordinator_crash() {
+    let dir = TempDir::new("replicas-crash");
+    let port = free_port();
+    let mut coordinator = start_coordinator_with(&dir, port, &[]);
+    let url = format!("http://127.0.0.1:{port}");
+    wait_coordinator(&url, Duration::from_secs(30));
+    let job = submit_job(&url, &["queens", "--n", "8", "--replicas", "2"]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let unit_id = rt.block_on(async {
+        let mut honest = RawWorker::register(&url, "honest-a").await;
+        let mut liar = RawWorker::register(&url, "liar").await;
+        let unit = honest.lease(1).await.remove(0);
+        assert!(honest.report(&unit, false).await.unwrap());
+        let again = liar.lease(1).await.remove(0);
+        assert_eq!(again.unit_id, unit.unit_id);
+        assert!(liar.report(&again, true).await.unwrap());
+        unit.unit_id
+    });
+    let s = wait_status(&url, job, Duration::from_secs(10), |s| s["mismatches"] == 1);
+    assert_eq!(s["verified_units"], 0);
+    coordinator.sigkill();
+    let _coordinator = start_coordinator_with(&dir, port, &[]);
+    wait_coordinator(&url, Duration::from_secs(30));
+    let s = wait_status(&url, job, Duration::from_secs(10), |_| true);
+    assert_eq!(s["mismatches"], 1, "the mismatch is stored: {s}");
+    rt.block_on(async {
+        // A third worker's replica decides, two against one: the two stored
+        // before the crash still count.
+        let mut b = RawWorker::register(&url, "honest-b").await;
+        let unit = b.lease(1).await.remove(0);
+        assert_eq!(unit.unit_id, unit_id);
+        assert!(b.report(&unit, false).await.unwrap());
+    });
+    wait_status(&url, job, Duration::from_secs(10), |s| {
+        s["verified_units"] == 1
+    });
+    let _w1 = start_worker(&dir, &url, "worker-a");
+    let _w2 = start_worker(&dir, &url, "worker-b");
+    let done = wait_status(&url, job, Duration::from_secs(120), |s| {
+        s["state"] == "done"
+    });
+    assert_eq!(done["mismatches"], 1);
+    let r = final_results(&url, job);
+    assert_eq!(r["solutions"], 92, "{r}");
+    let text = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+    let mismatch = text
+        .lines()
+        .find(|l| l.starts_with("# mismatch:"))
+        .unwrap_or_else(|| panic!("no mismatch line in {text}"));
+    assert!(
+        mismatch.contains("honest-a") && mismatch.contains("liar"),
+        "{mismatch}"
+    );
+}
+
 /// An honest verified run on one machine (`orchard run --replicas 2
 /// --workers 2`) finishes, and its results file is the unverified run's
 /// plus the verification lines.
