@@ -94,6 +94,8 @@ pub struct RunArgs {
     pub backup: BackupFlags,
     #[command(flatten)]
     pub cache: CacheArgs,
+    #[command(flatten)]
+    pub replicas: ReplicasArg,
 }
 
 /// What a worker lends its jobs' in-process caches (the hip-solve
@@ -255,6 +257,26 @@ pub struct ClientArgs {
 pub struct SubmitArgs {
     #[command(flatten)]
     pub client: ClientArgs,
+    #[command(flatten)]
+    pub replicas: ReplicasArg,
+}
+
+/// How many workers explore each unit of a job.
+#[derive(Args, Debug)]
+pub struct ReplicasArg {
+    /// Have each unit explored by this many different workers (on
+    /// different hosts when there are enough) and merged only when their
+    /// results agree; a disagreement takes one more replica, the majority
+    /// wins, and the outvoted workers get no more units of the job. Units
+    /// are then explored whole (no node budget, no work stealing).
+    #[arg(
+        long,
+        global = true,
+        default_value_t = 1,
+        value_name = "K",
+        value_parser = clap::value_parser!(u32).range(1..=16)
+    )]
+    pub replicas: u32,
 }
 
 #[derive(Args, Debug)]

@@ -51,8 +51,23 @@ pub fn progress_line(s: &JobStatus) -> String {
     } else {
         String::new()
     };
+    // A verified job: its replicas, verified units and mismatches, and why
+    // its units wait, when they do.
+    let verified = if s.replicas > 1 {
+        let waiting = if s.waiting.is_empty() {
+            String::new()
+        } else {
+            format!(" | {}", s.waiting)
+        };
+        format!(
+            " | {} replicas: {} verified, {} mismatches{waiting}",
+            s.replicas, s.verified_units, s.mismatches
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "units {}/{} ({} running) | {} nodes{discarded}{estimate} | {}/s{eta} | bound {}",
+        "units {}/{} ({} running) | {} nodes{discarded}{estimate} | {}/s{eta} | bound {}{verified}",
         s.units_done,
         s.units_total,
         s.units_running,

@@ -365,6 +365,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
                 .submit(SubmitRequest {
                     family: family.into(),
                     params_json: params.into(),
+                    replicas: 1,
                 })
                 .await
                 .unwrap_err();
@@ -379,6 +380,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
             .submit(SubmitRequest {
                 family: "hc".into(),
                 params_json: params.into(),
+                replicas: 1,
             })
             .await
             .unwrap()
@@ -506,6 +508,7 @@ fn a_report_abandoned_mid_commit_still_counts() {
                 .submit(SubmitRequest {
                     family: "hc".into(),
                     params_json: params,
+                    replicas: 1,
                 })
                 .await
                 .unwrap()

@@ -11,10 +11,15 @@ use common::db::units;
 use common::hip::{COLS, ROWS, UNIT_BUDGET};
 use common::{run, run_json, Proc, TempDir};
 
+/// What version 4 added (`jobs.replicas`, the `replicas` and `mismatches`
+/// tables), taken away: a database of version 3.
+const DOWN_TO_3: &str = "DROP TABLE replicas; DROP TABLE mismatches;
+                         ALTER TABLE jobs DROP COLUMN replicas;";
+
 /// A database of schema version 1 (before `units.discarded_nodes` and the
 /// `lemmas` table), holding an interrupted job, is migrated in place when
-/// opened and the job resumes to the right answer; so is one of version 2;
-/// a database of a newer version is refused, untouched.
+/// opened and the job resumes to the right answer; so are ones of versions
+/// 2 and 3; a database of a newer version is refused, untouched.
 #[test]
 fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let dir = TempDir::new("hipmigrate");
@@ -61,13 +66,13 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap()
     };
-    assert_eq!(version(&db), 3);
+    assert_eq!(version(&db), 4);
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch(
-            "DROP TABLE lemmas; ALTER TABLE units DROP COLUMN discarded_nodes;
-             PRAGMA user_version = 1;",
-        )
+        conn.execute_batch(&format!(
+            "{DOWN_TO_3} DROP TABLE lemmas; ALTER TABLE units DROP COLUMN discarded_nodes;
+             PRAGMA user_version = 1;"
+        ))
         .unwrap();
     }
     // While another coordinator holds the database, it is refused and left
@@ -87,7 +92,7 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let json = run_json(&args);
     assert_eq!(json["resumed"], true, "{json}");
     assert_eq!(json["winner"], 0, "4x5 is a draw: {json}");
-    assert_eq!(version(&db), 3);
+    assert_eq!(version(&db), 4);
     // What was done before the migration was kept, not searched again.
     let after = units(&db);
     for (id, (state, leases, summary)) in &before {
@@ -99,23 +104,42 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     // Version 2 (before the `lemmas` table): migrated, the answer kept.
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch("DROP TABLE lemmas; PRAGMA user_version = 2;")
+        conn.execute_batch(&format!(
+            "{DOWN_TO_3} DROP TABLE lemmas; PRAGMA user_version = 2;"
+        ))
+        .unwrap();
+    }
+    let json = run_json(&args);
+    assert_eq!(json["winner"], 0, "{json}");
+    assert_eq!(version(&db), 4);
+
+    // Version 3 (before verified jobs): migrated, its job one of a single
+    // replica, the answer kept.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(&format!("{DOWN_TO_3} PRAGMA user_version = 3;"))
             .unwrap();
     }
     let json = run_json(&args);
     assert_eq!(json["winner"], 0, "{json}");
-    assert_eq!(version(&db), 3);
+    assert_eq!(json["replicas"], 1, "{json}");
+    assert_eq!(version(&db), 4);
+    let replicas: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT replicas FROM jobs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(replicas, 1);
 
     // A newer schema: one line, a non-zero exit, the file untouched.
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch("PRAGMA user_version = 4;").unwrap();
+        conn.execute_batch("PRAGMA user_version = 5;").unwrap();
     }
     let bytes = std::fs::read(&db).unwrap();
     let out = run(&args);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("schema version 4 is not supported"), "{err}");
+    assert!(err.contains("schema version 5 is not supported"), "{err}");
     assert_eq!(std::fs::read(&db).unwrap(), bytes);
 }

@@ -35,7 +35,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tokio::spawn(async move { c.serve(listener, std::future::pending()).await });
     }
     let (job, _) = coordinator
-        .submit("hc", r#"{"columns":1,"variant":"pairs","min_length":null}"#)
+        .submit(
+            "hc",
+            r#"{"columns":1,"variant":"pairs","min_length":null}"#,
+            1,
+        )
         .await?;
 
     let created = Arc::new(AtomicU64::new(1));
@@ -95,6 +99,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         },
                         bound: 0,
                         error: String::new(),
+                        stopped: false,
                     };
                     async move { c.report(req).await.expect("report") }
                 });

@@ -343,6 +343,21 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
             "Worker registrations.",
             c.registrations,
         ),
+        counter(
+            "orchard_reports_refused_total",
+            "Unit reports refused (PermissionDenied) and not counted: the worker was never leased the unit.",
+            c.reports_refused,
+        ),
+        counter(
+            "orchard_progress_refused_total",
+            "Heartbeat progress for a unit the worker does not hold: not counted, the unit cancelled on the worker.",
+            c.progress_refused,
+        ),
+        counter(
+            "orchard_returns_refused_total",
+            "Units given back (ReturnLeases) by a worker that does not hold them: ignored.",
+            c.returns_refused,
+        ),
     ];
     let mut body = String::new();
     for m in &all {

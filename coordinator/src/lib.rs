@@ -192,11 +192,17 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    /// Submits a job of `family` with canonical JSON parameters, or finds
-    /// the identical job that exists: its id, and whether it existed.
-    pub async fn submit(&self, family: &str, params_json: &str) -> Result<(u64, bool), String> {
+    /// Submits a job of `family` with canonical JSON parameters, each unit
+    /// explored by `replicas` different workers, or finds the identical job
+    /// that exists: its id, and whether it existed.
+    pub async fn submit(
+        &self,
+        family: &str,
+        params_json: &str,
+        replicas: u32,
+    ) -> Result<(u64, bool), String> {
         Jobs(self.shared.clone())
-            .submit_job(family, params_json)
+            .submit_job(family, params_json, replicas)
             .await
             .map_err(|s| s.message().to_string())
     }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use orchard_core::{FamilyReport, PreparedJob};
 
-use crate::store::LedgerRow;
+use crate::store::{LedgerRow, MismatchRow};
 
 /// The header of a units file.
 pub const UNITS_HEADER: &str = "# id\tparent\tstate\tnodes\tdiscarded\tleases\tworker\tunit";
@@ -122,4 +122,29 @@ pub fn rebuild_report(
         aggregate.absorb(s).map_err(|e| e.to_string())?;
     }
     Ok(aggregate.report())
+}
+
+/// The lines a verified job's results file ends with (none for a job of one
+/// replica, whose file is the family's lines alone): how many workers
+/// explored each unit, how many units were verified, and every mismatch,
+/// with both replicas' summaries in the family's words.
+pub fn verification_lines(
+    replicas: u32,
+    verified_units: u64,
+    mismatches: &[MismatchRow],
+) -> Vec<String> {
+    if replicas <= 1 {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "# verified: each unit explored by {replicas} different workers; {verified_units} units verified, {} mismatches",
+        mismatches.len()
+    )];
+    for m in mismatches {
+        lines.push(format!(
+            "# mismatch: unit {} ({}): {} reported {} | {} reported {}",
+            m.unit_id, m.unit_label, m.worker_a, m.summary_a, m.worker_b, m.summary_b
+        ));
+    }
+    lines
 }

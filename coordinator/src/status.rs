@@ -117,6 +117,15 @@ pub struct JobStatus {
     pub estimated_nodes: f64,
     pub estimated_nodes_error: f64,
     pub eta_seconds: f64,
+    /// Workers that explore each unit (1: every report trusted), units
+    /// whose replicas agreed, and reports that disagreed with another
+    /// replica of their unit (see `orchard run --replicas`).
+    pub replicas: u32,
+    pub verified_units: u64,
+    pub mismatches: u64,
+    /// Why the job's units wait, when they do (too few distinct live
+    /// workers for its replicas); empty otherwise.
+    pub waiting: String,
 }
 
 fn json_object<S: Serializer>(params_json: &str, s: S) -> Result<S::Ok, S::Error> {
@@ -158,6 +167,10 @@ macro_rules! job_status_with_state {
             estimated_nodes: $s.estimated_nodes,
             estimated_nodes_error: $s.estimated_nodes_error,
             eta_seconds: $s.eta_seconds,
+            replicas: $s.replicas,
+            verified_units: $s.verified_units,
+            mismatches: $s.mismatches,
+            waiting: $s.waiting,
         }
     };
 }
@@ -207,6 +220,11 @@ impl JobAnswer {
         obj.insert("state".into(), s.state.as_str().into());
         obj.insert("nodes_discarded".into(), s.nodes_discarded.into());
         obj.insert("lemma_bytes".into(), s.lemma_bytes.into());
+        obj.insert("replicas".into(), s.replicas.into());
+        if s.replicas > 1 {
+            obj.insert("verified_units".into(), s.verified_units.into());
+            obj.insert("mismatches".into(), s.mismatches.into());
+        }
         if !self.results_file.is_empty() {
             obj.insert("results_file".into(), self.results_file.clone().into());
         }
@@ -283,6 +301,10 @@ mod tests {
             estimated_nodes: 2e5,
             estimated_nodes_error: 1e3,
             eta_seconds: 9.0,
+            replicas: 2,
+            verified_units: 3,
+            mismatches: 1,
+            waiting: String::new(),
         }
     }
 
@@ -334,6 +356,9 @@ mod tests {
             "estimated_nodes",
             "estimated_nodes_error",
             "eta_seconds",
+            "replicas",
+            "verified_units",
+            "mismatches",
         ] {
             assert!(j.get(key).is_some(), "{key} missing from {j}");
         }

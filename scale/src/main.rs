@@ -268,6 +268,7 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         .submit(SubmitRequest {
             family: "synthetic".into(),
             params_json,
+            replicas: 1,
         })
         .await
         .map_err(|e| format!("submitting the job: {}", e.message()))?

@@ -436,6 +436,7 @@ impl Sim {
             rest: rest.iter().map(codec::encode).collect(),
             bound: 0,
             error: String::new(),
+            stopped: false,
         };
         if self.run.prefetch > 0 {
             // The slot is free as soon as the exploration is; the report

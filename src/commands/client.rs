@@ -54,6 +54,7 @@ pub async fn submit(args: SubmitArgs, family: FamilyChoice) -> CliResult {
         .submit(SubmitRequest {
             family: family.family.to_string(),
             params_json: family.params_json,
+            replicas: args.replicas.replicas,
         })
         .await
         .map_err(|s| rpc_error("submit", s))?

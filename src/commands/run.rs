@@ -64,7 +64,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
     let started = Instant::now();
     let coordinator = Coordinator::open(&db, config).await?;
     let (job_id, existing) = coordinator
-        .submit(family.family, &family.params_json)
+        .submit(family.family, &family.params_json, args.replicas.replicas)
         .await?;
 
     let listener = Coordinator::bind("127.0.0.1:0").await?;

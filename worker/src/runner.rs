@@ -314,6 +314,7 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
                     unit_id,
                     lease.bound,
                     Err(format!("cannot load job {}: {e}", lease.job_id)),
+                    false,
                 )
                 .await;
                 drop(permit);
@@ -339,6 +340,7 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
         },
     );
     let (tx, rx) = oneshot::channel();
+    let stopped = stop.clone();
     let budget = lease.node_budget.max(1);
     let payload = lease.unit;
     let bound = job.bound.clone();
@@ -376,18 +378,21 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
             tracing::debug!(unit = unit_id, "cancelled unit dropped");
         } else {
             let bound = job.bound.load(Ordering::Relaxed);
-            report(&state, unit_id, bound, outcome).await;
+            let stopped = stopped.load(Ordering::Relaxed);
+            report(&state, unit_id, bound, outcome, stopped).await;
         }
         drop(permit);
     });
 }
 
-/// Reports one unit, retrying until the coordinator has it.
+/// Reports one unit, retrying until the coordinator has it (`stopped`: its
+/// search was asked to stop early).
 async fn report(
     state: &Arc<State>,
     unit_id: u64,
     bound: u64,
     outcome: Result<DynExploration, String>,
+    stopped: bool,
 ) {
     let req = match outcome {
         Ok(x) => {
@@ -409,6 +414,7 @@ async fn report(
                 rest: x.rest,
                 bound,
                 error: String::new(),
+                stopped,
             }
         }
         Err(e) => {
@@ -428,7 +434,13 @@ async fn report(
         "report",
         || {
             let mut c = state.client.clone();
-            let req = req.clone();
+            // Under the id the worker has now: after a coordinator restart
+            // it registered again, and only units it holds under that id
+            // (or units nobody leased since the restart) take its reports.
+            let req = ReportRequest {
+                worker_id: state.id(),
+                ..req.clone()
+            };
             async move { c.report(req).await }
         },
     )

@@ -24,6 +24,10 @@ pub struct Finishing {
     /// The family's figures of the final answer (see
     /// [`orchard_core::figure`]), stored with it.
     pub figures: Vec<Figure>,
+    /// Workers that explored each unit, and units whose replicas agreed
+    /// (for the results file of a verified job).
+    pub replicas: u32,
+    pub verified_units: u64,
 }
 
 impl Scheduler {
@@ -38,6 +42,8 @@ impl Scheduler {
                 prepared: job.prepared.clone(),
                 report: Err(job.error.clone().unwrap_or_default()),
                 figures: Vec::new(),
+                replicas: job.replicas,
+                verified_units: job.verified_units,
             });
         }
         if !job.live() || job.units_done < job.units_total {
@@ -60,6 +66,8 @@ impl Scheduler {
             prepared: job.prepared.clone(),
             report,
             figures,
+            replicas: job.replicas,
+            verified_units: job.verified_units,
         })
     }
 

@@ -4,10 +4,11 @@
 //! kept running them, and brings back cancellations and split requests
 //! (asked for by [`Scheduler::request_splits`] when workers are idle).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use super::lease::Lease;
+use super::replicas::{distinct_hosts, may_take};
 use super::{Scheduler, WorkerId};
 use crate::store::{JobId, UnitId, Write};
 
@@ -32,9 +33,13 @@ impl Scheduler {
             .iter()
             .filter(|(_, u)| !u.split_requested && !u.reporting)
             .filter(|(_, u)| {
-                jobs.get(&u.job)
-                    .and_then(|j| j.aggregate.as_ref())
-                    .is_none_or(|a| a.split_on_idle(&u.payload))
+                // A verified job's units are explored whole (see `replicas`).
+                jobs.get(&u.job).is_none_or(|j| {
+                    j.replicas <= 1
+                        && j.aggregate
+                            .as_ref()
+                            .is_none_or(|a| a.split_on_idle(&u.payload))
+                })
             })
             .filter_map(|(&id, u)| u.lease.as_ref().map(|l| (l.since, id)))
             .filter(|(since, _)| now.duration_since(*since) >= min_age)
@@ -58,6 +63,13 @@ impl Scheduler {
     ) -> Option<HeartbeatReply> {
         let now = self.clock.now();
         let ttl = self.lease_ttl;
+        // For adopting a verified job's unit (see `replicas::may_take`).
+        let live_hosts: HashMap<JobId, usize> = self
+            .jobs
+            .values()
+            .filter(|j| j.replicas > 1 && j.live())
+            .map(|j| (j.id, distinct_hosts(&self.job_workers(j))))
+            .collect();
         let worker = self.workers.get_mut(&worker_id)?;
         worker.last_seen = now;
         let mut reply = HeartbeatReply::default();
@@ -68,9 +80,18 @@ impl Scheduler {
                 continue;
             };
             let job = self.jobs.get_mut(&unit.job).expect("live unit has a job");
+            let excluded = job.excluded.contains(&worker_id);
+            let adoptable = !excluded
+                && (job.replicas <= 1
+                    || may_take(
+                        unit,
+                        worker_id,
+                        &worker.hostname,
+                        live_hosts.get(&unit.job).copied().unwrap_or(0),
+                    ));
             let ours = match &unit.lease {
-                Some(l) => l.worker == worker_id,
-                None if !unit.reporting && job.live() => {
+                Some(l) => l.worker == worker_id && !excluded,
+                None if !unit.reporting && job.live() && adoptable => {
                     // Pending after a restart while this worker kept running it.
                     unit.lease = Some(Lease {
                         worker: worker_id,
@@ -79,11 +100,17 @@ impl Scheduler {
                     });
                     job.units_leased += 1;
                     worker.units.insert(uid);
+                    // Out of the queue: it runs again.
+                    job.pending.remove(&(unit.position.clone(), uid));
+                    unit.held_by(worker_id);
                     true
                 }
                 None => false,
             };
             if !ours || !job.live() {
+                if !ours {
+                    self.counters.progress_refused += 1;
+                }
                 reply.cancel.push(uid);
                 continue;
             }

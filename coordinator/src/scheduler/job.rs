@@ -7,7 +7,7 @@
 //! sets the one thing it computes outside, the estimate, with
 //! [`Scheduler::set_estimate`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -16,7 +16,7 @@ use orchard_core::{Aggregate, PreparedJob};
 use super::figures::FiguresKey;
 use super::rate::RateMeter;
 use super::unit::{tree_prefix, Unit};
-use super::Scheduler;
+use super::{Scheduler, WorkerId};
 use crate::status::JobState;
 use crate::store::{JobId, UnitId, Write};
 
@@ -90,6 +90,16 @@ pub struct Job {
     /// The last figures of the running job, with what they were computed
     /// from (see [`Scheduler::figures`]).
     pub(super) figures: Option<(FiguresKey, Vec<orchard_core::Figure>)>,
+    /// Workers that explore each unit (see `replicas`); 1: every report
+    /// is trusted as it comes.
+    pub(super) replicas: u32,
+    /// Units merged after their replicas agreed (verified jobs only).
+    pub(super) verified_units: u64,
+    /// Reports found to disagree with another replica of their unit.
+    pub(super) mismatches: u64,
+    /// Workers found on the losing side of a mismatch: they get no more
+    /// units of this job (for the coordinator's life).
+    pub(super) excluded: HashSet<WorkerId>,
 }
 
 impl Job {
@@ -128,6 +138,10 @@ impl Job {
             rate: RateMeter::default(),
             interim: None,
             figures: None,
+            replicas: 1,
+            verified_units: 0,
+            mismatches: 0,
+            excluded: HashSet::new(),
         }
     }
 
@@ -163,6 +177,11 @@ impl Job {
     /// The final answer, once the job is done.
     pub fn result(&self) -> Option<&FinalResult> {
         self.result.as_ref()
+    }
+
+    /// Workers that explore each unit (1: unverified).
+    pub fn replicas(&self) -> u32 {
+        self.replicas
     }
 
     /// Whether the job runs and is not being finished.
@@ -224,21 +243,27 @@ impl Job {
 }
 
 impl Scheduler {
-    /// Finds a job with the same family and canonical parameters that is
-    /// running or done.
-    pub fn find_job(&self, family: &str, params_json: &str) -> Option<JobId> {
+    /// Finds a job with the same family, canonical parameters and replicas
+    /// that is running or done.
+    pub fn find_job(&self, family: &str, params_json: &str, replicas: u32) -> Option<JobId> {
         self.jobs
             .values()
             .find(|j| {
                 j.family == family
                     && j.params_json == params_json
+                    && j.replicas == replicas
                     && matches!(j.state, JobState::Running | JobState::Done)
             })
             .map(|j| j.id)
     }
 
-    /// Creates a job with its root units. Returns the id and the writes.
-    pub fn create_job(&mut self, prepared: Arc<dyn PreparedJob>) -> (JobId, Vec<Write>) {
+    /// Creates a job with its root units, each to be explored by `replicas`
+    /// different workers (1: unverified). Returns the id and the writes.
+    pub fn create_job(
+        &mut self,
+        prepared: Arc<dyn PreparedJob>,
+        replicas: u32,
+    ) -> (JobId, Vec<Write>) {
         let id = self.next_job;
         self.next_job += 1;
         let created_ms = self.clock.unix_ms();
@@ -249,6 +274,7 @@ impl Scheduler {
                 family: prepared.family().to_string(),
                 params_json: prepared.params_json(),
                 created_ms,
+                replicas,
             },
             Write::InsertUnits {
                 job_id: id,
@@ -264,6 +290,7 @@ impl Scheduler {
             created_ms,
         );
         job.attach(prepared);
+        job.replicas = replicas.max(1);
         job.units_total = roots.len() as u64;
         for u in roots {
             job.pending.insert((u.position.clone(), u.id));

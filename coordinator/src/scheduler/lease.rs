@@ -7,10 +7,11 @@
 //! report (see `report`), by expiry (its worker went silent for the lease
 //! time), or by the worker giving it back.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::replicas::{distinct_hosts, may_take};
 use super::{Scheduler, WorkerId};
 use crate::store::{JobId, UnitId, Write};
 
@@ -27,6 +28,9 @@ pub(super) struct Lease {
 
 /// A unit handed to a worker.
 pub struct Granted {
+    /// The unit is a replica of a verified job: explored whole, without a
+    /// node budget (see `replicas`).
+    pub whole: bool,
     pub unit_id: UnitId,
     pub job_id: JobId,
     pub family: String,
@@ -44,6 +48,14 @@ impl Scheduler {
         let now = self.clock.now();
         let ttl = self.lease_ttl;
         let mut granted = Vec::new();
+        // Live hosts that can take each verified job's units (see
+        // `replicas::may_take`), before the worker is borrowed.
+        let live_hosts: HashMap<JobId, usize> = self
+            .jobs
+            .values()
+            .filter(|j| j.replicas > 1 && j.live())
+            .map(|j| (j.id, distinct_hosts(&self.job_workers(j))))
+            .collect();
         let Some(worker) = self.workers.get_mut(&worker_id) else {
             return (granted, Vec::new());
         };
@@ -52,9 +64,17 @@ impl Scheduler {
             if granted.len() >= max {
                 break;
             }
-            if !job.live() || !worker.families.contains(&job.family) {
+            if !job.live()
+                || !worker.families.contains(&job.family)
+                || job.excluded.contains(&worker_id)
+            {
                 continue;
             }
+            let verified = job.replicas > 1;
+            // A verified job's units this worker may not take (it explored
+            // them, or its host did): put back after the call, looked past
+            // at most `MAX_WAIT_CHECKS` of them.
+            let mut skipped = Vec::new();
             // Units that should wait for a sibling (see `must_wait`) go after
             // the others: leased only when nothing else is pending, so an
             // idle worker speculates rather than waits. Past
@@ -75,6 +95,16 @@ impl Scheduler {
                 if unit.lease.is_some() || unit.reporting {
                     continue;
                 }
+                if verified {
+                    let hosts = live_hosts.get(&job.id).copied().unwrap_or(0);
+                    if !may_take(unit, worker_id, &worker.hostname, hosts) {
+                        skipped.push((position, uid));
+                        if skipped.len() >= MAX_WAIT_CHECKS {
+                            break;
+                        }
+                        continue;
+                    }
+                }
                 if job.has_moot_units
                     && !waited
                     && waiting.len() < MAX_WAIT_CHECKS
@@ -94,9 +124,11 @@ impl Scheduler {
                 unit.split_requested = false;
                 unit.split_sent = false;
                 unit.progress_nodes = 0;
+                unit.held_by(worker_id);
                 job.units_leased += 1;
                 worker.units.insert(uid);
                 granted.push(Granted {
+                    whole: verified,
                     unit_id: uid,
                     job_id: job.id,
                     family: job.family.clone(),
@@ -106,6 +138,7 @@ impl Scheduler {
                 });
             }
             job.pending.extend(waiting);
+            job.pending.extend(skipped);
         }
         let mut writes = Vec::new();
         if !granted.is_empty() {
@@ -152,6 +185,8 @@ impl Scheduler {
                 continue;
             };
             if unit.lease.as_ref().is_none_or(|l| l.worker != worker_id) {
+                // Not this worker's: nothing to give back.
+                self.counters.returns_refused += 1;
                 continue;
             }
             if unit.reporting {

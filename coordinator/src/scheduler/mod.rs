@@ -24,6 +24,8 @@
 //!   and the split requests it carries.
 //! * `report` — a unit's report: begun (reserved), aborted, completed.
 //! * `moot` — units cancelled because they can no longer change the answer.
+//! * `replicas` — verified jobs: which worker may take a unit's next
+//!   replica, and when a unit's replicas agree.
 //! * `finish` — the end of a job: finished, failed or cancelled.
 //! * `worker` — registered workers and their liveness.
 //! * `restore` — rebuilding the state from the store at startup.
@@ -40,6 +42,7 @@ mod lease;
 mod lemmas;
 mod moot;
 mod rate;
+mod replicas;
 mod report;
 mod restore;
 mod unit;
@@ -62,6 +65,8 @@ use std::time::Duration;
 pub use crate::status::JobState;
 pub use finish::Finishing;
 pub use job::{Estimate, FinalResult, Job};
+pub use replicas::MAX_REPLICAS;
+pub use report::PendingReport;
 pub use unit::TREE_DEPTH;
 
 use crate::clock::Clock;
@@ -81,6 +86,12 @@ pub struct Counters {
     pub reports_ignored: u64,
     pub units_cancelled: u64,
     pub registrations: u64,
+    /// Requests about a unit the worker does not hold, refused and not
+    /// counted: reports (refused with an error), progress in heartbeats
+    /// (the unit is cancelled on the worker) and leases given back.
+    pub reports_refused: u64,
+    pub progress_refused: u64,
+    pub returns_refused: u64,
 }
 
 /// Why a request was refused.
@@ -90,6 +101,9 @@ pub enum SchedulerError {
     UnknownJob(JobId),
     #[error("{0}")]
     Invalid(String),
+    /// A report of a unit the worker was never leased.
+    #[error("{0}")]
+    NotHeld(String),
 }
 
 pub struct Scheduler {

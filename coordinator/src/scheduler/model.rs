@@ -15,7 +15,9 @@ use super::report::PendingReport;
 use super::test_family;
 use super::{FinalResult, Finishing, JobState, Scheduler, WorkerId};
 use crate::clock::ManualClock;
-use crate::store::{JobId, JobRow, Loaded, NewUnit, UnitId, UnitRow, Write};
+use crate::store::{
+    JobId, JobRow, Loaded, MismatchRow, NewUnit, ReplicaRow, UnitId, UnitRow, Write,
+};
 
 struct ModelUnit {
     job: JobId,
@@ -32,6 +34,10 @@ struct ModelUnit {
 pub struct ModelStore {
     jobs: BTreeMap<JobId, JobRow>,
     units: BTreeMap<UnitId, ModelUnit>,
+    /// The `replicas` table: reports of units not decided yet.
+    pub replicas: Vec<(JobId, ReplicaRow)>,
+    /// The `mismatches` table.
+    pub mismatches: Vec<(JobId, MismatchRow)>,
 }
 
 impl ModelStore {
@@ -62,6 +68,7 @@ impl ModelStore {
                     family,
                     params_json,
                     created_ms,
+                    replicas,
                 } => {
                     let row = JobRow {
                         id: *id,
@@ -78,6 +85,9 @@ impl ModelStore {
                         units_total: 0,
                         units_resolved: 0,
                         nodes: 0,
+                        replicas: *replicas,
+                        units_done: 0,
+                        mismatches: 0,
                     };
                     assert!(self.jobs.insert(*id, row).is_none(), "job {id} twice");
                 }
@@ -97,6 +107,32 @@ impl ModelStore {
                     u.summary = Some(summary.clone());
                     u.nodes = Some(*nodes);
                     self.insert_units(*job_id, rest);
+                    self.replicas.retain(|(_, r)| r.unit_id != *unit_id);
+                }
+                Write::Replica {
+                    unit_id,
+                    job_id,
+                    worker,
+                    host,
+                    nodes,
+                    bound,
+                    summary,
+                    rest,
+                    ..
+                } => self.replicas.push((
+                    *job_id,
+                    ReplicaRow {
+                        unit_id: *unit_id,
+                        worker: worker.clone(),
+                        host: host.clone(),
+                        nodes: *nodes,
+                        bound: *bound,
+                        summary: summary.clone(),
+                        rest: rest.clone(),
+                    },
+                )),
+                Write::Mismatch { job_id, row, .. } => {
+                    self.mismatches.push((*job_id, row.clone()));
                 }
                 Write::Leased { .. } => {}
                 Write::SetBound { job_id, bound } => {
@@ -134,6 +170,7 @@ impl ModelStore {
                             }
                         }
                     }
+                    self.replicas.retain(|(j, _)| j != job_id);
                 }
             }
         }
@@ -154,6 +191,8 @@ impl ModelStore {
                         .filter(|u| matches!(u.state, "done" | "cancelled"))
                         .count() as u64,
                     nodes: units().filter_map(|u| u.nodes).sum(),
+                    units_done: units().filter(|u| u.state == "done").count() as u64,
+                    mismatches: self.mismatches.iter().filter(|(m, _)| *m == j.id).count() as u64,
                     ..j.clone()
                 }
             })
@@ -183,6 +222,12 @@ impl ModelStore {
             cancelled,
             max_unit_id: self.units.keys().next_back().copied().unwrap_or(0),
             lemma_bytes: Vec::new(),
+            replicas: self
+                .replicas
+                .iter()
+                .filter(|(j, _)| running(*j))
+                .map(|(_, r)| r.clone())
+                .collect(),
         }
     }
 
@@ -222,16 +267,34 @@ impl Harness {
 
     /// Submits a job of the test family.
     pub fn submit(&mut self, family: &str, leaves: u64, roots: u64, target: Option<u64>) -> JobId {
+        self.submit_verified(family, leaves, roots, target, 1)
+    }
+
+    /// Submits a job of the test family whose units are each explored by
+    /// `replicas` different workers.
+    pub fn submit_verified(
+        &mut self,
+        family: &str,
+        leaves: u64,
+        roots: u64,
+        target: Option<u64>,
+        replicas: u32,
+    ) -> JobId {
         let job = test_family::prepare(family, &test_family::params(leaves, roots, target))
             .expect("valid test job");
-        let (id, writes) = self.s.create_job(job);
+        let (id, writes) = self.s.create_job(job, replicas);
         self.store.apply(&writes);
         id
     }
 
     pub fn worker(&mut self) -> WorkerId {
+        self.worker_on("test")
+    }
+
+    /// A worker registered under the name (host) `host`.
+    pub fn worker_on(&mut self, host: &str) -> WorkerId {
         let families = vec!["leaves".to_string(), "leaves-moot".to_string()];
-        self.s.register("test".into(), 4, families)
+        self.s.register(host.into(), 4, families)
     }
 
     /// Leases up to `max` units to `worker`: their ids and payloads.
@@ -254,16 +317,50 @@ impl Harness {
     }
 
     /// A worker's report of `payload` explored within `budget` leaves, up
-    /// to its reservation (`None`: ignored as late or duplicate).
+    /// to its reservation (`None`: ignored as late or duplicate). The
+    /// reporting worker is the unit's holder (or one that held it).
     pub fn begin(&mut self, unit: UnitId, payload: &[u8], budget: u64) -> Option<PendingReport> {
+        let worker = self
+            .s
+            .units
+            .get(&unit)
+            .and_then(|u| {
+                u.lease
+                    .as_ref()
+                    .map(|l| l.worker)
+                    .or(u.holders.first().copied())
+            })
+            .unwrap_or(0);
+        self.begin_as(worker, unit, payload, budget)
+            .expect("a well-formed report of a unit the worker held")
+    }
+
+    /// `worker`'s report of `payload` explored within `budget` leaves, up
+    /// to its reservation, or why it was refused.
+    pub fn begin_as(
+        &mut self,
+        worker: WorkerId,
+        unit: UnitId,
+        payload: &[u8],
+        budget: u64,
+    ) -> Result<Option<PendingReport>, super::SchedulerError> {
         let job_id = self
             .job_of(unit)
-            .or_else(|| self.s.jobs.keys().next().copied())?;
-        let prepared = self.s.jobs[&job_id].prepared.clone()?;
+            .or_else(|| self.s.jobs.keys().next().copied())
+            .expect("a job");
+        let Some(prepared) = self.s.jobs[&job_id].prepared.clone() else {
+            return Ok(None);
+        };
         let e = test_family::explore(prepared.as_ref(), payload, budget);
-        self.s
-            .begin_report(unit, e.summary, e.nodes, e.rest, 0)
-            .expect("a well-formed report")
+        self.s.begin_report(
+            worker,
+            unit,
+            e.summary,
+            e.nodes,
+            e.rest,
+            0,
+            budget != u64::MAX,
+        )
     }
 
     fn job_of(&self, unit: UnitId) -> Option<JobId> {
@@ -285,15 +382,8 @@ impl Harness {
     /// Commits a reserved report to the store only (the service's commit,
     /// before it applies the report).
     pub fn store_report(&mut self, p: &PendingReport, done_ms: u64) {
-        self.store.apply(&[Write::CompleteUnit {
-            unit_id: p.unit_id,
-            job_id: p.job_id,
-            nodes: p.nodes,
-            summary: p.summary.clone(),
-            worker: "test".into(),
-            rest: p.rest.clone(),
-            done_ms,
-        }]);
+        self.store
+            .apply(&crate::service::report_writes(p, "test".into(), done_ms));
     }
 
     /// Reports `unit` explored within `budget` and commits it; false when

@@ -115,8 +115,13 @@ impl Run {
                     return;
                 }
                 let (unit, payload) = units.remove(pick % units.len());
-                if let Some(p) = self.h.begin(unit, &payload, budget) {
-                    self.in_flight.push(p);
+                // As the player that leased it: refused (never counted)
+                // only if the unit went to another worker since a restart.
+                let id = self.id(w);
+                match self.h.begin_as(id, unit, &payload, budget) {
+                    Ok(Some(p)) => self.in_flight.push(p),
+                    Ok(None) | Err(super::SchedulerError::NotHeld(_)) => {}
+                    Err(e) => panic!("a well-formed report refused: {e}"),
                 }
                 self.reported.push((unit, payload));
             }

@@ -6,35 +6,69 @@
 //! commit failed.
 
 use super::finish::Finishing;
-use super::unit::Unit;
-use super::{Scheduler, SchedulerError};
-use crate::store::{JobId, NewUnit, UnitId, Write};
+use super::replicas::{verdict, Verification, MAX_EXTRA_REPLICAS};
+use super::unit::{Replica, Unit};
+use super::{Scheduler, SchedulerError, WorkerId};
+use crate::store::{JobId, MismatchRow, NewUnit, UnitId, Write};
 
 /// A report accepted for commit; see [`Scheduler::begin_report`].
 pub struct PendingReport {
     pub unit_id: UnitId,
     pub job_id: JobId,
+    /// The worker that reported.
+    pub worker: WorkerId,
     pub summary: Vec<u8>,
     pub nodes: u64,
     pub rest: Vec<NewUnit>,
     pub bound: u64,
+    /// For a unit of a verified job: what the report decides.
+    pub verified: Option<Verification>,
+}
+
+impl PendingReport {
+    /// The summary, nodes and worker description the unit is completed
+    /// with, if this report completes it: its own, or for a verified job,
+    /// the winning replica's once the replicas agree. `None`: the report is
+    /// one more replica of a unit not decided yet.
+    pub fn completion(&self) -> Option<(&[u8], u64, Option<&str>)> {
+        match &self.verified {
+            None => Some((&self.summary, self.nodes, None)),
+            Some(v) => v
+                .decided
+                .as_ref()
+                .map(|w| (w.summary.as_slice(), w.nodes, Some(w.describe.as_str()))),
+        }
+    }
 }
 
 impl Scheduler {
-    /// Checks a report and reserves the unit for it. `Ok(None)`: a late or
-    /// duplicate report, to acknowledge and ignore.
+    /// Checks a report of `worker` and reserves the unit for it (`stopped`:
+    /// its search was asked to stop early, so `rest` is what it did not
+    /// reach). `Ok(None)`: a late or duplicate report, to acknowledge and
+    /// ignore. A report of a unit the worker was never leased since the
+    /// coordinator started is refused ([`SchedulerError::NotHeld`]) and
+    /// never counted.
+    #[allow(clippy::too_many_arguments)]
     pub fn begin_report(
         &mut self,
+        worker: WorkerId,
         unit_id: UnitId,
         summary: Vec<u8>,
         nodes: u64,
         rest: Vec<Vec<u8>>,
         bound: u64,
+        stopped: bool,
     ) -> Result<Option<PendingReport>, SchedulerError> {
         let Some(unit) = self.units.get_mut(&unit_id) else {
             self.counters.reports_ignored += 1;
             return Ok(None);
         };
+        if !unit.may_report(worker) {
+            self.counters.reports_refused += 1;
+            return Err(SchedulerError::NotHeld(format!(
+                "unit {unit_id} was not leased to worker {worker}: report refused"
+            )));
+        }
         if unit.reporting {
             self.counters.reports_ignored += 1;
             return Ok(None);
@@ -53,18 +87,154 @@ impl Scheduler {
                 SchedulerError::Invalid(format!("unit {unit_id}: bad rest unit: {e}"))
             })?;
         }
-        unit.reporting = true;
         let job_id = unit.job;
+        let verified = if job.replicas > 1 {
+            match self.verify(worker, unit_id, &summary, nodes, &rest, bound, stopped)? {
+                Some(v) => Some(v),
+                None => {
+                    self.counters.reports_ignored += 1;
+                    self.release(worker, unit_id);
+                    return Ok(None);
+                }
+            }
+        } else {
+            None
+        };
+        // A verified unit's children are those its replicas agreed on (none
+        // until they do).
+        let rest = match &verified {
+            None => rest,
+            Some(v) => v
+                .decided
+                .as_ref()
+                .map(|w| w.rest.clone())
+                .unwrap_or_default(),
+        };
+        let unit = self.units.get_mut(&unit_id).expect("checked above");
+        unit.reporting = true;
         let parent = unit.position.clone();
         let rest = self.number_children(&parent, rest);
         Ok(Some(PendingReport {
             unit_id,
             job_id,
+            worker,
             summary,
             nodes,
             rest,
             bound,
+            verified,
         }))
+    }
+
+    /// What a report of a unit of a verified job decides (see `replicas`).
+    /// `None`: it is not a replica to count — a search stopped early (its
+    /// worker was stopping), from a worker found lying in the job, or a
+    /// second report of the same worker.
+    #[allow(clippy::too_many_arguments)]
+    fn verify(
+        &self,
+        worker: WorkerId,
+        unit_id: UnitId,
+        summary: &[u8],
+        nodes: u64,
+        rest: &[Vec<u8>],
+        bound: u64,
+        stopped: bool,
+    ) -> Result<Option<Verification>, SchedulerError> {
+        let unit = &self.units[&unit_id];
+        let job = &self.jobs[&unit.job];
+        let prepared = job.prepared.as_ref().expect("running job is prepared");
+        if (stopped && !rest.is_empty())
+            || job.excluded.contains(&worker)
+            || unit.replicas.iter().any(|r| r.worker == Some(worker))
+        {
+            return Ok(None);
+        }
+        let (describe, host) = match self.workers.get(&worker) {
+            Some(w) => (self.describe_worker(worker), w.hostname.clone()),
+            None => (format!("worker {worker}"), String::new()),
+        };
+        let replica = Replica {
+            worker: Some(worker),
+            describe,
+            host,
+            nodes,
+            bound,
+            summary: summary.to_vec(),
+            rest: rest.to_vec(),
+        };
+        let mut all: Vec<&Replica> = unit.replicas.iter().collect();
+        all.push(&replica);
+        // At least every bound the replicas' explorations saw.
+        let bound = all.iter().map(|r| r.bound).fold(job.bound, u64::max);
+        // What must agree: the family's verified part, and the units it
+        // split off (a deterministic split of its own).
+        let parts = all
+            .iter()
+            .map(|r| {
+                prepared
+                    .verified_part(&unit.payload, &r.summary, bound)
+                    .map(|part| orchard_core::codec::encode(&(part, &r.rest)))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| SchedulerError::Invalid(format!("unit {unit_id}: {e}")))?;
+        let (new, earlier) = parts.split_last().expect("one part at least");
+        let describe = |r: &Replica| {
+            prepared
+                .describe_summary(&r.summary)
+                .unwrap_or_else(|e| format!("unreadable summary: {e}"))
+        };
+        // A mismatch: the report agrees with no earlier replica (one that
+        // sides with an earlier replica adds a vote, not a disagreement).
+        let disagrees = !earlier.is_empty() && !earlier.contains(new);
+        let mismatch = disagrees.then(|| MismatchRow {
+            unit_id,
+            unit_label: prepared
+                .unit_label(&unit.payload)
+                .unwrap_or_else(|_| "?".into()),
+            worker_a: all[0].describe.clone(),
+            summary_a: describe(all[0]),
+            worker_b: replica.describe.clone(),
+            summary_b: describe(&replica),
+        });
+        let k = job.replicas as usize;
+        let decided = verdict(&parts, k);
+        let liars = decided
+            .map(|w| {
+                all.iter()
+                    .zip(&parts)
+                    .filter(|(_, p)| **p != parts[w])
+                    .filter_map(|(r, _)| r.worker)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let no_majority = decided.is_none() && all.len() >= k + MAX_EXTRA_REPLICAS;
+        let decided = decided.map(|w| all[w].clone());
+        Ok(Some(Verification {
+            replica,
+            decided,
+            mismatch,
+            liars,
+            no_majority,
+        }))
+    }
+
+    /// Gives `worker`'s lease of `unit_id` back to the queue, if it holds it.
+    fn release(&mut self, worker: WorkerId, unit_id: UnitId) {
+        let Some(unit) = self.units.get_mut(&unit_id) else {
+            return;
+        };
+        if unit.lease.as_ref().is_none_or(|l| l.worker != worker) {
+            return;
+        }
+        unit.lease = None;
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.units.remove(&unit_id);
+        }
+        if let Some(job) = self.jobs.get_mut(&unit.job) {
+            job.units_leased = job.units_leased.saturating_sub(1);
+            job.pending.insert((unit.position.clone(), unit_id));
+        }
     }
 
     /// The commit of a report failed: the unit goes back to its lease.
@@ -83,11 +253,83 @@ impl Scheduler {
 
     /// Applies a committed report. Returns the job if it has just finished,
     /// and writes to queue (units cancelled as moot).
-    pub fn complete_report(&mut self, r: PendingReport) -> (Option<Finishing>, Vec<Write>) {
+    pub fn complete_report(&mut self, mut r: PendingReport) -> (Option<Finishing>, Vec<Write>) {
         let job_id = r.job_id;
+        // The reporter's own work, whatever is merged.
+        if let Some(w) = self.workers.get_mut(&r.worker) {
+            w.nodes_reported = w.nodes_reported.saturating_add(r.nodes);
+        }
+        if let Some(v) = r.verified.take() {
+            let decided = self.apply_verification(&r, v);
+            match decided {
+                None => return (self.check_finished(job_id), Vec::new()),
+                Some(w) => {
+                    r.summary = w.summary;
+                    r.nodes = w.nodes;
+                }
+            }
+        }
         self.apply_report(r);
         let writes = self.sweep_moot(job_id);
         (self.check_finished(job_id), writes)
+    }
+
+    /// The verification of a committed report of a verified job: the
+    /// replica kept (and its lease given back) while undecided, the
+    /// mismatch counted, the losers excluded from the job. Returns the
+    /// winning replica when the unit is decided.
+    fn apply_verification(&mut self, r: &PendingReport, v: Verification) -> Option<Replica> {
+        let job_id = r.job_id;
+        let job = self.jobs.get_mut(&job_id)?;
+        if v.mismatch.is_some() {
+            job.mismatches += 1;
+        }
+        if !v.liars.is_empty() {
+            tracing::warn!(
+                job = job_id,
+                unit = r.unit_id,
+                workers = ?v.liars,
+                "replicas disagreed: the workers outvoted get no more units of this job"
+            );
+            job.excluded.extend(v.liars.iter().copied());
+        }
+        if v.no_majority {
+            job.state = super::JobState::Failed;
+            job.error = Some(format!(
+                "unit {}: its replicas disagree with no majority after {} reports (see the mismatches)",
+                r.unit_id,
+                job.replicas as usize + MAX_EXTRA_REPLICAS
+            ));
+        }
+        if v.decided.is_some() {
+            job.verified_units += 1;
+        }
+        // The liars' other leases of the job go back to the queue.
+        let held: Vec<(WorkerId, UnitId)> = self
+            .units
+            .iter()
+            .filter(|(_, u)| u.job == job_id && !u.reporting)
+            .filter_map(|(&id, u)| u.lease.as_ref().map(|l| (l.worker, id)))
+            .filter(|(w, _)| v.liars.contains(w))
+            .collect();
+        for (w, id) in held {
+            self.release(w, id);
+        }
+        if v.decided.is_some() {
+            return v.decided;
+        }
+        let unit = self.units.get_mut(&r.unit_id)?;
+        unit.reporting = false;
+        unit.replicas.push(v.replica);
+        if unit.lease.is_none() {
+            // Its lease had expired: it must be waiting in the queue.
+            let position = unit.position.clone();
+            if let Some(job) = self.jobs.get_mut(&job_id) {
+                job.pending.insert((position, r.unit_id));
+            }
+        }
+        self.release(r.worker, r.unit_id);
+        None
     }
 
     fn apply_report(&mut self, r: PendingReport) {
@@ -98,7 +340,6 @@ impl Scheduler {
         if let Some(lease) = &unit.lease {
             if let Some(w) = self.workers.get_mut(&lease.worker) {
                 w.units.remove(&r.unit_id);
-                w.nodes_reported = w.nodes_reported.saturating_add(r.nodes);
             }
         }
         let Some(job) = self.jobs.get_mut(&r.job_id) else {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use orchard_core::PreparedJob;
 
 use super::job::{FinalResult, Job};
-use super::unit::Unit;
+use super::unit::{Replica, Unit};
 use super::Scheduler;
 use crate::clock::Clock;
 use crate::status::JobState;
@@ -32,8 +32,14 @@ impl Scheduler {
         clock: Arc<dyn Clock>,
         prepare: PrepareFn<'_>,
     ) -> Result<Scheduler, String> {
-        let mut s = Scheduler::new(lease_ttl, clock);
+        let mut s = Scheduler::new(lease_ttl, clock.clone());
         s.next_unit = loaded.max_unit_id + 1;
+        // Worker ids are not stored: number this run's workers from the
+        // milliseconds since the epoch, after every earlier run's (unless
+        // one registered a worker a millisecond), so that a report a worker
+        // sends under its id of a previous run is never taken for another
+        // worker's (see `Unit::may_report`).
+        s.next_worker = clock.unix_ms().max(1);
         for row in loaded.jobs {
             s.next_job = s.next_job.max(row.id + 1);
             let mut job = Job::new(
@@ -44,6 +50,8 @@ impl Scheduler {
                 row.created_ms,
             );
             job.bound = row.bound;
+            job.replicas = row.replicas;
+            job.mismatches = row.mismatches;
             job.nodes_discarded = row.discarded_nodes;
             job.finished_ms = row.finished_ms;
             job.error = row.error.clone();
@@ -52,6 +60,9 @@ impl Scheduler {
                 job.units_total = row.units_total;
                 job.units_done = row.units_resolved;
                 job.nodes_done = row.nodes;
+                if job.replicas > 1 {
+                    job.verified_units = row.units_done;
+                }
             }
             if job.state == JobState::Done {
                 job.result = Some(FinalResult {
@@ -99,6 +110,9 @@ impl Scheduler {
                     )
                 })?;
                 job.resolved(&u.position);
+                if job.replicas > 1 {
+                    job.verified_units += 1;
+                }
             } else {
                 job.pending.insert((u.position.clone(), u.id));
                 let unit = NewUnit {
@@ -107,6 +121,21 @@ impl Scheduler {
                     payload: u.payload,
                 };
                 s.units.insert(u.id, Unit::new(u.job_id, unit));
+            }
+        }
+        // Replicas of undecided units: known by their host only (worker ids
+        // do not survive a restart).
+        for r in loaded.replicas {
+            if let Some(unit) = s.units.get_mut(&r.unit_id) {
+                unit.replicas.push(Replica {
+                    worker: None,
+                    describe: r.worker,
+                    host: r.host,
+                    nodes: r.nodes,
+                    bound: r.bound,
+                    summary: r.summary,
+                    rest: r.rest,
+                });
             }
         }
         for job in s.jobs.values_mut() {

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::lease::Lease;
-use super::Scheduler;
+use super::{Scheduler, WorkerId};
 use crate::store::{JobId, NewUnit};
 
 /// How deep the dashboard's picture of the search tree goes.
@@ -24,6 +24,48 @@ pub(super) struct Unit {
     pub(super) progress_nodes: u64,
     pub(super) split_requested: bool,
     pub(super) split_sent: bool,
+    /// Every worker this unit was leased to, or that adopted it, since the
+    /// coordinator started: the only workers whose reports of it count
+    /// (empty: not leased since the start, when any worker's report is
+    /// taken, as a worker may deliver what it explored before a restart).
+    pub(super) holders: Vec<WorkerId>,
+    /// For a verified job: the replicas reported so far, oldest first.
+    pub(super) replicas: Vec<Replica>,
+}
+
+/// One replica's report of a unit of a verified job, kept until the unit's
+/// replicas agree (stored in the `replicas` table meanwhile).
+#[derive(Debug, Clone)]
+pub struct Replica {
+    /// The worker that explored it; `None` when it reported before the
+    /// coordinator restarted (worker ids do not survive a restart).
+    pub worker: Option<WorkerId>,
+    /// The worker's description and name, as recorded.
+    pub describe: String,
+    pub host: String,
+    pub nodes: u64,
+    /// The job-wide bound the worker knew when it reported.
+    pub bound: u64,
+    pub summary: Vec<u8>,
+    /// The units its family split off (a split of the family's own, as
+    /// `hip-draws` hands back its seeds; never a stopped search's rest):
+    /// compared with the summary, and the unit's children once agreed.
+    pub rest: Vec<Vec<u8>>,
+}
+
+impl Unit {
+    /// Records that `worker` holds (or held) the unit.
+    pub(super) fn held_by(&mut self, worker: WorkerId) {
+        if !self.holders.contains(&worker) {
+            self.holders.push(worker);
+        }
+    }
+
+    /// Whether a report of the unit from `worker` may be taken (see
+    /// `holders`).
+    pub(super) fn may_report(&self, worker: WorkerId) -> bool {
+        self.holders.is_empty() || self.holders.contains(&worker)
+    }
 }
 
 impl Unit {
@@ -38,6 +80,8 @@ impl Unit {
             progress_nodes: 0,
             split_requested: false,
             split_sent: false,
+            holders: Vec::new(),
+            replicas: Vec::new(),
         }
     }
 }

@@ -45,6 +45,7 @@ impl Scheduler {
             .filter(|u| u.job == job_id && u.lease.is_some())
             .map(|u| u.progress_nodes)
             .sum();
+        let waiting = self.waiting_reason(job_id);
         let job = self.jobs.get_mut(&job_id)?;
         let nodes = job.nodes_done.saturating_add(running_nodes);
         if job.state == JobState::Running {
@@ -77,6 +78,10 @@ impl Scheduler {
             estimated_nodes: job.estimate.map_or(0.0, |e| e.nodes),
             estimated_nodes_error: job.estimate.map_or(0.0, |e| e.std_error),
             eta_seconds: job.eta_seconds(nodes),
+            replicas: job.replicas,
+            verified_units: job.verified_units,
+            mismatches: job.mismatches,
+            waiting,
         })
     }
 

@@ -15,7 +15,7 @@ use std::time::Instant;
 use orchard_core::PreparedJob;
 
 use super::Shared;
-use crate::results::{rebuild_report, units_lines, write_results_file};
+use crate::results::{rebuild_report, units_lines, verification_lines, write_results_file};
 use crate::scheduler::{FinalResult, Finishing, JobState};
 use crate::store::Write;
 
@@ -76,7 +76,7 @@ impl Shared {
     /// A file that cannot be rebuilt or written is logged and left missing:
     /// the job's answer stays in the database either way.
     pub async fn restore_missing_files(&self) {
-        let done: Vec<(u64, String, String, FinalResult)> = self
+        let done: Vec<(u64, String, String, FinalResult, u32)> = self
             .lock()
             .jobs()
             .filter(|j| j.state() == JobState::Done)
@@ -87,10 +87,11 @@ impl Shared {
                     j.family().to_string(),
                     j.params_json().to_string(),
                     r,
+                    j.replicas(),
                 ))
             })
             .collect();
-        for (job_id, family, params_json, result) in done {
+        for (job_id, family, params_json, result, replicas) in done {
             let results = PathBuf::from(&result.results_file);
             let units = serde_json::from_str::<serde_json::Value>(&result.json)
                 .ok()
@@ -103,7 +104,12 @@ impl Shared {
                 let rebuilt = write_off_thread(move || {
                     let summaries = store.done_summaries(job_id).map_err(|e| e.to_string())?;
                     let report = rebuild_report(job?.as_ref(), &summaries)?;
-                    write_results_file(&target, &report.results_lines).map_err(|e| e.to_string())
+                    let mismatches = store.mismatches(job_id).map_err(|e| e.to_string())?;
+                    let mut lines = report.results_lines;
+                    // Every done unit of a verified job was verified.
+                    let verified = summaries.len() as u64;
+                    lines.extend(verification_lines(replicas, verified, &mismatches));
+                    write_results_file(&target, &lines).map_err(|e| e.to_string())
                 })
                 .await;
                 log_rewrite(job_id, "results", &results, rebuilt);
@@ -117,6 +123,26 @@ impl Shared {
         }
     }
 
+    /// The closing lines of a verified job's results file (see
+    /// [`verification_lines`]), its mismatches read from the store.
+    async fn verification(
+        &self,
+        job_id: u64,
+        replicas: u32,
+        verified_units: u64,
+    ) -> Result<Vec<String>, String> {
+        if replicas <= 1 {
+            return Ok(Vec::new());
+        }
+        self.store.flush().await.map_err(|e| e.to_string())?;
+        let store = self.store.clone();
+        let mismatches = tokio::task::spawn_blocking(move || store.mismatches(job_id))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        Ok(verification_lines(replicas, verified_units, &mismatches))
+    }
+
     /// Writes the final report of a finished job, durably, then marks it.
     pub async fn finish(&self, f: Finishing) {
         let started = Instant::now();
@@ -125,7 +151,14 @@ impl Shared {
                 let dir: PathBuf = self.config.results_dir.clone();
                 let name = format!("job-{}-{}.txt", f.job_id, f.family);
                 let path = dir.join(name);
-                let lines = report.results_lines;
+                let mut lines = report.results_lines;
+                match self
+                    .verification(f.job_id, f.replicas, f.verified_units)
+                    .await
+                {
+                    Ok(v) => lines.extend(v),
+                    Err(e) => tracing::warn!(job = f.job_id, "mismatches unreadable: {e}"),
+                }
                 let path_for_write = path.clone();
                 let written = write_off_thread(move || {
                     write_results_file(&path_for_write, &lines).map_err(|e| e.to_string())

@@ -11,7 +11,7 @@ use orchard_proto::v1::*;
 use tonic::{Request, Response, Status};
 
 use super::{internal, scheduler_status, Shared};
-use crate::scheduler::JobState;
+use crate::scheduler::{JobState, MAX_REPLICAS};
 use crate::store::{StoreError, Write};
 
 /// The client-facing service.
@@ -19,8 +19,21 @@ use crate::store::{StoreError, Write};
 pub struct Jobs(pub Arc<Shared>);
 
 impl Jobs {
-    /// Submits a job, or returns the identical job that already exists.
-    pub async fn submit_job(&self, family: &str, params_json: &str) -> Result<(u64, bool), Status> {
+    /// Submits a job whose units are each explored by `replicas` different
+    /// workers (0 counts as 1), or returns the identical job that already
+    /// exists.
+    pub async fn submit_job(
+        &self,
+        family: &str,
+        params_json: &str,
+        replicas: u32,
+    ) -> Result<(u64, bool), Status> {
+        let replicas = replicas.max(1);
+        if replicas > MAX_REPLICAS {
+            return Err(Status::invalid_argument(format!(
+                "replicas must be between 1 and {MAX_REPLICAS}, got {replicas}"
+            )));
+        }
         let prepared = self
             .0
             .config
@@ -28,16 +41,22 @@ impl Jobs {
             .map_err(Status::invalid_argument)?;
         let (job_id, writes) = {
             let mut s = self.0.lock();
-            if let Some(id) = s.find_job(family, &prepared.params_json()) {
+            if let Some(id) = s.find_job(family, &prepared.params_json(), replicas) {
                 return Ok((id, true));
             }
-            s.create_job(prepared)
+            s.create_job(prepared, replicas)
         };
         // The job is in memory before it is durable; a crash in between
         // loses a job nobody was told about.
         self.0.store.commit(writes).await.map_err(internal)?;
         self.0.work_available.notify_waiters();
-        tracing::info!(job = job_id, family, params = params_json, "job submitted");
+        tracing::info!(
+            job = job_id,
+            family,
+            params = params_json,
+            replicas,
+            "job submitted"
+        );
         Ok((job_id, false))
     }
 }
@@ -49,7 +68,9 @@ impl JobService for Jobs {
         req: Request<SubmitRequest>,
     ) -> Result<Response<SubmitResponse>, Status> {
         let r = req.into_inner();
-        let (job_id, existing) = self.submit_job(&r.family, &r.params_json).await?;
+        let (job_id, existing) = self
+            .submit_job(&r.family, &r.params_json, r.replicas)
+            .await?;
         Ok(Response::new(SubmitResponse { job_id, existing }))
     }
 

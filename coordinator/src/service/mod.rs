@@ -26,6 +26,8 @@ use crate::store::{Store, StoreError};
 use crate::CoordinatorConfig;
 
 pub use jobs::Jobs;
+#[cfg(test)]
+pub(crate) use workers::report_writes;
 pub use workers::Workers;
 
 /// State shared by every request handler.
@@ -68,5 +70,6 @@ fn scheduler_status(e: SchedulerError) -> Status {
     match e {
         SchedulerError::UnknownJob(_) => Status::not_found(e.to_string()),
         SchedulerError::Invalid(_) => Status::invalid_argument(e.to_string()),
+        SchedulerError::NotHeld(_) => Status::permission_denied(e.to_string()),
     }
 }

@@ -16,6 +16,7 @@ use orchard_proto::{LEMMA_PAGE_BYTES, MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
 use tonic::{Request, Response, Status};
 
 use super::{internal, scheduler_status, Shared};
+use crate::scheduler::PendingReport;
 use crate::store::Write;
 
 /// The worker-facing service.
@@ -100,7 +101,8 @@ impl WorkerService for Workers {
                         family: g.family,
                         params_json: g.params_json,
                         unit: g.payload.to_vec(),
-                        node_budget: budget,
+                        // A verified job's replicas explore whole units.
+                        node_budget: if g.whole { u64::MAX } else { budget },
                         bound: g.bound,
                     })
                     .collect();
@@ -175,8 +177,19 @@ impl WorkerService for Workers {
         let pending = self
             .0
             .lock()
-            .begin_report(r.unit_id, r.summary, r.nodes, r.rest, r.bound)
-            .map_err(scheduler_status)?;
+            .begin_report(
+                r.worker_id,
+                r.unit_id,
+                r.summary,
+                r.nodes,
+                r.rest,
+                r.bound,
+                r.stopped,
+            )
+            .map_err(|e| {
+                tracing::warn!(unit = r.unit_id, %worker, "report refused: {e}");
+                scheduler_status(e)
+            })?;
         let Some(pending) = pending else {
             tracing::debug!(unit = r.unit_id, "late or duplicate report ignored");
             return Ok(Response::new(ReportResponse {
@@ -184,15 +197,7 @@ impl WorkerService for Workers {
                 bound: 0,
             }));
         };
-        let write = Write::CompleteUnit {
-            unit_id: pending.unit_id,
-            job_id: pending.job_id,
-            nodes: pending.nodes,
-            summary: pending.summary.clone(),
-            worker,
-            rest: pending.rest.clone(),
-            done_ms: self.0.clock.unix_ms(),
-        };
+        let writes = report_writes(&pending, worker, self.0.clock.unix_ms());
         // The rest runs as its own task: if the worker hangs up (killed
         // mid-report) tonic drops this handler, but a commit in flight may
         // still land, and the in-memory state must follow it. A handler
@@ -201,7 +206,7 @@ impl WorkerService for Workers {
         let shared = self.0.clone();
         let unit_id = r.unit_id;
         let bound = tokio::spawn(async move {
-            if let Err(e) = shared.store.commit(vec![write]).await {
+            if let Err(e) = shared.store.commit(writes).await {
                 shared.lock().abort_report(unit_id);
                 return Err(e);
             }
@@ -307,4 +312,51 @@ impl WorkerService for Workers {
             job_over: false,
         }))
     }
+}
+
+/// The writes that make a report durable, in one transaction: the unit
+/// done with its summary and rest; or, for a verified job, the replica
+/// recorded (the unit done only once its replicas agree, with the winning
+/// replica's summary), and a mismatch found with an earlier replica.
+pub(crate) fn report_writes(p: &PendingReport, worker: String, now_ms: u64) -> Vec<Write> {
+    let mut writes = Vec::new();
+    if let Some(v) = &p.verified {
+        if let Some(row) = &v.mismatch {
+            writes.push(Write::Mismatch {
+                job_id: p.job_id,
+                row: row.clone(),
+                found_ms: now_ms,
+            });
+        }
+    }
+    match p.completion() {
+        Some((summary, nodes, by)) => writes.push(Write::CompleteUnit {
+            unit_id: p.unit_id,
+            job_id: p.job_id,
+            nodes,
+            summary: summary.to_vec(),
+            worker: by.map_or(worker, str::to_string),
+            rest: p.rest.clone(),
+            done_ms: now_ms,
+        }),
+        None => {
+            let r = &p
+                .verified
+                .as_ref()
+                .expect("only a replica is undecided")
+                .replica;
+            writes.push(Write::Replica {
+                unit_id: p.unit_id,
+                job_id: p.job_id,
+                worker: r.describe.clone(),
+                host: r.host.clone(),
+                nodes: r.nodes,
+                bound: r.bound,
+                summary: r.summary.clone(),
+                rest: r.rest.clone(),
+                reported_ms: now_ms,
+            });
+        }
+    }
+    writes
 }

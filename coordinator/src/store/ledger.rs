@@ -5,7 +5,7 @@
 
 use rusqlite::params;
 
-use super::{crc, to_i64, to_u64, JobId, LedgerRow, Store, StoreError};
+use super::{crc, to_i64, to_u64, JobId, LedgerRow, MismatchRow, Store, StoreError};
 
 impl Store {
     /// Every unit of a job, in id order, with the nodes each reported. Read
@@ -59,5 +59,26 @@ impl Store {
             summaries.push(summary);
         }
         Ok(summaries)
+    }
+
+    /// The mismatches recorded for a job, oldest first (for its results
+    /// file). Read like [`Store::unit_ledger`].
+    pub fn mismatches(&self, job_id: JobId) -> Result<Vec<MismatchRow>, StoreError> {
+        let conn = self.reader()?;
+        let mut stmt = conn.prepare(
+            "SELECT unit_id, unit_label, worker_a, summary_a, worker_b, summary_b
+             FROM mismatches WHERE job_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map(params![to_i64(job_id)], |r| {
+            Ok(MismatchRow {
+                unit_id: to_u64(r.get(0)?),
+                unit_label: r.get(1)?,
+                worker_a: r.get(2)?,
+                summary_a: r.get(3)?,
+                worker_b: r.get(4)?,
+                summary_b: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 }

@@ -4,7 +4,7 @@
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::{crc, to_u64, JobRow, Loaded, StoreError, UnitRow};
+use super::{crc, to_u64, JobRow, Loaded, ReplicaRow, StoreError, UnitRow};
 
 pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     let mut jobs = Vec::new();
@@ -13,7 +13,10 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
                 (SELECT coalesce(sum(u.discarded_nodes), 0) FROM units u WHERE u.job_id = jobs.id),
                 (SELECT count(*) FROM units u WHERE u.job_id = jobs.id),
                 (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state IN ('done', 'cancelled')),
-                (SELECT coalesce(sum(r.nodes), 0) FROM results r WHERE r.job_id = jobs.id)
+                (SELECT coalesce(sum(r.nodes), 0) FROM results r WHERE r.job_id = jobs.id),
+                replicas,
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state = 'done'),
+                (SELECT count(*) FROM mismatches m WHERE m.job_id = jobs.id)
          FROM jobs ORDER BY id",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -32,6 +35,9 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             units_total: to_u64(r.get(11)?),
             units_resolved: to_u64(r.get(12)?),
             nodes: to_u64(r.get(13)?),
+            replicas: u32::try_from(r.get::<_, i64>(14)?).unwrap_or(1).max(1),
+            units_done: to_u64(r.get(15)?),
+            mismatches: to_u64(r.get(16)?),
         })
     })?;
     for row in rows {
@@ -95,7 +101,37 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     let lemma_bytes = stmt
         .query_map([], |r| Ok((to_u64(r.get(0)?), to_u64(r.get(1)?))))?
         .collect::<Result<Vec<_>, _>>()?;
+    let mut stmt = conn.prepare(
+        "SELECT p.unit_id, p.worker, p.host, p.nodes, p.bound, p.summary, p.summary_crc, p.rest
+         FROM replicas p JOIN jobs j ON j.id = p.job_id
+         WHERE j.state = 'running' ORDER BY p.id",
+    )?;
+    let mut rows = stmt.query([])?;
+    let mut replicas = Vec::new();
+    while let Some(r) = rows.next()? {
+        let unit_id = to_u64(r.get(0)?);
+        let summary: Vec<u8> = r.get(5)?;
+        if crc(&summary) != r.get::<_, i64>(6)? {
+            return Err(StoreError::Corrupt(format!(
+                "unit {unit_id}: replica summary checksum mismatch"
+            )));
+        }
+        let rest: Vec<u8> = r.get(7)?;
+        let rest = orchard_core::codec::decode(&rest).map_err(|e| {
+            StoreError::Corrupt(format!("unit {unit_id}: replica rest unreadable: {e}"))
+        })?;
+        replicas.push(ReplicaRow {
+            rest,
+            unit_id,
+            worker: r.get(1)?,
+            host: r.get(2)?,
+            nodes: to_u64(r.get(3)?),
+            bound: to_u64(r.get(4)?),
+            summary,
+        });
+    }
     Ok(Loaded {
+        replicas,
         jobs,
         units,
         cancelled,

@@ -98,6 +98,37 @@ pub struct JobRow {
     pub units_total: u64,
     pub units_resolved: u64,
     pub nodes: u64,
+    /// Workers that explore each unit (1: reports trusted as they come).
+    pub replicas: u32,
+    /// Units done (for a verified job: whose replicas agreed) and the
+    /// mismatches recorded, for the status of a job that is over.
+    pub units_done: u64,
+    pub mismatches: u64,
+}
+
+/// A replica's report of a unit not yet decided, as loaded at startup.
+#[derive(Debug, Clone)]
+pub struct ReplicaRow {
+    pub unit_id: UnitId,
+    /// The worker's description and name (host) when it reported.
+    pub worker: String,
+    pub host: String,
+    pub nodes: u64,
+    pub bound: u64,
+    pub summary: Vec<u8>,
+    /// The units the family split off in this replica.
+    pub rest: Vec<Vec<u8>>,
+}
+
+/// A recorded disagreement between two replicas of a unit.
+#[derive(Debug, Clone)]
+pub struct MismatchRow {
+    pub unit_id: UnitId,
+    pub unit_label: String,
+    pub worker_a: String,
+    pub summary_a: String,
+    pub worker_b: String,
+    pub summary_b: String,
 }
 
 /// A unit row as loaded at startup.
@@ -150,6 +181,7 @@ pub enum Write {
         family: String,
         params_json: String,
         created_ms: u64,
+        replicas: u32,
     },
     InsertUnits {
         job_id: JobId,
@@ -165,6 +197,25 @@ pub enum Write {
         worker: String,
         rest: Vec<NewUnit>,
         done_ms: u64,
+    },
+    /// One replica's report of a unit of a verified job, kept until the
+    /// unit is decided (its `CompleteUnit` deletes it).
+    Replica {
+        unit_id: UnitId,
+        job_id: JobId,
+        worker: String,
+        host: String,
+        nodes: u64,
+        bound: u64,
+        summary: Vec<u8>,
+        rest: Vec<Vec<u8>>,
+        reported_ms: u64,
+    },
+    /// Two replicas of a unit disagreed.
+    Mismatch {
+        job_id: JobId,
+        row: MismatchRow,
+        found_ms: u64,
     },
     /// Counts a lease (for auditing re-runs after failures).
     Leased {
@@ -248,6 +299,8 @@ pub struct Loaded {
     pub max_unit_id: UnitId,
     /// Bytes of lemmas stored per running job.
     pub lemma_bytes: Vec<(JobId, u64)>,
+    /// Replica reports of the pending units of running jobs.
+    pub replicas: Vec<ReplicaRow>,
 }
 
 impl Store {

@@ -13,7 +13,7 @@ use super::StoreError;
 pub const APPLICATION_ID: i32 = 0x4F52_4348;
 /// `PRAGMA user_version`: the schema version. Older versions are migrated in
 /// place when opened (see [`migrate`]).
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// The lemmas table (schema version 3): blobs of lemmas in the order they
 /// were stored (`seq`, never reused), with the CRC32 of each.
@@ -25,6 +25,37 @@ const CREATE_LEMMAS: &str = "CREATE TABLE lemmas (
                  blob_crc INTEGER NOT NULL
              );
              CREATE INDEX lemmas_by_job ON lemmas(job_id, seq);";
+
+/// The tables of verified jobs (schema version 4): the replicas reported
+/// for units not yet decided (deleted when their unit is done), and the
+/// mismatches found between replicas, each with both summaries in the
+/// family's words.
+const CREATE_REPLICAS: &str = "CREATE TABLE replicas (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 unit_id INTEGER NOT NULL,
+                 job_id INTEGER NOT NULL,
+                 worker TEXT NOT NULL,
+                 host TEXT NOT NULL,
+                 nodes INTEGER NOT NULL,
+                 bound INTEGER NOT NULL,
+                 summary BLOB NOT NULL,
+                 summary_crc INTEGER NOT NULL,
+                 rest BLOB NOT NULL,
+                 reported_ms INTEGER NOT NULL
+             );
+             CREATE INDEX replicas_by_unit ON replicas(unit_id);
+             CREATE TABLE mismatches (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 job_id INTEGER NOT NULL,
+                 unit_id INTEGER NOT NULL,
+                 unit_label TEXT NOT NULL,
+                 worker_a TEXT NOT NULL,
+                 summary_a TEXT NOT NULL,
+                 worker_b TEXT NOT NULL,
+                 summary_b TEXT NOT NULL,
+                 found_ms INTEGER NOT NULL
+             );
+             CREATE INDEX mismatches_by_job ON mismatches(job_id, id);";
 
 /// What the header of the database behind `conn` says: `None` for an empty
 /// database (no schema yet), the schema version of an orchard database this
@@ -82,7 +113,8 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
                  finished_ms INTEGER,
                  result_json TEXT,
                  results_file TEXT,
-                 error TEXT
+                 error TEXT,
+                 replicas INTEGER NOT NULL DEFAULT 1
              );
              CREATE TABLE units (
                  id INTEGER PRIMARY KEY,
@@ -107,6 +139,7 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
                  reported_ms INTEGER NOT NULL
              );
              {CREATE_LEMMAS}
+             {CREATE_REPLICAS}
              COMMIT;"
         ))?;
     } else {
@@ -118,17 +151,28 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
 
 /// Brings a database of an older schema version up to [`SCHEMA_VERSION`], in
 /// one transaction (a crash leaves it at the old version, untouched).
-/// Version 2 added `units.discarded_nodes`, version 3 the `lemmas` table.
+/// Version 2 added `units.discarded_nodes`, version 3 the `lemmas` table,
+/// version 4 `jobs.replicas` and the `replicas` and `mismatches` tables
+/// (every job of an older database ran with one replica, the default).
 pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
     let v2 = if from < 2 {
         "ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;"
     } else {
         ""
     };
+    let v3 = if from < 3 { CREATE_LEMMAS } else { "" };
+    let v4 = if from < 4 {
+        format!(
+            "ALTER TABLE jobs ADD COLUMN replicas INTEGER NOT NULL DEFAULT 1;\n{CREATE_REPLICAS}"
+        )
+    } else {
+        String::new()
+    };
     conn.execute_batch(&format!(
         "BEGIN IMMEDIATE;
          {v2}
-         {CREATE_LEMMAS}
+         {v3}
+         {v4}
          PRAGMA user_version = {SCHEMA_VERSION};
          COMMIT;"
     ))?;

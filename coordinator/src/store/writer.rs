@@ -232,10 +232,11 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
             family,
             params_json,
             created_ms,
+            replicas,
         } => {
             tx.execute(
-                "INSERT INTO jobs (id, family, params_json, state, created_ms) VALUES (?1, ?2, ?3, 'running', ?4)",
-                params![to_i64(*id), family, params_json, to_i64(*created_ms)],
+                "INSERT INTO jobs (id, family, params_json, state, created_ms, replicas) VALUES (?1, ?2, ?3, 'running', ?4, ?5)",
+                params![to_i64(*id), family, params_json, to_i64(*created_ms), replicas],
             )?;
         }
         Write::InsertUnits {
@@ -268,6 +269,56 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                 to_i64(*done_ms)
             ])?;
             insert_units(tx, *job_id, Some(*unit_id), rest)?;
+            tx.prepare_cached("DELETE FROM replicas WHERE unit_id = ?1")?
+                .execute(params![to_i64(*unit_id)])?;
+        }
+        Write::Replica {
+            unit_id,
+            job_id,
+            worker,
+            host,
+            nodes,
+            bound,
+            summary,
+            rest,
+            reported_ms,
+        } => {
+            tx.prepare_cached(
+                "INSERT INTO replicas (unit_id, job_id, worker, host, nodes, bound, summary, summary_crc, rest, reported_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                to_i64(*unit_id),
+                to_i64(*job_id),
+                worker,
+                host,
+                to_i64(*nodes),
+                to_i64(*bound),
+                summary,
+                crc(summary),
+                orchard_core::codec::encode(rest),
+                to_i64(*reported_ms)
+            ])?;
+        }
+        Write::Mismatch {
+            job_id,
+            row,
+            found_ms,
+        } => {
+            tx.prepare_cached(
+                "INSERT INTO mismatches (job_id, unit_id, unit_label, worker_a, summary_a, worker_b, summary_b, found_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                to_i64(*job_id),
+                to_i64(row.unit_id),
+                row.unit_label,
+                row.worker_a,
+                row.summary_a,
+                row.worker_b,
+                row.summary_b,
+                to_i64(*found_ms)
+            ])?;
         }
         Write::Leased { unit_ids } => {
             let mut stmt =
@@ -307,6 +358,10 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                     params![to_i64(*job_id)],
                 )?;
             }
+            tx.execute(
+                "DELETE FROM replicas WHERE job_id = ?1",
+                params![to_i64(*job_id)],
+            )?;
             tx.execute(
                 "DELETE FROM lemmas WHERE job_id = ?1",
                 params![to_i64(*job_id)],

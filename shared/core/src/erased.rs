@@ -43,6 +43,17 @@ pub trait PreparedJob: Send + Sync {
     fn check_unit(&self, unit: &[u8]) -> Result<(), FamilyError>;
     /// Checks that a blob is a well-formed summary of this family.
     fn check_summary(&self, summary: &[u8]) -> Result<(), FamilyError>;
+    /// See [`SearchFamily::verified_part`]: what replicas of `unit` must
+    /// agree on in `summary`, given the job-wide `bound`.
+    fn verified_part(
+        &self,
+        unit: &[u8],
+        summary: &[u8],
+        bound: u64,
+    ) -> Result<Vec<u8>, FamilyError>;
+    /// A summary in the family's words (its `Debug` form, cut at
+    /// [`DESCRIBE_LIMIT`] characters), for the record of a mismatch.
+    fn describe_summary(&self, summary: &[u8]) -> Result<String, FamilyError>;
     /// Whether units can become moot (see [`crate::MootUnits`]).
     fn has_moot_units(&self) -> bool;
     /// One probe (see [`crate::Probing`]); `Ok(None)`: the family cannot
@@ -58,6 +69,10 @@ pub trait PreparedJob: Send + Sync {
     /// The job's cache snapshots, if its family keeps a cache worth saving.
     fn cache(&self) -> Option<&dyn CacheSnapshot>;
 }
+
+/// Longest description of a summary [`PreparedJob::describe_summary`]
+/// gives (a summary can list thousands of witnesses).
+pub const DESCRIBE_LIMIT: usize = 2000;
 
 /// The encoded result of exploring one unit.
 #[derive(Debug, Clone)]
@@ -188,6 +203,31 @@ impl<F: SearchFamily> PreparedJob for Job<F> {
     fn check_summary(&self, summary: &[u8]) -> Result<(), FamilyError> {
         codec::decode::<F::Summary>(summary)?;
         Ok(())
+    }
+
+    fn verified_part(
+        &self,
+        unit: &[u8],
+        summary: &[u8],
+        bound: u64,
+    ) -> Result<Vec<u8>, FamilyError> {
+        let unit: F::Unit = codec::decode(unit)?;
+        let summary: F::Summary = codec::decode(summary)?;
+        Ok(self.family.verified_part(&unit, &summary, bound))
+    }
+
+    fn describe_summary(&self, summary: &[u8]) -> Result<String, FamilyError> {
+        let summary: F::Summary = codec::decode(summary)?;
+        let mut text = format!("{summary:?}");
+        if text.len() > DESCRIBE_LIMIT {
+            let mut cut = DESCRIBE_LIMIT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str("...");
+        }
+        Ok(text)
     }
 
     fn has_moot_units(&self) -> bool {

@@ -196,6 +196,20 @@ pub trait SearchFamily: Sized + Send + Sync + 'static {
         true
     }
 
+    /// The part of a unit's summary that every correct exploration of the
+    /// *whole* unit produces, compared between the replicas of a verified job
+    /// (`--replicas K`): two replicas agree when their verified parts are
+    /// equal bytes. `bound` is the job-wide bound when the replicas are
+    /// compared (at least every bound their explorations saw).
+    ///
+    /// The default is the whole summary, node counts included: right for a
+    /// deterministic search. A family whose summary legitimately differs
+    /// between two correct runs (node counts that depend on an in-process
+    /// table, lemmas, or the shared bound) keeps only what cannot differ.
+    fn verified_part(&self, _unit: &Self::Unit, summary: &Self::Summary, _bound: u64) -> Vec<u8> {
+        crate::codec::encode(summary)
+    }
+
     /// A short human label of a unit, for status displays.
     fn unit_label(&self, unit: &Self::Unit) -> String {
         format!("{unit:?}")

@@ -515,6 +515,12 @@ impl SearchFamily for Grundy {
         Ok(())
     }
 
+    /// The nim-values and misère outcomes: node counts of misère units
+    /// depend on what the process's memo already held.
+    fn verified_part(&self, _unit: &Self::Unit, s: &GrundySummary, _bound: u64) -> Vec<u8> {
+        orchard_core::codec::encode(&(&s.nim, &s.misere))
+    }
+
     fn nodes(s: &GrundySummary) -> u64 {
         s.nodes
     }

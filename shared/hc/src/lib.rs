@@ -188,6 +188,23 @@ impl SearchFamily for HararyColumns {
         u64::from(s.best)
     }
 
+    /// The maxima and their counts, not the node count (pruning depends on
+    /// the horizon). With `--min-length` the horizon is fixed, so the
+    /// counts per length are the same in every run of the unit. In the
+    /// default mode the horizon rises while the unit runs, as games are
+    /// found anywhere in the job: games shorter than `bound` are counted by
+    /// a run that started early and not by a later one, and cannot change
+    /// the answer (longer games exist); games of length `bound` or more are
+    /// counted whole by every run, since no run's horizon exceeded `bound`.
+    fn verified_part(&self, _unit: &RgsPrefix, s: &HcSummary, bound: u64) -> Vec<u8> {
+        use orchard_core::codec::encode;
+        match self.params.min_length {
+            Some(_) => encode(&(s.best, s.best_count, &s.histogram)),
+            None if u64::from(s.best) >= bound => encode(&(s.best, s.best_count)),
+            None => encode(&(0u32, 0u64)),
+        }
+    }
+
     fn report(&self, s: &HcSummary) -> FamilyReport {
         let p = &self.params;
         let mut games: Vec<&Vec<u8>> = s.best_games.iter().collect();

@@ -924,3 +924,36 @@ fn pairing_positions_agree_with_plain_minimax() {
     }
     assert!(checked >= 80, "only {checked} positions checked");
 }
+
+/// Replicas of a unit compare its value as far as the root needs it: where
+/// the second player can pair moves, "the first player reaches at least a
+/// draw" and "the first player wins" are the same answer (a search may or
+/// may not happen to prove the win above the cap), while a draw against a
+/// loss is a real disagreement. Where he cannot pair, every value counts.
+#[test]
+fn replicas_compare_a_units_value_up_to_the_roots_cap() {
+    for (r, c, cap) in [(4u32, 5u32, 0i8), (3, 5, 1)] {
+        let p = params(r, c, false);
+        let j = job(&p);
+        let unit = j.root_units()[0].clone();
+        let board = orchard_hip::board::Board::new(r.min(c) as usize, r.max(c) as usize);
+        let (mut p1, mut p2) = (0u64, 0u64);
+        for (i, &m) in unit.moves.iter().enumerate() {
+            if i % 2 == 0 {
+                p1 |= 1 << m;
+            } else {
+                p2 |= 1 << m;
+            }
+        }
+        let (k1, k2, _) = board.canonical2(p1, p2);
+        let with = |lo: i8, hi: i8| {
+            let mut s = SolveSummary::default();
+            let k = s.known.entry((k1, k2)).or_default();
+            (k.lo, k.hi) = (lo, hi);
+            j.verified_part(&unit, &s, 0)
+        };
+        assert_eq!(with(0, 1) == with(1, 1), cap == 0, "{r}x{c}");
+        assert_ne!(with(0, 0), with(-1, -1), "{r}x{c}");
+        assert_ne!(with(-1, 0), with(0, 0), "{r}x{c}");
+    }
+}

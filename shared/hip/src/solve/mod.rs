@@ -74,6 +74,7 @@ mod summary;
 use std::sync::{Mutex, OnceLock};
 
 use crate::board::cell_name;
+use crate::search::Pos;
 use crate::table::Table;
 use game::Game;
 use orchard_core::{
@@ -195,6 +196,25 @@ impl SearchFamily for HipSolve {
 
     fn nodes(s: &SolveSummary) -> u64 {
         s.nodes
+    }
+
+    /// The value of the unit's own position, as far as the root needs it.
+    /// Node counts and the bounds recorded for its children depend on the
+    /// job's table and lemmas (two correct runs differ there); the value of
+    /// a unit explored whole does not, once clipped to the root's cap (where
+    /// the second player can pair moves, a unit settles only whether the
+    /// first player reaches a draw, and a search may or may not happen to
+    /// prove a win above it: both are the same answer). An unreadable unit
+    /// (never leased: checked on submit) compares as nothing.
+    fn verified_part(&self, unit: &SolveUnit, s: &SolveSummary, _bound: u64) -> Vec<u8> {
+        let game = Game::new(&self.params);
+        let Ok(pos) = game.replay(&unit.moves) else {
+            return Vec::new();
+        };
+        let (key, _) = game.key(&pos);
+        let cap = game.p1_ceiling(&Pos::EMPTY);
+        let value = s.known.get(&key).map(|k| (k.lo.min(cap), k.hi.min(cap)));
+        orchard_core::codec::encode(&value)
     }
 
     fn report(&self, s: &SolveSummary) -> FamilyReport {
