@@ -107,9 +107,16 @@ pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
         config.tls = Some(TlsIdentity {
             cert_pem: read(cert)?,
             key_pem: read(key)?,
+            client_ca_pem: args.tls_client_ca.as_deref().map(read).transpose()?,
         });
     }
+    let mutual = config
+        .tls
+        .as_ref()
+        .is_some_and(|t| t.client_ca_pem.is_some());
     let secured = match (&config.token, &config.tls) {
+        (Some(_), Some(_)) if mutual => "token and mutual TLS",
+        (None, Some(_)) if mutual => "mutual TLS, no token",
         (Some(_), Some(_)) => "token and TLS",
         (Some(_), None) => "token, no TLS",
         (None, Some(_)) => "TLS, no token: anyone who reaches the port may submit and work",
@@ -152,7 +159,7 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         name: args.name.unwrap_or_else(hostname),
         give_up_after: seconds("give-up-after", args.give_up_after)?,
         token: read_token(args.access.token_file.as_deref())?,
-        tls_ca: args.access.tls_ca,
+        tls: args.access.tls(),
         metrics: Arc::new(WorkerMetrics::default()),
         share_lemmas: !args.no_lemmas,
     };
