@@ -491,6 +491,51 @@ fn a_coordinator_opening_damaged_rows_refuses_them_or_shows_the_truth() {
     });
     assert_eq!(truth.len(), 3, "{truth:?}");
 
+    // Rows the coordinator never writes, each of which used to open and
+    // change the half-done job's count without a word: refused, one line.
+    let any = |sql: &str| -> i64 {
+        let conn = Connection::open(&work).unwrap();
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    };
+    fresh(&work);
+    let pending = any("SELECT id FROM units WHERE job_id = 2 AND state = 'pending' LIMIT 1");
+    let done2 = any("SELECT id FROM units WHERE job_id = 2 AND state = 'done' LIMIT 1");
+    let child1 = any("SELECT id FROM units WHERE job_id = 1 AND parent_id IS NOT NULL LIMIT 1");
+    for (sql, needle) in [
+        (
+            format!("UPDATE units SET state = 'leased' WHERE id = {pending}"),
+            "unknown state",
+        ),
+        (
+            format!("UPDATE units SET state = 'pending' WHERE id = {done2}"),
+            "pending, but it has a result",
+        ),
+        (
+            format!("UPDATE units SET job_id = 2 WHERE id = {child1}"),
+            "its parent unit is in job 1",
+        ),
+        (
+            format!("UPDATE results SET job_id = 1 WHERE unit_id = {done2}"),
+            "its result is of job 1",
+        ),
+        (
+            format!("UPDATE units SET job_id = 99 WHERE id = {pending}"),
+            "job 99, which does not exist",
+        ),
+    ] {
+        fresh(&work);
+        let conn = Connection::open(&work).unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = OFF;").unwrap();
+        conn.execute(&sql, []).unwrap();
+        drop(conn);
+        let err = rt
+            .block_on(Coordinator::open(&work, config.clone()))
+            .err()
+            .unwrap_or_else(|| panic!("{sql}: opened"))
+            .to_string();
+        assert!(err.contains(needle) && !err.contains('\n'), "{sql}: {err}");
+    }
+
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         PANICS.fetch_add(1, Ordering::SeqCst);
