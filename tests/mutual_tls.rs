@@ -120,6 +120,12 @@ fn a_coordinator_with_a_client_ca_knows_its_workers_by_certificate() {
     args.extend(access(&url, &ca, None));
     let out = run_with(&args);
     assert!(!out.status.success(), "a worker without a certificate ran");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error:") && last.contains("--tls-client-cert"),
+        "{stderr}"
+    );
 
     // Two workers, two certificates: the job finishes with the single
     // process's answer, and status shows who they are.

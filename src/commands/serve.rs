@@ -194,7 +194,19 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         });
     }
     let saver = jobs.spawn_saver();
-    let stats = run_worker(config, termination()).await?;
+    // A coordinator that requires client certificates closes the connection
+    // of a worker without one before it can say why: say what may be missing.
+    let no_identity = args.access.tls_ca.is_some() && args.access.tls_client_cert.is_none();
+    let stats = run_worker(config, termination())
+        .await
+        .map_err(|e| match e {
+            orchard_worker::WorkerError::Unreachable { .. } if no_identity => format!(
+                "{e} (a coordinator started with --tls-client-ca accepts only workers that give \
+                 --tls-client-cert and --tls-client-key)"
+            )
+            .into(),
+            e => Box::<dyn std::error::Error>::from(e),
+        })?;
     // Stopped gracefully, the units' rest handed back: keep what the jobs'
     // caches learned since the last save for the next worker process here.
     if let Some(saver) = saver {
