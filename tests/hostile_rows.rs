@@ -20,10 +20,11 @@
 //!
 //! The first few inputs of each run (`ORCHARD_FUZZ_ROW_ENDS`, default 8)
 //! that open with other figures have their half-done job run to the end by
-//! a worker, to see whether the count is still true. Nothing checksums a
-//! unit's `job_id` or `state`, nor notices a deleted unit row: such a change
-//! can end the job with a wrong count (schema version 3 has no place for a
-//! check; the count of each ending is printed, and recorded in
+//! a worker, to see whether the count is still true. The store refuses the
+//! unit rows it never writes (`coordinator/src/store/load.rs`; five of them
+//! are checked first, below), but nothing in schema version 3 notices a
+//! unit row deleted or moved out of its job: such a change can end the job
+//! with a wrong count (the count of each ending is printed, and recorded in
 //! BENCHMARKS.md).
 //!
 //! Not changed: `jobs.results_file` and `jobs.result_json`, the paths the
