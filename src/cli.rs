@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use orchard::families::FAMILIES;
+use orchard_proto::access::{ClientIdentity, ClientTls};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -184,6 +185,10 @@ pub struct CoordinatorArgs {
     /// The PEM private key of --tls-cert.
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// Mutual TLS: accept only workers and clients presenting a certificate
+    /// signed by this CA (PEM); each worker is known by its certificate.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
     #[command(flatten)]
     pub backup: BackupFlags,
 }
@@ -234,6 +239,27 @@ pub struct AccessArgs {
     /// CA certificate (PEM) to verify a TLS coordinator; use an https:// address.
     #[arg(long, global = true)]
     pub tls_ca: Option<PathBuf>,
+    /// Certificate (PEM) to present to a coordinator that requires client
+    /// certificates (--tls-client-ca there); needs --tls-client-key.
+    #[arg(long, global = true, requires_all = ["tls_client_key", "tls_ca"])]
+    pub tls_client_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-client-cert.
+    #[arg(long, global = true, requires = "tls_client_cert")]
+    pub tls_client_key: Option<PathBuf>,
+}
+
+impl AccessArgs {
+    /// The TLS files these flags name.
+    pub fn tls(&self) -> ClientTls {
+        ClientTls {
+            ca: self.tls_ca.clone(),
+            identity: self
+                .tls_client_cert
+                .clone()
+                .zip(self.tls_client_key.clone())
+                .map(|(cert, key)| ClientIdentity { cert, key }),
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -370,14 +396,23 @@ fn family_choice(cmd: &mut clap::Command, sub: &ArgMatches) -> Result<FamilyChoi
 }
 
 /// A usage error as one line: clap's first line, plus the known families
-/// when the family name was wrong.
+/// when the family name was wrong. A first line that ends in a colon
+/// ("the following required arguments were not provided:") is followed by
+/// its list, indented on the next lines, which is joined to it.
 pub fn one_line(e: &clap::Error) -> String {
     let rendered = e.render().to_string();
-    let first = rendered
-        .lines()
+    let mut lines = rendered.lines();
+    let mut first = lines
         .next()
         .unwrap_or("error: invalid arguments")
         .to_string();
+    if first.ends_with(':') {
+        let list: Vec<&str> = lines
+            .take_while(|l| l.starts_with(' '))
+            .map(str::trim)
+            .collect();
+        first = format!("{first} {}", list.join(", "));
+    }
     if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
         format!(
             "{first} (search families: {})",

@@ -192,29 +192,12 @@ fn a_coordinator_with_a_token_refuses_everyone_else() {
     assert!(log.contains("refused a request"), "refusals are logged");
 }
 
-/// A CA, and a certificate for localhost / 127.0.0.1 signed by it.
+/// A CA, and a certificate for localhost / 127.0.0.1 signed by it: the
+/// CA's PEM file, the certificate's, the key's.
 fn test_pki(dir: &TempDir) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "orchard test CA");
-    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, rcgen::KeyPair::generate().unwrap())
-        .unwrap();
-    let params =
-        rcgen::CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
-            .unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, &ca).unwrap();
-    let (ca_path, cert_path, key_path) = (
-        dir.path("ca.pem"),
-        dir.path("server.pem"),
-        dir.path("server.key"),
-    );
-    std::fs::write(&ca_path, ca.pem()).unwrap();
-    std::fs::write(&cert_path, cert.pem()).unwrap();
-    std::fs::write(&key_path, key.serialize_pem()).unwrap();
-    (ca_path, cert_path, key_path)
+    let ca = common::pki::TestCa::new(dir, "test");
+    let server = ca.server(dir);
+    (ca.pem, server.cert, server.key)
 }
 
 #[test]

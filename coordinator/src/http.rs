@@ -119,6 +119,8 @@ async fn jobs(State(shared): State<Arc<Shared>>) -> Response {
                 "nodes": w.nodes,
                 "nodes_per_second": w.nodes_per_second,
                 "seconds_since_seen": w.seconds_since_seen,
+                "certificate": w.identity.as_ref().map(|i| i.name.as_str()),
+                "certificate_sha256": w.identity.as_ref().map(|i| i.sha256.as_str()),
             })
         })
         .collect();

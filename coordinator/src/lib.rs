@@ -15,12 +15,14 @@
 //! * [`history`] — each job's progress over time, for the dashboard's
 //!   charts, kept in a side file beside the database.
 //! * [`health`] — readiness for the standard gRPC health service.
+//! * [`identity`] — who a client is, by its TLS certificate (mutual TLS).
 
 pub mod backup;
 mod clock;
 mod health;
 mod history;
 mod http;
+mod identity;
 mod results;
 mod scheduler;
 mod service;
@@ -95,11 +97,16 @@ pub struct BackupSchedule {
     pub every: Duration,
 }
 
-/// The coordinator's TLS certificate chain and key, PEM-encoded.
+/// The coordinator's TLS certificate chain and key, PEM-encoded, and for
+/// mutual TLS the CA that must have signed every client's certificate.
 #[derive(Debug, Clone)]
 pub struct TlsIdentity {
     pub cert_pem: Vec<u8>,
     pub key_pem: Vec<u8>,
+    /// When set, a client without a certificate signed by this CA cannot
+    /// connect, and each worker is known by its certificate (see
+    /// [`identity`]).
+    pub client_ca_pem: Option<Vec<u8>>,
 }
 
 impl CoordinatorConfig {
@@ -418,8 +425,12 @@ impl Coordinator {
         let mut builder = tonic::transport::Server::builder();
         if let Some(tls) = &config.tls {
             let identity = tonic::transport::Identity::from_pem(&tls.cert_pem, &tls.key_pem);
+            let mut tls_config = tonic::transport::ServerTlsConfig::new().identity(identity);
+            if let Some(ca) = &tls.client_ca_pem {
+                tls_config = tls_config.client_ca_root(tonic::transport::Certificate::from_pem(ca));
+            }
             builder = builder
-                .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
+                .tls_config(tls_config)
                 .map_err(|e| CoordinatorError::Tls(e.to_string()))?;
         }
         let workers = WorkerServiceServer::new(Workers(self.shared.clone()))

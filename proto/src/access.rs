@@ -10,14 +10,18 @@
 //!   user of the machine could read it in the process list.
 //! * TLS (rustls): the coordinator presents a certificate and key; workers
 //!   and clients verify it against a given CA certificate ([`endpoint`]).
+//! * Mutual TLS: a coordinator given a client CA accepts only connections
+//!   whose client presents a certificate that CA signed; workers and clients
+//!   present theirs ([`ClientTls::identity`]). The coordinator tells its
+//!   workers apart by these certificates.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::Interceptor;
-use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use tonic::{Request, Status};
 
 /// The environment variable holding the token when no file is given.
@@ -134,10 +138,36 @@ impl Interceptor for TokenCheck {
     }
 }
 
-/// The endpoint for `url`, with TLS verified against `ca` when given (or when
-/// the URL is `https://`, against that CA only: there is no system root
-/// store in play).
-pub fn endpoint(url: &str, ca: Option<&Path>) -> Result<Endpoint, AccessError> {
+/// A worker's or client's side of TLS: the CA certificate that signed the
+/// coordinator's, and for a coordinator that requires client certificates
+/// (mutual TLS), this side's own certificate and key. All PEM files.
+#[derive(Debug, Clone, Default)]
+pub struct ClientTls {
+    /// Verifies the coordinator (`--tls-ca`).
+    pub ca: Option<PathBuf>,
+    /// Presented to the coordinator (`--tls-client-cert`, `--tls-client-key`).
+    pub identity: Option<ClientIdentity>,
+}
+
+/// A client certificate chain and its private key, PEM files.
+#[derive(Debug, Clone)]
+pub struct ClientIdentity {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+fn read_pem(what: &'static str, path: &Path) -> Result<Vec<u8>, AccessError> {
+    std::fs::read(path).map_err(|source| AccessError::Pem {
+        what,
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The endpoint for `url`, with TLS verified against `tls.ca` when given (or
+/// when the URL is `https://`, against that CA only: there is no system root
+/// store in play), presenting `tls.identity` when given.
+pub fn endpoint(url: &str, tls: &ClientTls) -> Result<Endpoint, AccessError> {
     let bad = |reason: String| AccessError::BadUrl {
         url: url.to_string(),
         reason,
@@ -147,26 +177,32 @@ pub fn endpoint(url: &str, ca: Option<&Path>) -> Result<Endpoint, AccessError> {
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true)
         .http2_keep_alive_interval(Duration::from_secs(20));
-    if let Some(ca) = ca {
+    if let Some(ca) = &tls.ca {
         if !url.starts_with("https://") {
             return Err(bad(
                 "a CA certificate was given: use an https:// address".into()
             ));
         }
-        let pem = std::fs::read(ca).map_err(|source| AccessError::Pem {
-            what: "CA certificate",
-            path: ca.display().to_string(),
-            source,
+        let mut config = ClientTlsConfig::new()
+            .ca_certificate(Certificate::from_pem(read_pem("CA certificate", ca)?));
+        if let Some(id) = &tls.identity {
+            config = config.identity(Identity::from_pem(
+                read_pem("client certificate", &id.cert)?,
+                read_pem("client key", &id.key)?,
+            ));
+        }
+        endpoint = endpoint.tls_config(config).map_err(|e| AccessError::Tls {
+            url: url.to_string(),
+            reason: e.to_string(),
         })?;
-        endpoint = endpoint
-            .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
-            .map_err(|e| AccessError::Tls {
-                url: url.to_string(),
-                reason: e.to_string(),
-            })?;
     } else if url.starts_with("https://") {
         return Err(bad(
             "https:// needs the coordinator's CA certificate (--tls-ca)".into(),
+        ));
+    } else if tls.identity.is_some() {
+        return Err(bad(
+            "a client certificate is presented over TLS only: use an https:// address and --tls-ca"
+                .into(),
         ));
     }
     Ok(endpoint)

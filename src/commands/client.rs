@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use orchard_coordinator::{JobAnswer, JobStatus};
 use orchard_proto::access::{endpoint, read_token, BearerToken};
 use orchard_proto::v1::job_service_client::JobServiceClient;
-use orchard_proto::v1::{CancelRequest, ResultsRequest, StatusRequest, SubmitRequest};
+use orchard_proto::v1::{CancelRequest, ResultsRequest, StatusRequest, SubmitRequest, WorkerInfo};
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
@@ -17,7 +17,7 @@ type Client = JobServiceClient<InterceptedService<Channel, BearerToken>>;
 
 async fn connect(args: &ClientArgs) -> Result<Client, Box<dyn std::error::Error>> {
     let token = read_token(args.access.token_file.as_deref())?;
-    let endpoint = endpoint(&args.coordinator, args.access.tls_ca.as_deref())?;
+    let endpoint = endpoint(&args.coordinator, &args.access.tls())?;
     let channel = endpoint.connect().await.map_err(|e| {
         format!(
             "cannot reach the coordinator at {}: {}",
@@ -44,8 +44,22 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-fn rpc_error(what: &str, s: tonic::Status) -> String {
-    format!("{what}: {}", s.message())
+/// A failed call in one line: the status's message, or for a transport
+/// failure the causes it hides (a TLS alert: the coordinator does not
+/// trust this client's certificate). A coordinator that requires client
+/// certificates closes the connection of a client without one before it
+/// can say why, so such a client is told what it may be missing.
+fn rpc_error(what: &str, s: tonic::Status, args: &ClientArgs) -> String {
+    let Some(cause) = std::error::Error::source(&s) else {
+        return format!("{what}: {}", s.message());
+    };
+    let hint = if args.access.tls_ca.is_some() && args.access.tls_client_cert.is_none() {
+        " (a coordinator started with --tls-client-ca accepts only clients that give \
+         --tls-client-cert and --tls-client-key)"
+    } else {
+        ""
+    };
+    format!("{what}: {}{hint}", error_chain(cause))
 }
 
 pub async fn submit(args: SubmitArgs, family: FamilyChoice) -> CliResult {
@@ -57,7 +71,7 @@ pub async fn submit(args: SubmitArgs, family: FamilyChoice) -> CliResult {
             replicas: args.replicas.replicas,
         })
         .await
-        .map_err(|s| rpc_error("submit", s))?
+        .map_err(|s| rpc_error("submit", s, &args.client))?
         .into_inner();
     if args.client.json {
         println!(
@@ -79,7 +93,7 @@ pub async fn status(args: StatusArgs) -> CliResult {
             job_id: args.job.unwrap_or(0),
         })
         .await
-        .map_err(|s| rpc_error("status", s))?
+        .map_err(|s| rpc_error("status", s, &args.client))?
         .into_inner();
     let jobs = resp
         .jobs
@@ -89,9 +103,10 @@ pub async fn status(args: StatusArgs) -> CliResult {
     if args.client.json {
         let value = match (args.job, jobs.first()) {
             (Some(_), Some(job)) => job.to_json(),
-            _ => {
-                serde_json::json!({ "jobs": jobs.iter().map(JobStatus::to_json).collect::<Vec<_>>() })
-            }
+            _ => serde_json::json!({
+                "jobs": jobs.iter().map(JobStatus::to_json).collect::<Vec<_>>(),
+                "workers": resp.workers.iter().map(worker_json).collect::<Vec<_>>(),
+            }),
         };
         println!("{value}");
     } else if jobs.is_empty() {
@@ -107,6 +122,23 @@ pub async fn status(args: StatusArgs) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A registered worker as `status --json` prints it; `certificate` (the
+/// subject CN of its client certificate) and its fingerprint are null
+/// without mutual TLS.
+fn worker_json(w: &WorkerInfo) -> serde_json::Value {
+    let or_null = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    serde_json::json!({
+        "worker_id": w.worker_id,
+        "hostname": w.hostname,
+        "threads": w.threads,
+        "live": w.live,
+        "units": w.units,
+        "nodes": w.nodes,
+        "certificate": or_null(&w.certificate),
+        "certificate_sha256": or_null(&w.certificate_sha256),
+    })
+}
+
 /// The exit code of `orchard results` for a job that is not done: what it
 /// printed (if anything) is not the final answer.
 pub const NOT_FINAL: u8 = 3;
@@ -116,7 +148,7 @@ pub async fn results(args: ResultsArgs) -> CliResult {
     let resp = client
         .results(ResultsRequest { job_id: args.job })
         .await
-        .map_err(|s| rpc_error("results", s))?
+        .map_err(|s| rpc_error("results", s, &args.client))?
         .into_inner();
     let answer = JobAnswer::try_from(resp)?;
     let status = &answer.status;
@@ -159,7 +191,7 @@ pub async fn cancel(args: CancelArgs) -> CliResult {
     let resp = client
         .cancel(CancelRequest { job_id: args.job })
         .await
-        .map_err(|s| rpc_error("cancel", s))?
+        .map_err(|s| rpc_error("cancel", s, &args.client))?
         .into_inner();
     if args.client.json {
         println!(

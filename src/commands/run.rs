@@ -133,7 +133,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
                 // The embedded coordinator listens on loopback only and
                 // needs no token.
                 token: None,
-                tls_ca: None,
+                tls: Default::default(),
                 metrics: Default::default(),
                 // The workers of one process share its memory (the
                 // hip-solve table) already.

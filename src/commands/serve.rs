@@ -108,9 +108,16 @@ pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
         config.tls = Some(TlsIdentity {
             cert_pem: read(cert)?,
             key_pem: read(key)?,
+            client_ca_pem: args.tls_client_ca.as_deref().map(read).transpose()?,
         });
     }
+    let mutual = config
+        .tls
+        .as_ref()
+        .is_some_and(|t| t.client_ca_pem.is_some());
     let secured = match (&config.token, &config.tls) {
+        (Some(_), Some(_)) if mutual => "token and mutual TLS",
+        (None, Some(_)) if mutual => "mutual TLS, no token",
         (Some(_), Some(_)) => "token and TLS",
         (Some(_), None) => "token, no TLS",
         (None, Some(_)) => "TLS, no token: anyone who reaches the port may submit and work",
@@ -153,7 +160,7 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         name: args.name.unwrap_or_else(hostname),
         give_up_after: seconds("give-up-after", args.give_up_after)?,
         token: read_token(args.access.token_file.as_deref())?,
-        tls_ca: args.access.tls_ca,
+        tls: args.access.tls(),
         metrics: Arc::new(WorkerMetrics::default()),
         share_lemmas: !args.no_lemmas,
     };
@@ -188,7 +195,19 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
         });
     }
     let saver = jobs.spawn_saver();
-    let stats = run_worker(config, termination()).await?;
+    // A coordinator that requires client certificates closes the connection
+    // of a worker without one before it can say why: say what may be missing.
+    let no_identity = args.access.tls_ca.is_some() && args.access.tls_client_cert.is_none();
+    let stats = run_worker(config, termination())
+        .await
+        .map_err(|e| match e {
+            orchard_worker::WorkerError::Unreachable { .. } if no_identity => format!(
+                "{e} (a coordinator started with --tls-client-ca accepts only workers that give \
+                 --tls-client-cert and --tls-client-key)"
+            )
+            .into(),
+            e => Box::<dyn std::error::Error>::from(e),
+        })?;
     // Stopped gracefully, the units' rest handed back: keep what the jobs'
     // caches learned since the last save for the next worker process here.
     if let Some(saver) = saver {

@@ -10,6 +10,7 @@ pub mod hc;
 pub mod hip;
 pub mod http;
 pub mod nn;
+pub mod pki;
 pub mod process;
 pub mod proxy;
 

@@ -3,10 +3,9 @@
 //! continuously for the configured give-up time.
 
 use std::future::Future;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use orchard_proto::access::{endpoint, BearerToken};
+use orchard_proto::access::{endpoint, BearerToken, ClientTls};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
@@ -33,13 +32,10 @@ pub fn retryable(status: &Status) -> bool {
 }
 
 /// Builds a lazily connecting client for `url` (`http://host:port`, or
-/// `https://` with the coordinator's CA certificate), sending `token`.
-pub fn client(
-    url: &str,
-    token: Option<&str>,
-    tls_ca: Option<&Path>,
-) -> Result<Client, WorkerError> {
-    let endpoint = endpoint(url, tls_ca)?;
+/// `https://` with the coordinator's CA certificate and perhaps a client
+/// certificate), sending `token`.
+pub fn client(url: &str, token: Option<&str>, tls: &ClientTls) -> Result<Client, WorkerError> {
+    let endpoint = endpoint(url, tls)?;
     Ok(
         WorkerServiceClient::with_interceptor(endpoint.connect_lazy(), BearerToken::new(token))
             .max_decoding_message_size(MAX_MESSAGE_BYTES)

@@ -39,8 +39,9 @@ pub struct WorkerConfig {
     pub give_up_after: Duration,
     /// Bearer token the coordinator requires, if any.
     pub token: Option<String>,
-    /// CA certificate to verify a TLS coordinator (`https://` address).
-    pub tls_ca: Option<std::path::PathBuf>,
+    /// The CA certificate to verify a TLS coordinator (`https://` address),
+    /// and this worker's own certificate for one that requires it.
+    pub tls: orchard_proto::access::ClientTls,
     /// Counters to keep up to date (for `/metrics`).
     pub metrics: Arc<WorkerMetrics>,
     /// Trade lemmas with the coordinator (see [`lemma_loop`]). Off for the
@@ -182,11 +183,7 @@ pub async fn run_worker(
         .build()
         .map_err(|e| WorkerError::Pool(e.to_string()))?;
     let state = Arc::new(State {
-        client: client(
-            &config.coordinator,
-            config.token.as_deref(),
-            config.tls_ca.as_deref(),
-        )?,
+        client: client(&config.coordinator, config.token.as_deref(), &config.tls)?,
         config: WorkerConfig { threads, ..config },
         worker_id: AtomicU64::new(0),
         heartbeat: Mutex::new(HeartbeatSchedule::default()),

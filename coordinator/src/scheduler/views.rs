@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::unit::{position_label, tree_prefix};
 use super::{Scheduler, WorkerId};
+use crate::identity::PeerIdentity;
 use crate::status::{JobAnswer, JobState, JobStatus};
 use crate::store::JobId;
 
@@ -22,6 +23,8 @@ pub struct WorkerSnapshot {
     pub nodes: u64,
     pub nodes_per_second: f64,
     pub seconds_since_seen: f64,
+    /// The client certificate it registered under (mutual TLS only).
+    pub identity: Option<PeerIdentity>,
 }
 
 /// One cell of the dashboard's picture of a job's search tree: the units
@@ -160,6 +163,7 @@ impl Scheduler {
                     nodes,
                     nodes_per_second: w.rate.rate(),
                     seconds_since_seen: now.duration_since(w.last_seen).as_secs_f64(),
+                    identity: w.identity.clone(),
                 }
             })
             .collect();

@@ -1,12 +1,14 @@
 //! Registered workers: who they are, which families they run, which units
 //! they hold, when they were last heard from (liveness is one lease time of
-//! silence), and how many nodes they reported (their rate).
+//! silence), how many nodes they reported (their rate), and under mutual
+//! TLS the certificate they registered with.
 
 use std::collections::HashSet;
 use std::time::Instant;
 
 use super::rate::RateMeter;
 use super::{Scheduler, WorkerId};
+use crate::identity::PeerIdentity;
 use crate::store::UnitId;
 
 pub(super) struct Worker {
@@ -18,6 +20,8 @@ pub(super) struct Worker {
     /// Nodes of the units this worker reported.
     pub(super) nodes_reported: u64,
     pub(super) rate: RateMeter,
+    /// The client certificate it registered under (mutual TLS only).
+    pub(super) identity: Option<PeerIdentity>,
 }
 
 impl Scheduler {
@@ -35,6 +39,7 @@ impl Scheduler {
                 units: HashSet::new(),
                 nodes_reported: 0,
                 rate: RateMeter::default(),
+                identity: None,
             },
         );
         id
@@ -52,6 +57,28 @@ impl Scheduler {
         let limit = self.lease_ttl * 10;
         self.workers
             .retain(|_, w| !w.units.is_empty() || now.duration_since(w.last_seen) < limit);
+    }
+
+    /// Records the client certificate `worker` registered under.
+    pub fn set_worker_identity(&mut self, worker: WorkerId, identity: Option<PeerIdentity>) {
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.identity = identity;
+        }
+    }
+
+    /// Whether a request naming `worker` that arrived under `identity` may
+    /// speak for it: the worker registered under the same certificate (or,
+    /// without mutual TLS, under none). An unknown worker is not refused
+    /// here: it is told to register again.
+    pub fn speaks_for(&self, worker: WorkerId, identity: Option<&PeerIdentity>) -> bool {
+        self.workers
+            .get(&worker)
+            .is_none_or(|w| w.identity.as_ref() == identity)
+    }
+
+    /// The certificate `worker` registered under, for messages.
+    pub fn worker_identity(&self, worker: WorkerId) -> Option<&PeerIdentity> {
+        self.workers.get(&worker)?.identity.as_ref()
     }
 
     pub fn knows_worker(&self, worker: WorkerId) -> bool {

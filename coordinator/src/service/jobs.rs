@@ -92,7 +92,28 @@ impl JobService for Jobs {
             .filter_map(|id| s.status(id))
             .map(JobStatus::from)
             .collect();
-        Ok(Response::new(StatusResponse { jobs }))
+        let workers = if r.job_id == 0 {
+            s.workers_snapshot()
+                .into_iter()
+                .map(|w| WorkerInfo {
+                    worker_id: w.id,
+                    hostname: w.hostname,
+                    threads: w.threads,
+                    live: w.live,
+                    units: w.units as u64,
+                    nodes: w.nodes,
+                    certificate: w
+                        .identity
+                        .as_ref()
+                        .map(|i| i.name.clone())
+                        .unwrap_or_default(),
+                    certificate_sha256: w.identity.map(|i| i.sha256).unwrap_or_default(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Response::new(StatusResponse { jobs, workers }))
     }
 
     async fn results(

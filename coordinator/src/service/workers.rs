@@ -2,6 +2,11 @@
 //! leasing units (a long poll while there is no work), heartbeats, unit
 //! reports, sharing lemmas, and handing leases back.
 //!
+//! Under mutual TLS a worker is known by its client certificate: it is
+//! recorded at registration, and a request naming the worker that arrives
+//! under another certificate is refused (`PermissionDenied`), so that one
+//! worker cannot lease, report or hand back units as another.
+//!
 //! A report is committed before it is acknowledged; the commit and what
 //! follows it run as a task of their own, so that a worker hanging up
 //! cannot leave the in-memory state behind the database.
@@ -16,6 +21,7 @@ use orchard_proto::{LEMMA_PAGE_BYTES, MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
 use tonic::{Request, Response, Status};
 
 use super::{internal, scheduler_status, Shared};
+use crate::identity::PeerIdentity;
 use crate::scheduler::PendingReport;
 use crate::store::Write;
 
@@ -26,12 +32,39 @@ pub struct Workers(pub Arc<Shared>);
 /// How long a lease request waits for work before answering empty.
 const LEASE_WAIT: Duration = Duration::from_millis(1000);
 
+impl Workers {
+    /// Refuses a request naming `worker` that arrived under another client
+    /// certificate than the one the worker registered with.
+    fn check_speaks_for(&self, worker: u64, peer: Option<&PeerIdentity>) -> Result<(), Status> {
+        let s = self.0.lock();
+        if s.speaks_for(worker, peer) {
+            return Ok(());
+        }
+        let label = |id: Option<&PeerIdentity>| {
+            id.map(PeerIdentity::label)
+                .unwrap_or_else(|| "no certificate".into())
+        };
+        let (registered, came) = (label(s.worker_identity(worker)), label(peer));
+        drop(s);
+        tracing::warn!(
+            worker,
+            %registered,
+            %came,
+            "refused a request for a worker registered under another certificate"
+        );
+        Err(Status::permission_denied(format!(
+            "worker {worker} registered under certificate {registered}; this request came under {came}"
+        )))
+    }
+}
+
 #[tonic::async_trait]
 impl WorkerService for Workers {
     async fn register(
         &self,
         req: Request<RegisterRequest>,
     ) -> Result<Response<RegisterResponse>, Status> {
+        let identity = PeerIdentity::of_request(&req);
         let r = req.into_inner();
         if r.protocol_version != PROTOCOL_VERSION {
             return Err(Status::failed_precondition(format!(
@@ -57,9 +90,12 @@ impl WorkerService for Workers {
                     cfg.max_workers
                 )));
             }
-            s.register(r.hostname.clone(), r.threads, r.families)
+            let id = s.register(r.hostname.clone(), r.threads, r.families);
+            s.set_worker_identity(id, identity.clone());
+            id
         };
-        tracing::info!(worker = id, host = %r.hostname, threads = r.threads, "worker registered");
+        let certificate = identity.as_ref().map(PeerIdentity::label);
+        tracing::info!(worker = id, host = %r.hostname, threads = r.threads, ?certificate, "worker registered");
         Ok(Response::new(RegisterResponse {
             worker_id: id,
             heartbeat_interval_ms: cfg.heartbeat_interval.as_millis() as u64,
@@ -68,7 +104,9 @@ impl WorkerService for Workers {
     }
 
     async fn lease(&self, req: Request<LeaseRequest>) -> Result<Response<LeaseResponse>, Status> {
+        let peer = PeerIdentity::of_request(&req);
         let r = req.into_inner();
+        self.check_speaks_for(r.worker_id, peer.as_ref())?;
         let max = r.max_units.clamp(1, self.0.config.max_units_per_lease) as usize;
         let deadline = Instant::now() + LEASE_WAIT;
         loop {
@@ -128,7 +166,9 @@ impl WorkerService for Workers {
         &self,
         req: Request<HeartbeatRequest>,
     ) -> Result<Response<HeartbeatResponse>, Status> {
+        let peer = PeerIdentity::of_request(&req);
         let r = req.into_inner();
+        self.check_speaks_for(r.worker_id, peer.as_ref())?;
         let running: Vec<(u64, u64)> = r.running.iter().map(|u| (u.unit_id, u.nodes)).collect();
         let bounds: Vec<(u64, u64)> = r.bounds.iter().map(|b| (b.job_id, b.bound)).collect();
         let reply = self.0.lock().heartbeat(r.worker_id, &running, &bounds);
@@ -157,7 +197,9 @@ impl WorkerService for Workers {
         &self,
         req: Request<ReportRequest>,
     ) -> Result<Response<ReportResponse>, Status> {
+        let peer = PeerIdentity::of_request(&req);
         let r = req.into_inner();
+        self.check_speaks_for(r.worker_id, peer.as_ref())?;
         let worker = self.0.lock().describe_worker(r.worker_id);
         if !r.error.is_empty() {
             tracing::error!(unit = r.unit_id, %worker, "unit failed: {}", r.error);
@@ -241,7 +283,9 @@ impl WorkerService for Workers {
         &self,
         req: Request<ReturnLeasesRequest>,
     ) -> Result<Response<ReturnLeasesResponse>, Status> {
+        let peer = PeerIdentity::of_request(&req);
         let r = req.into_inner();
+        self.check_speaks_for(r.worker_id, peer.as_ref())?;
         self.0.lock().return_leases(r.worker_id, &r.unit_ids);
         self.0.work_available.notify_waiters();
         Ok(Response::new(ReturnLeasesResponse {}))
@@ -255,7 +299,9 @@ impl WorkerService for Workers {
         &self,
         req: Request<ShareLemmasRequest>,
     ) -> Result<Response<ShareLemmasResponse>, Status> {
+        let peer = PeerIdentity::of_request(&req);
         let r = req.into_inner();
+        self.check_speaks_for(r.worker_id, peer.as_ref())?;
         let over = || {
             Ok(Response::new(ShareLemmasResponse {
                 job_over: true,
