@@ -137,6 +137,10 @@ mod tests {
             error: String::new(),
             estimated_nodes: 0.0,
             estimated_nodes_error: 0.0,
+            replicas: 1,
+            verified_units: 0,
+            mismatches: 0,
+            waiting: String::new(),
             eta_seconds: 0.0,
         };
         h.record(1_700_000_000_000, &[s]);

@@ -210,6 +210,10 @@ mod tests {
             error: String::new(),
             estimated_nodes: 1000.0,
             estimated_nodes_error: 0.0,
+            replicas: 1,
+            verified_units: 0,
+            mismatches: 0,
+            waiting: String::new(),
             eta_seconds: 5.0,
         }
     }
