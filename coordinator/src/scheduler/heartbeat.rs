@@ -4,11 +4,11 @@
 //! kept running them, and brings back cancellations and split requests
 //! (asked for by [`Scheduler::request_splits`] when workers are idle).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use super::lease::Lease;
-use super::replicas::{distinct_hosts, may_take};
+use super::replicas::may_take;
 use super::{Scheduler, WorkerId};
 use crate::store::{JobId, UnitId, Write};
 
@@ -64,12 +64,7 @@ impl Scheduler {
         let now = self.clock.now();
         let ttl = self.lease_ttl;
         // For adopting a verified job's unit (see `replicas::may_take`).
-        let live_hosts: HashMap<JobId, usize> = self
-            .jobs
-            .values()
-            .filter(|j| j.replicas > 1 && j.live())
-            .map(|j| (j.id, distinct_hosts(&self.job_workers(j))))
-            .collect();
+        let live_hosts = self.verified_job_hosts();
         let worker = self.workers.get_mut(&worker_id)?;
         worker.last_seen = now;
         let mut reply = HeartbeatReply::default();

@@ -7,11 +7,11 @@
 //! report (see `report`), by expiry (its worker went silent for the lease
 //! time), or by the worker giving it back.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::replicas::{distinct_hosts, may_take};
+use super::replicas::may_take;
 use super::{Scheduler, WorkerId};
 use crate::store::{JobId, UnitId, Write};
 
@@ -50,12 +50,7 @@ impl Scheduler {
         let mut granted = Vec::new();
         // Live hosts that can take each verified job's units (see
         // `replicas::may_take`), before the worker is borrowed.
-        let live_hosts: HashMap<JobId, usize> = self
-            .jobs
-            .values()
-            .filter(|j| j.replicas > 1 && j.live())
-            .map(|j| (j.id, distinct_hosts(&self.job_workers(j))))
-            .collect();
+        let live_hosts = self.verified_job_hosts();
         let Some(worker) = self.workers.get_mut(&worker_id) else {
             return (granted, Vec::new());
         };

@@ -27,7 +27,7 @@
 //! found lying lasts for the coordinator's life (a restarted coordinator
 //! catches it again the same way).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::job::Job;
 use super::unit::{Replica, Unit};
@@ -89,6 +89,17 @@ pub(super) fn may_take(unit: &Unit, id: WorkerId, host: &str, live_hosts: usize)
 }
 
 impl Scheduler {
+    /// For each live verified job, how many distinct hosts can take its
+    /// units (the `live_hosts` of [`may_take`]); computed before a worker
+    /// is borrowed for a lease or a heartbeat.
+    pub(super) fn verified_job_hosts(&self) -> HashMap<JobId, usize> {
+        self.jobs
+            .values()
+            .filter(|j| j.replicas > 1 && j.live())
+            .map(|j| (j.id, distinct_hosts(&self.job_workers(j))))
+            .collect()
+    }
+
     /// Live workers that can take units of `job` (they run its family and
     /// were not found lying in it): their ids and hostnames.
     pub(super) fn job_workers(&self, job: &Job) -> Vec<(WorkerId, String)> {
