@@ -957,3 +957,21 @@ fn replicas_compare_a_units_value_up_to_the_roots_cap() {
         assert_ne!(with(-1, 0), with(0, 0), "{r}x{c}");
     }
 }
+
+/// A solved unit's principal variation comes from a worker: a damaged one
+/// (a cell off the board, as the hostile-input fuzz found) ends the root's
+/// line there instead of bringing the report down.
+#[test]
+fn a_damaged_principal_variation_does_not_bring_the_report_down() {
+    let p = params(3, 4, false);
+    let j = job(&p);
+    let mut s = explore_all(&j, j.root_units(), u64::MAX).unwrap();
+    let before = j.report(&s).json;
+    assert!(s.known.values().any(|k| !k.pv.is_empty()));
+    for k in s.known.values_mut().filter(|k| !k.pv.is_empty()) {
+        k.pv.push(252);
+        k.pv.insert(0, 251);
+    }
+    let after = j.report(&s).json;
+    assert_eq!(after["winner"], before["winner"]);
+}

@@ -87,7 +87,14 @@ pub(super) fn recorded_pv(
             let known = s.known.get(&key);
             if let Some(k) = known.filter(|k| !k.pv.is_empty() && !e.expands(&pos, Some(k))) {
                 let inv = board.inverse[g];
-                pv.extend(k.pv.iter().map(|&c| board.perms[inv][c as usize]));
+                // A unit's line is data from a worker: a cell off the board
+                // ends it (a damaged summary must not bring the report down).
+                pv.extend(
+                    k.pv.iter()
+                        .map(|&c| c as usize)
+                        .take_while(|&c| c < board.n)
+                        .map(|c| board.perms[inv][c]),
+                );
                 break;
             }
             if !e.expands(&pos, known) {
