@@ -57,15 +57,21 @@ fn workers_trade_lemmas_through_the_coordinator() {
             )
         })
         .collect();
-    // Standard 4x6: a draw (Franke's table B), some 2.4e7 nodes through two
-    // workers, long enough for several rounds of trading.
-    let job = common::submit_job(&url, &["hip-solve", "--rows", "4", "--cols", "6"]);
+    // Double 5x5: the first player wins (Franke's table B), some 1.9e7
+    // nodes through two workers, long enough for several rounds of trading
+    // (standard 4x6, used until session 16, is a draw that the pairing
+    // bound now settles in seconds, too fast for a round; Double Hip has
+    // no pairing bound).
+    let job = common::submit_job(
+        &url,
+        &["hip-solve", "--rows", "5", "--cols", "5", "--double"],
+    );
     wait_status(&url, job, Duration::from_secs(600), |s| {
         s["state"] == "done"
     });
     let r = final_results(&url, job);
-    check_report(&r, 4, 6, false);
-    assert_eq!(r["winner"], 0, "4x6 is a draw: {r}");
+    check_report(&r, 5, 5, true);
+    assert_eq!(r["winner"], 1, "Double 5x5 is a first player's win: {r}");
     let stored = r["lemma_bytes"].as_u64().unwrap();
     let get = |i: usize, name: &str| metric_at(&metrics[i], name);
     // A round of trading that began before the job ended may still be on
