@@ -455,6 +455,12 @@ fn charts_and_pictures_of_real_jobs_in_headless_chromium() {
         http_port,
         &["--unit-budget", "2000000", "--history-every", "0.2"],
     );
+    // A job estimated before any worker starts on it (h'(4) without
+    // --min-length: 47, a few seconds), so that it ends with an estimate.
+    let estimated = common::submit_job(&grpc, &["hc", "--columns", "4", "--variant", "subsets"]);
+    wait_status(&grpc, estimated, Duration::from_secs(60), |s| {
+        s["estimated_nodes"].as_f64().unwrap() > 0.0
+    });
     let _worker = common::start_worker(&dir, &grpc, "charts-worker");
     let profile = TempDir::new("chromium-profile-charts");
     let done = |job| {
@@ -462,6 +468,19 @@ fn charts_and_pictures_of_real_jobs_in_headless_chromium() {
             s["state"] == "done"
         })
     };
+
+    // A done job's estimate says how far off it was, not a progress
+    // percentage below 100.
+    let status = done(estimated);
+    let dom = page_of(&browser, &profile, &http, estimated);
+    let (est, nodes) = (
+        status["estimated_nodes"].as_f64().unwrap(),
+        status["nodes"].as_f64().unwrap(),
+    );
+    let off = 100.0 * (est - nodes) / nodes;
+    let sign = if off >= 0.0 { "+" } else { "" };
+    let shown = format!("({sign}{off:.1}% of the actual)");
+    assert!(dom.contains(&shown), "{shown} in:\n{dom}");
 
     // hc, every game counted by its length.
     let hc = common::submit_job(&grpc, &["hc", "--columns", "3", "--min-length", "1"]);
