@@ -1,19 +1,32 @@
 //! The sweep's width square by square, for the cost estimates in
-//! BENCHMARKS.md: `profile ROWS COLS [MAX_STATES] [--halves]` prints, for
-//! each square, the states expanded there, the states of the next layer,
+//! BENCHMARKS.md: `profile ROWS COLS [MAX_STATES] [--halves [--chunks=K [--only=J]]]`
+//! prints, for each square, the states expanded there, the states of the next layer,
 //! the most bytes the layers held while it was processed, the tours closed
 //! so far and the time, and stops (saying where) when a layer would exceed
 //! MAX_STATES states (default 60 million). With `--halves` it sweeps to the
-//! meeting only (module `join`) and then prints what the meeting did.
+//! meeting only (module `join`) and then prints what the meeting did; with
+//! `--chunks=K` the left states meet the right ones in K parts (sorted by
+//! key, `join::meet_in_parts`), one after the other (`--only=J`: the first
+//! J parts only, for an estimate): less memory, more work (states of different
+//! parts never merge).
 use std::time::Instant;
 
 use orchard_knight_tours::frontier::Frontier;
 use orchard_knight_tours::join::{self, Meeting, Mirror};
+use orchard_knight_tours::table::Packed;
 use orchard_knight_tours::Sweep;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let halves = args.iter().any(|a| a == "--halves");
+    let chunks: usize = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--chunks="))
+        .map_or(1, |c| c.parse().expect("--chunks=K"));
+    let only: usize = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--only="))
+        .map_or(usize::MAX, |c| c.parse().expect("--only=J"));
     let a: Vec<u64> = args
         .iter()
         .filter(|a| !a.starts_with("--"))
@@ -71,24 +84,27 @@ fn main() {
     let nodes = sweep.nodes();
     if let (Some(m), Some(mirror)) = (&meeting, &mirror) {
         let left = sweep.layer().len();
-        let chunks: usize = std::env::var("CHUNKS")
-            .map(|c| c.parse().unwrap())
-            .unwrap_or(1);
-        let mut states: Vec<(u64, u128)> = sweep.into_layer().iter().collect();
-        states.sort_unstable();
-        let per = states.len().div_ceil(chunks).max(1);
-        let mut met = join::Met::default();
-        for c in states.chunks(per) {
-            let packed = orchard_knight_tours::table::Packed::from_states(c).unwrap();
-            let x = join::meet(&f, m, mirror, packed, cap, &mut |_| {}).unwrap();
-            met.tours += x.tours;
-            met.inner_states += x.inner_states;
-            met.joined += x.joined;
-            met.classes_found += x.classes_found;
-            met.matched += x.matched;
-            met.pairs += x.pairs;
-            met.peak_bytes = met.peak_bytes.max(x.peak_bytes);
+        let mut layer = sweep.into_layer();
+        let per = layer.len().div_ceil(chunks.max(1)).max(1);
+        if only < chunks {
+            // The first `only` parts of the sorted layer, cut the same way.
+            let mut states: Vec<(u64, u128)> = layer.iter().collect();
+            states.sort_unstable();
+            states.truncate(only * per);
+            layer = Packed::from_states(&states).unwrap();
+            println!(
+                "only the first {only} of {chunks} parts ({} left states) meet: \
+                 the tours below are partial",
+                layer.len()
+            );
         }
+        let met = match join::meet_in_parts(&f, m, mirror, layer, per, cap, &mut |_| {}) {
+            Ok(x) => x,
+            Err(e) => {
+                println!("meeting: {e}; stopped");
+                return;
+            }
+        };
         tours += met.tours;
         peak_bytes = peak_bytes.max(met.peak_bytes + mirror.bytes() as u64);
         println!(

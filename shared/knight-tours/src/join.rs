@@ -44,7 +44,7 @@
 //! through the ends ([`one_cycle`]). Counts are exact: products and sums of
 //! `u128`, checked.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use orchard_core::FamilyError;
 
@@ -90,8 +90,10 @@ pub struct Mirror {
     /// Class to the range of `halves` holding it.
     classes: HashMap<u64, (u32, u32)>,
     wide: HashMap<(u64, u64), u128>,
-    /// Per slot `a`, the classes' bits of slots `0..=a` (experiment).
-    prefixes: Vec<std::collections::HashSet<u64>>,
+    /// Per step `k` of the inner sweep, the classes' bits of the slots
+    /// taken by then: a joined state whose taken slots need what no right
+    /// state gives is dropped at once instead of at the end.
+    prefixes: Vec<HashSet<u64>>,
 }
 
 /// What the meeting did.
@@ -221,13 +223,9 @@ impl Meeting {
                 }
             }
         }
-        let h = f.h;
-        let order: Vec<u8> = match std::env::var("KNIGHT_JOIN_ORDER").as_deref() {
-            Ok("reverse") => (0..w as u8).rev().collect(),
-            Ok("far") => (h..w).chain(0..h).map(|x| x as u8).collect(),
-            Ok("farrev") => (h..w).rev().chain((0..h).rev()).map(|x| x as u8).collect(),
-            _ => (0..w as u8).collect(),
-        };
+        // Slot order: the other orders tried (from the far end, backwards)
+        // expanded 26-33% more inner states on 6 x 8 (BENCHMARKS.md).
+        let order: Vec<u8> = (0..w as u8).collect();
         let mut rank = vec![0u8; w];
         for (k, &x) in order.iter().enumerate() {
             rank[x as usize] = k as u8;
@@ -354,6 +352,12 @@ impl Mirror {
             });
         }
         halves.sort_unstable_by_key(|h| (h.class, h.pairing));
+        // A key is its slots' degrees and the pairing of its ends (see
+        // `frontier`), so no two states of a layer turn into the same half
+        // (which would also make `wide`'s keys ambiguous).
+        debug_assert!(halves
+            .windows(2)
+            .all(|p| (p[0].class, p[0].pairing) != (p[1].class, p[1].pairing)));
         let mut classes = HashMap::new();
         let mut start = 0;
         for i in 1..=halves.len() {
@@ -362,22 +366,11 @@ impl Mirror {
                 start = i;
             }
         }
-        let prefixes: Vec<std::collections::HashSet<u64>> = m
+        let prefixes: Vec<HashSet<u64>> = m
             .masks
             .iter()
             .map(|&mask| classes.keys().map(|c| c & mask).collect())
             .collect();
-        if std::env::var_os("KNIGHT_JOIN_TRACE").is_some() {
-            let sizes: Vec<usize> = prefixes
-                .iter()
-                .map(|p: &std::collections::HashSet<u64>| p.len())
-                .collect();
-            eprintln!(
-                "mirror: {} states, {} classes, prefixes {sizes:?}",
-                halves.len(),
-                classes.len()
-            );
-        }
         Ok(Mirror {
             halves,
             classes,
@@ -434,6 +427,71 @@ impl Mirror {
     }
 }
 
+/// Left states met at once, at most, by [`meet_in_parts`]: the inner
+/// sweep's layers grow to about 20-30 times the left states it starts from
+/// (7 x 8: 847,118 left states, 24 million at the widest; BENCHMARKS.md), so
+/// a part of 2^20 left states holds about a GiB; more parts cost more work
+/// (states of different parts never merge: 4 parts cost 1.5 times the inner
+/// states on 6 x 8, 16 parts 2.4 times).
+pub const MEET_PART_STATES: usize = 1 << 20;
+
+impl Met {
+    /// Adds the counts of `other` (the peak is the larger one).
+    fn add(&mut self, other: &Met) -> Result<(), FamilyError> {
+        let overflow = || FamilyError::Overflow("knight-tours meeting");
+        self.tours = self.tours.checked_add(other.tours).ok_or_else(overflow)?;
+        for (a, b) in [
+            (&mut self.inner_states, other.inner_states),
+            (&mut self.joined, other.joined),
+            (&mut self.pairs, other.pairs),
+            (&mut self.classes_found, other.classes_found),
+            (&mut self.matched, other.matched),
+        ] {
+            *a = a.checked_add(b).ok_or_else(overflow)?;
+        }
+        self.peak_bytes = self.peak_bytes.max(other.peak_bytes);
+        Ok(())
+    }
+}
+
+/// [`meet`] of `left` cut into parts of at most `part_states` states, by
+/// key (one part: `meet` itself), one part after the other: the memory of
+/// one part's inner sweep at a time, plus the sorted copy of the left
+/// states (32 bytes each, counted in the peak).
+pub fn meet_in_parts(
+    f: &Frontier,
+    m: &Meeting,
+    mirror: &Mirror,
+    left: Packed,
+    part_states: usize,
+    max_states: u64,
+    poll: &mut dyn FnMut(u64),
+) -> Result<Met, FamilyError> {
+    let part_states = part_states.max(1);
+    if left.len() <= part_states {
+        return meet(f, m, mirror, left, max_states, poll);
+    }
+    let mut states: Vec<(u64, u128)> = left.iter().collect();
+    drop(left);
+    states.sort_unstable();
+    let copy_bytes = (states.capacity() * std::mem::size_of::<(u64, u128)>()) as u64;
+    let mut met = Met::default();
+    for part in states.chunks(part_states) {
+        let base = met.inner_states;
+        let x = meet(
+            f,
+            m,
+            mirror,
+            Packed::from_states(part)?,
+            max_states,
+            &mut |n| poll(base + n),
+        )?;
+        met.add(&x)?;
+    }
+    met.peak_bytes += copy_bytes;
+    Ok(met)
+}
+
 /// The tours whose left states are `left` (states before `m.left`, any
 /// part of that layer) and whose right states are `mirror` (all of them).
 /// More than `max_states` states in a layer of the inner sweep is an error.
@@ -475,9 +533,6 @@ pub fn meet(
             Ok(())
         })?;
         layer = next.into_packed();
-        if std::env::var_os("KNIGHT_JOIN_TRACE").is_some() {
-            eprintln!("inner slot {a}: {} states after", layer.len());
-        }
     }
     let overflow = || FamilyError::Overflow("knight-tours tours");
     for (key, count) in layer.iter() {
@@ -517,6 +572,51 @@ mod tests {
         assert!(!one_cycle(a, a, 2));
         // One pair against itself: a cycle of two edges-paths.
         assert!(one_cycle(1, 1, 1));
+    }
+
+    /// The layers of the whole board's sweep before `left` and `right`.
+    fn halves_of(f: &Frontier, m: &Meeting) -> (Packed, Mirror) {
+        let mut sweep = crate::Sweep::new(f, 0, &[(Frontier::START, 1)]).unwrap();
+        let mut mirror = None;
+        while sweep.square() < m.left {
+            if sweep.square() == m.right {
+                mirror = Some(Mirror::new(f, m, sweep.layer()).unwrap());
+            }
+            let a = sweep.advance(u64::MAX, &mut |_| {}).unwrap();
+            assert_eq!(a.closed, 0, "no tour closes before the last square");
+        }
+        if m.right == m.left {
+            mirror = Some(Mirror::new(f, m, sweep.layer()).unwrap());
+        }
+        (sweep.into_layer(), mirror.unwrap())
+    }
+
+    #[test]
+    fn parts_of_the_left_layer_meet_to_the_same_count() {
+        for (r, c) in [(6, 6), (5, 8), (3, 12)] {
+            let f = Frontier::new(r, c);
+            let m = Meeting::new(&f).unwrap();
+            let want = u128::from(crate::reference::count(r, c));
+            let (left, mirror) = halves_of(&f, &m);
+            let n = left.len();
+            assert!(n > 20, "{r} x {c}: {n} left states");
+            let whole = meet(&f, &m, &mirror, left.clone(), u64::MAX, &mut |_| {}).unwrap();
+            assert_eq!(whole.tours, want, "{r} x {c}");
+            for part in [5, n / 3, n - 1, n] {
+                let met = meet_in_parts(&f, &m, &mirror, left.clone(), part, u64::MAX, &mut |_| {})
+                    .unwrap();
+                assert_eq!(met.tours, want, "{r} x {c}, parts of {part}");
+                if part < n {
+                    // Parts never merge: at least the work of one part.
+                    assert!(met.inner_states >= whole.inner_states, "{r} x {c}");
+                } else {
+                    assert_eq!(met, whole);
+                }
+            }
+            // The inner sweep's cap is honoured.
+            let r = meet(&f, &m, &mirror, left, 3, &mut |_| {});
+            assert!(matches!(r, Err(FamilyError::Capacity(_))), "{r:?}");
+        }
     }
 
     #[test]

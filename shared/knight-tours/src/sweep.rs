@@ -330,11 +330,12 @@ pub fn explore(
             s.peak = s.peak.max(sweep.layer().len() as u64);
             s.states[v] += sweep.layer().len() as u64;
             let base = s.nodes;
-            let met = join::meet(
+            let met = join::meet_in_parts(
                 f,
                 meeting,
                 right,
                 sweep.into_layer(),
+                join::MEET_PART_STATES,
                 max_states,
                 &mut |n| ctx.progress.store(base + n, Ordering::Relaxed),
             )?;
