@@ -92,14 +92,14 @@ pub const MAX_LONG_SIDE: u32 = 1000;
 /// codec's 64 MiB.
 pub const MAX_UNIT_STATES: usize = 1 << 21;
 
-/// Bytes a state of the widest layer costs at the peak, at most: 16 in the
-/// packed layer being expanded and up to 16 / 0.53 in the table being
-/// built (a shard grows by half when 4/5 full), not both at once for the
-/// same square's states (see `table`); the measured figures are in
-/// BENCHMARKS.md.
-pub const PEAK_BYTES_PER_STATE: u64 = 32;
+/// Bytes a state of the widest layer costs at the peak, about: 16 in the
+/// packed layer being expanded and 16 / load in the table being built (a
+/// shard grows by half when 4/5 full), the packed layer freed shard by shard
+/// as the table fills (see `table`). Measured: 36.8 (7 x 8) to 38.9 (6 x 8)
+/// bytes per state of the widest layer, BENCHMARKS.md.
+pub const PEAK_BYTES_PER_STATE: u64 = 40;
 
-/// Default bound on the states of one layer: about 6 GiB of tables.
+/// Default bound on the states of one layer: about 7.5 GiB of layers.
 pub const DEFAULT_MAX_STATES: u64 = 200_000_000;
 
 /// How a unit's sweep finishes the count.
@@ -125,7 +125,7 @@ pub struct KnightParams {
     #[arg(long)]
     pub cols: u32,
     /// Most frontier states one layer of a unit's sweep may hold (each costs
-    /// up to about 32 bytes of memory at the peak); beyond it the unit fails
+    /// about 40 bytes of memory at the peak); beyond it the unit fails
     /// instead of exhausting the machine.
     #[arg(long, default_value_t = DEFAULT_MAX_STATES)]
     #[serde(default = "default_max_states")]
