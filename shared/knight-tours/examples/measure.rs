@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use orchard_core::{explore_all, Host, SearchFamily};
-use orchard_knight_tours::{reference, KnightParams, KnightTours};
+use orchard_knight_tours::{reference, KnightParams, KnightTours, Method};
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
@@ -19,6 +19,11 @@ fn main() {
             rows,
             cols,
             max_states: u64::MAX,
+            method: if a.iter().any(|x| x == "--sweep") {
+                Method::Sweep
+            } else {
+                Method::Halves
+            },
         },
         &Host::default(),
     )
@@ -31,10 +36,11 @@ fn main() {
         }
     }
     println!(
-        "{rows}x{cols}: tours {} nodes {} peak {} time {:.2?}",
+        "{rows}x{cols}: tours {} nodes {} peak {} peak_bytes {} time {:.2?}",
         s.tours,
         s.nodes,
         s.peak,
+        s.peak_bytes,
         t.elapsed()
     );
 }

@@ -48,19 +48,19 @@
 pub const MAX_SHORT_SIDE: usize = 8;
 
 /// Most window squares: `2 * MAX_SHORT_SIDE + 1`.
-const MAX_W: usize = 2 * MAX_SHORT_SIDE + 1;
+pub(crate) const MAX_W: usize = 2 * MAX_SHORT_SIDE + 1;
 
 /// Slot code of a square with no edge yet; 1..=8 are path labels.
-const EMPTY: u8 = 0;
+pub(crate) const EMPTY: u8 = 0;
 /// Slot code of a square with two edges.
-const FULL: u8 = 15;
+pub(crate) const FULL: u8 = 15;
 
 /// Bits of the key below the degree codes: the partner indices of at most 8
 /// second ends, 3 bits each.
 const PARTNER_BITS: u32 = 24;
 
 /// A decoded frontier state: the slot codes of the window's squares.
-type Slots = [u8; MAX_W + 1];
+pub(crate) type Slots = [u8; MAX_W + 1];
 
 /// The board and everything the sweep precomputes about it.
 #[derive(Debug, Clone)]
@@ -74,9 +74,9 @@ pub struct Frontier {
     /// Window squares, `2h + 1`.
     pub w: usize,
     /// For each square, its later neighbours as offsets, ascending.
-    fwd: Vec<Vec<u8>>,
+    pub(crate) fwd: Vec<Vec<u8>>,
     /// For each square, all its neighbours.
-    adj: Vec<Vec<u16>>,
+    pub(crate) adj: Vec<Vec<u16>>,
 }
 
 /// What processing one state at one square gave: successors go to `emit`.

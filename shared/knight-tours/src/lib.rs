@@ -15,7 +15,16 @@
 //! which grows with the short side `h` (about 20 times per row: tens on
 //! 3 x n, tens of thousands on 5 x n, a million on 6 x n, twelve million on
 //! 7 x 7) and only linearly with the long side: so 3 x 100 or 6 x 20 are
-//! seconds, while 8 x 8 is beyond this machine's memory (see BENCHMARKS.md).
+//! seconds. A state costs 16 bytes in a layer (module [`table`]).
+//!
+//! **Halves.** Turned half a turn, the board is the same board and the
+//! sweep's order is reversed: so the sweep's own layer before square `q`,
+//! read backwards, is every way to cover the squares after `n - q` (module
+//! [`join`]). `--method halves` (the default) sweeps to the middle only and
+//! meets that turned layer there, which skips the widest layers (6 x 8:
+//! 51,025 states at the peak instead of 974,579) at the cost of a join
+//! through the window's own edges; `--method sweep` sweeps every square.
+//! Both give the same counts (the tests check both against [`mod@reference`]).
 //! The plain second implementation for the tests is a depth-first search
 //! ([`mod@reference`]).
 //!
@@ -57,9 +66,12 @@
 //! (the sweep itself also finds 0, see the tests, after much longer).
 
 pub mod frontier;
+pub mod join;
 pub mod reference;
 mod sweep;
 pub mod table;
+
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -68,7 +80,7 @@ use orchard_core::{
 };
 
 pub use frontier::{Frontier, MAX_SHORT_SIDE};
-pub use sweep::units_of;
+pub use sweep::{units_of, Advance, Sweep};
 
 /// Longest side accepted. Beyond a few hundred columns the counts overflow
 /// `u128` anyway (6 x 23 already does; the overflow is an error, never a
@@ -80,8 +92,28 @@ pub const MAX_LONG_SIDE: u32 = 1000;
 /// codec's 64 MiB.
 pub const MAX_UNIT_STATES: usize = 1 << 21;
 
-/// Default bound on the states of one layer: about 13 GiB of tables.
+/// Bytes a state of the widest layer costs at the peak, about: 16 in the
+/// packed layer being expanded and 16 / load in the table being built (a
+/// shard grows by half when 4/5 full), the packed layer freed shard by shard
+/// as the table fills (see `table`). Measured: 36.8 (7 x 8) to 38.9 (6 x 8)
+/// bytes per state of the widest layer, BENCHMARKS.md.
+pub const PEAK_BYTES_PER_STATE: u64 = 40;
+
+/// Default bound on the states of one layer: about 7.5 GiB of layers.
 pub const DEFAULT_MAX_STATES: u64 = 200_000_000;
+
+/// How a unit's sweep finishes the count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Sweep to the middle of the board and meet the sweep's own layer
+    /// there, turned half a turn (module `join`): half the sweep, and its
+    /// narrowest layers.
+    #[default]
+    Halves,
+    /// Sweep every square to the end.
+    Sweep,
+}
 
 /// Parameters of a `knight-tours` job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
@@ -93,11 +125,17 @@ pub struct KnightParams {
     #[arg(long)]
     pub cols: u32,
     /// Most frontier states one layer of a unit's sweep may hold (each costs
-    /// about 64 bytes of memory at the peak); beyond it the unit fails
+    /// about 40 bytes of memory at the peak); beyond it the unit fails
     /// instead of exhausting the machine.
     #[arg(long, default_value_t = DEFAULT_MAX_STATES)]
     #[serde(default = "default_max_states")]
     pub max_states: u64,
+    /// Meet in the middle (`halves`) or sweep the whole board (`sweep`):
+    /// the same count; `halves` needs far less memory and time on square
+    /// boards (see BENCHMARKS.md).
+    #[arg(long, value_enum, default_value_t = Method::Halves)]
+    #[serde(default)]
+    pub method: Method,
 }
 
 fn default_max_states() -> u64 {
@@ -125,6 +163,9 @@ pub struct TourSummary {
     pub closed: Vec<u128>,
     /// The most states one unit's sweep held at one square.
     pub peak: u64,
+    /// The most bytes one unit's layers held at once (the tables and packed
+    /// layers, which are nearly all of the memory of a wide sweep).
+    pub peak_bytes: u64,
 }
 
 impl TourSummary {
@@ -144,6 +185,12 @@ pub struct KnightTours {
     cols: u32,
     max_states: u64,
     frontier: Frontier,
+    /// Where the halves meet, with `--method halves` on a board long
+    /// enough.
+    meeting: Option<join::Meeting>,
+    /// The right states of the meeting, computed once a job (by the root
+    /// unit's sweep, or by a sweep of its own for a unit handed back).
+    mirror: OnceLock<join::Mirror>,
 }
 
 fn add<T: Copy + Default>(
@@ -210,11 +257,18 @@ impl SearchFamily for KnightTours {
         if p.max_states == 0 {
             return Err(ParamError::new("max-states", "must be at least 1"));
         }
+        let frontier = Frontier::new(p.rows as usize, p.cols as usize);
+        let meeting = match p.method {
+            Method::Halves => join::Meeting::new(&frontier),
+            Method::Sweep => None,
+        };
         Ok(KnightTours {
             rows: p.rows,
             cols: p.cols,
             max_states: p.max_states,
-            frontier: Frontier::new(p.rows as usize, p.cols as usize),
+            frontier,
+            meeting,
+            mirror: OnceLock::new(),
         })
     }
 
@@ -240,7 +294,14 @@ impl SearchFamily for KnightTours {
             s.nodes = 1;
             return Ok(Exploration::Finished(s));
         }
-        sweep::explore(&self.frontier, self.max_states, unit, ctx)
+        let ending = match &self.meeting {
+            Some(meeting) => sweep::Ending::Meet {
+                meeting,
+                mirror: &self.mirror,
+            },
+            None => sweep::Ending::Sweep,
+        };
+        sweep::explore(&self.frontier, self.max_states, unit, ctx, ending)
     }
 
     fn merge(&self, into: &mut TourSummary, other: TourSummary) -> Result<(), FamilyError> {
@@ -255,6 +316,7 @@ impl SearchFamily for KnightTours {
         add(&mut into.states, other.states, u64::checked_add)?;
         add(&mut into.closed, other.closed, u128::checked_add)?;
         into.peak = into.peak.max(other.peak);
+        into.peak_bytes = into.peak_bytes.max(other.peak_bytes);
         Ok(())
     }
 
@@ -272,6 +334,7 @@ impl SearchFamily for KnightTours {
             "tours_u64": tours_u64,
             "nodes": s.nodes,
             "peak_states": s.peak,
+            "peak_table_bytes": s.peak_bytes,
         });
         let text = vec![
             format!(
@@ -281,6 +344,10 @@ impl SearchFamily for KnightTours {
             format!(
                 "frontier states expanded: {} (at most {} at one square of one unit)",
                 s.nodes, s.peak
+            ),
+            format!(
+                "memory of the layers at their peak: {:.1} MiB",
+                s.peak_bytes as f64 / (1u64 << 20) as f64
             ),
         ];
         let results_lines = (0..s.states.len())

@@ -2,12 +2,14 @@
 //! of the board, with the budget, the stop flag and the hand-back.
 
 use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
 
 use orchard_core::{Exploration, ExploreContext, FamilyError};
 
 use crate::frontier::Frontier;
-use crate::table::Table;
-use crate::{Layer, TourSummary, MAX_UNIT_STATES};
+use crate::join::{self, Meeting, Mirror};
+use crate::table::{Packed, Table};
+use crate::{Layer, TourSummary, MAX_UNIT_STATES, PEAK_BYTES_PER_STATE};
 
 /// States expanded between two publications of the progress.
 const POLL_INTERVAL: u64 = 1 << 12;
@@ -64,16 +66,198 @@ pub fn units_of(square: usize, mut states: Vec<(u64, u128)>) -> Vec<Layer> {
         .collect()
 }
 
-/// The sweep of `unit` to the end, or until the budget runs out or a stop
-/// is requested; both are honoured between squares only, when the next
-/// layer fits one unit (see "Hand-backs" in the crate documentation): then
-/// that layer is handed back as one unit and the summary covers the tours
-/// closed so far.
+/// The sweep of a set of states from one square on, a layer at a time:
+/// the layer before the next square packed (see `table`), expanded into a
+/// table that becomes the next layer.
+pub struct Sweep<'f> {
+    f: &'f Frontier,
+    square: usize,
+    layer: Packed,
+    /// States of each layer so far, from the first square's (for the guess
+    /// of the next layer's size).
+    sizes: Vec<usize>,
+    nodes: u64,
+}
+
+/// What expanding one layer did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Advance {
+    /// The square whose layer was expanded.
+    pub square: usize,
+    /// States expanded (the layer's size).
+    pub expanded: u64,
+    /// Tours closed at the square, weighted by their states' counts.
+    pub closed: u128,
+    /// The most bytes the layers held while the square was processed (the
+    /// packed layer still unexpanded and the table being built).
+    pub peak_bytes: u64,
+}
+
+impl<'f> Sweep<'f> {
+    /// The sweep of `states` (the layer before `square`).
+    pub fn new(
+        f: &'f Frontier,
+        square: usize,
+        states: &[(u64, u128)],
+    ) -> Result<Self, FamilyError> {
+        let layer = Packed::from_states(states)?;
+        Ok(Sweep {
+            f,
+            square,
+            sizes: vec![layer.len()],
+            layer,
+            nodes: 0,
+        })
+    }
+
+    /// The square whose layer is held (the next to be processed).
+    pub fn square(&self) -> usize {
+        self.square
+    }
+
+    /// The layer before [`Sweep::square`].
+    pub fn layer(&self) -> &Packed {
+        &self.layer
+    }
+
+    /// The layer before [`Sweep::square`], the sweep over.
+    pub fn into_layer(self) -> Packed {
+        self.layer
+    }
+
+    /// States expanded so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the sweep is over: the last square processed, or no state
+    /// left.
+    pub fn done(&self) -> bool {
+        self.square >= self.f.n || self.layer.is_empty()
+    }
+
+    /// A guess of the next layer's size: the current one times the growth
+    /// one column back at the same row (layers rise and fall with a period
+    /// of a column), or the last growth before a column has been seen.
+    fn guess_next(&self) -> usize {
+        let n = self.sizes.len();
+        let h = self.f.h;
+        let ratio = |a: usize, b: usize| self.sizes[b] as f64 / self.sizes[a].max(1) as f64;
+        let r = if n > h {
+            ratio(n - 1 - h, n - h)
+        } else if n > 1 {
+            ratio(n - 2, n - 1)
+        } else {
+            1.0
+        };
+        (self.layer.len() as f64 * r.clamp(0.1, 8.0)) as usize
+    }
+
+    /// Processes the next square: expands every state of the layer into
+    /// the next layer. More than `max_states` states in the next layer is
+    /// an error (`Capacity`). `poll` is called with the states expanded so
+    /// far every [`POLL_INTERVAL`] states.
+    pub fn advance(
+        &mut self,
+        max_states: u64,
+        poll: &mut dyn FnMut(u64),
+    ) -> Result<Advance, FamilyError> {
+        let f = self.f;
+        let v = self.square;
+        let mut next = Table::with_capacity(self.guess_next());
+        let mut out = Advance {
+            square: v,
+            expanded: 0,
+            closed: 0,
+            peak_bytes: 0,
+        };
+        let mut nodes = self.nodes;
+        let mut next_poll = nodes - nodes % POLL_INTERVAL + POLL_INTERVAL;
+        let layer = std::mem::take(&mut self.layer);
+        layer.consume(|shard, wide, held| {
+            let mut error = None;
+            for slot in shard {
+                let count = Packed::count_of(wide, slot);
+                nodes += 1;
+                out.expanded += 1;
+                let r = f.step(v, slot.key, &mut |k| {
+                    if let Err(e) = next.add(k, count) {
+                        error = Some(e);
+                    }
+                });
+                if let Some(e) = error.take() {
+                    return Err(e);
+                }
+                if r.closed > 0 {
+                    let overflow = || FamilyError::Overflow("knight-tours tours");
+                    let t = count
+                        .checked_mul(u128::from(r.closed))
+                        .ok_or_else(overflow)?;
+                    out.closed = out.closed.checked_add(t).ok_or_else(overflow)?;
+                }
+                if next.len() as u64 > max_states {
+                    return Err(FamilyError::Capacity(format!(
+                        "more than {max_states} frontier states after square {v}, \
+                         {} MiB of tables (raise --max-states if the memory allows: \
+                         about {} bytes a state at the peak)",
+                        (held + next.bytes()) >> 20,
+                        PEAK_BYTES_PER_STATE
+                    )));
+                }
+                if nodes >= next_poll {
+                    next_poll += POLL_INTERVAL;
+                    poll(nodes);
+                }
+            }
+            out.peak_bytes = out.peak_bytes.max((held + next.bytes()) as u64);
+            Ok(())
+        })?;
+        self.nodes = nodes;
+        self.layer = next.into_packed();
+        self.sizes.push(self.layer.len());
+        self.square += 1;
+        Ok(out)
+    }
+}
+
+/// How a unit's sweep ends: at the last square, or by meeting the turned
+/// layer in the middle (see `join`).
+pub enum Ending<'a> {
+    /// Sweep every square.
+    Sweep,
+    /// Sweep to `meeting.left` and meet the right states there. `mirror`
+    /// caches the right states for the job (they are one layer of the
+    /// whole board's sweep, whatever the unit).
+    Meet {
+        meeting: &'a Meeting,
+        mirror: &'a OnceLock<Mirror>,
+    },
+}
+
+/// The right states of `meeting`: the root sweep to `meeting.right`.
+fn mirror_from_root(
+    f: &Frontier,
+    meeting: &Meeting,
+    max_states: u64,
+) -> Result<Mirror, FamilyError> {
+    let mut sweep = Sweep::new(f, 0, &[(Frontier::START, 1)])?;
+    while sweep.square() < meeting.right && !sweep.done() {
+        sweep.advance(max_states, &mut |_| {})?;
+    }
+    Mirror::new(f, meeting, sweep.layer())
+}
+
+/// The sweep of `unit` to the end (or to the meeting, then the meeting),
+/// or until the budget runs out or a stop is requested; both are honoured
+/// between squares only, when the next layer fits one unit (see
+/// "Hand-backs" in the crate documentation): then that layer is handed back
+/// as one unit and the summary covers the tours closed so far.
 pub fn explore(
     f: &Frontier,
     max_states: u64,
     unit: &Layer,
     ctx: &ExploreContext<'_>,
+    ending: Ending<'_>,
 ) -> Result<Exploration<TourSummary, Layer>, FamilyError> {
     check(f, unit)?;
     let mut s = TourSummary::empty(f.n);
@@ -83,66 +267,86 @@ pub fn explore(
             rest: vec![unit.clone()],
         });
     }
+    let overflow = || FamilyError::Overflow("knight-tours tours");
     let budget = ctx.budget.max(1);
     let quantum = budget.min(MIN_QUANTUM);
-    let mut cur = Table::with_capacity(unit.states.len());
-    for &(k, c) in &unit.states {
-        cur.add(k, c)?;
-    }
-    let mut next_poll = POLL_INTERVAL;
-    for v in unit.square as usize..f.n {
-        if cur.is_empty() {
+    let root = unit.square == 0 && unit.states == [(Frontier::START, 1)];
+    let stop_at = match ending {
+        Ending::Meet { meeting, .. } if unit.square as usize <= meeting.left => meeting.left,
+        _ => f.n,
+    };
+    let mut sweep = Sweep::new(f, unit.square as usize, &unit.states)?;
+    let mut mirror_bytes = 0;
+    loop {
+        let v = sweep.square();
+        if sweep.done() {
             break;
         }
         if v > unit.square as usize
-            && cur.len() <= MAX_UNIT_STATES
+            && sweep.layer().len() <= MAX_UNIT_STATES
             && (s.nodes >= budget || (s.nodes >= quantum && ctx.stop_requested()))
         {
             ctx.progress.store(s.nodes, Ordering::Relaxed);
-            return Ok(Exploration::new(s, units_of(v, cur.iter().collect())));
+            return Ok(Exploration::new(
+                s,
+                units_of(v, sweep.layer().iter().collect()),
+            ));
         }
-        let width = cur.len() as u64;
-        s.peak = s.peak.max(width);
-        let mut next = Table::with_capacity(cur.len());
-        let mut error = None;
-        for i in 0..cur.slots() {
-            let Some((key, count)) = cur.slot(i) else {
-                continue;
-            };
-            s.nodes += 1;
-            s.states[v] += 1;
-            let r = f.step(v, key, &mut |k| {
-                if let Err(e) = next.add(k, count) {
-                    error = Some(e);
+        if v == stop_at {
+            break;
+        }
+        if let Ending::Meet { meeting, mirror } = ending {
+            // The root unit's layer before the right square is the whole
+            // layer: the right states, for this unit and the job's others.
+            if root && v == meeting.right && stop_at == meeting.left {
+                if mirror.get().is_none() {
+                    let _ = mirror.set(Mirror::new(f, meeting, sweep.layer())?);
                 }
-            });
-            if let Some(e) = error.take() {
-                return Err(e);
-            }
-            if r.closed > 0 {
-                let t = count
-                    .checked_mul(u128::from(r.closed))
-                    .ok_or(FamilyError::Overflow("knight-tours tours"))?;
-                s.tours = s
-                    .tours
-                    .checked_add(t)
-                    .ok_or(FamilyError::Overflow("knight-tours tours"))?;
-                s.closed[v] = s.closed[v]
-                    .checked_add(t)
-                    .ok_or(FamilyError::Overflow("knight-tours tours"))?;
-            }
-            if next.len() as u64 > max_states {
-                return Err(FamilyError::Capacity(format!(
-                    "more than {max_states} frontier states after square {v} \
-                     (raise --max-states if the memory allows: about 64 bytes a state)"
-                )));
-            }
-            if s.nodes >= next_poll {
-                next_poll = s.nodes + POLL_INTERVAL;
-                ctx.progress.store(s.nodes, Ordering::Relaxed);
+                mirror_bytes = mirror.get().map_or(0, |m| m.bytes()) as u64;
             }
         }
-        cur = next;
+        s.peak = s.peak.max(sweep.layer().len() as u64);
+        let a = sweep.advance(max_states, &mut |n| {
+            ctx.progress.store(n, Ordering::Relaxed)
+        })?;
+        s.nodes = sweep.nodes();
+        s.states[v] += a.expanded;
+        s.peak_bytes = s.peak_bytes.max(a.peak_bytes + mirror_bytes);
+        if a.closed > 0 {
+            s.tours = s.tours.checked_add(a.closed).ok_or_else(overflow)?;
+            s.closed[v] = s.closed[v].checked_add(a.closed).ok_or_else(overflow)?;
+        }
+    }
+    if let Ending::Meet { meeting, mirror } = ending {
+        if sweep.square() == stop_at && stop_at == meeting.left && !sweep.layer().is_empty() {
+            let v = stop_at;
+            let right = match mirror.get() {
+                Some(m) => m,
+                None => {
+                    let _ = mirror.set(mirror_from_root(f, meeting, max_states)?);
+                    mirror.get().expect("just set")
+                }
+            };
+            s.peak = s.peak.max(sweep.layer().len() as u64);
+            s.states[v] += sweep.layer().len() as u64;
+            let base = s.nodes;
+            let met = join::meet_in_parts(
+                f,
+                meeting,
+                right,
+                sweep.into_layer(),
+                join::MEET_PART_STATES,
+                max_states,
+                &mut |n| ctx.progress.store(base + n, Ordering::Relaxed),
+            )?;
+            s.nodes = s
+                .nodes
+                .checked_add(met.inner_states + met.joined)
+                .ok_or(FamilyError::Overflow("knight-tours nodes"))?;
+            s.peak_bytes = s.peak_bytes.max(met.peak_bytes + right.bytes() as u64);
+            s.tours = s.tours.checked_add(met.tours).ok_or_else(overflow)?;
+            s.closed[v] = s.closed[v].checked_add(met.tours).ok_or_else(overflow)?;
+        }
     }
     ctx.progress.store(s.nodes, Ordering::Relaxed);
     Ok(Exploration::Finished(s))
