@@ -39,6 +39,7 @@ use std::sync::{mpsc, Arc};
 
 use rusqlite::Connection;
 
+pub use digest::reseal_job_row;
 pub(crate) use load::load;
 pub use schema::SCHEMA_VERSION;
 pub(crate) use schema::{migrate, schema_version};
