@@ -185,8 +185,10 @@ fn corrupt_or_foreign_database_is_refused_and_left_alone() {
              UPDATE results SET summary = zeroblob(length(summary)) WHERE unit_id = (SELECT min(unit_id) FROM results);",
         )
         .unwrap();
+        // The job row's checksum made to match (an edit on purpose).
+        orchard_coordinator::reseal_job_row(&conn, 1).unwrap();
     }
-    common::assert_one_line_error(&run_hc_2(&good), "checksum");
+    common::assert_one_line_error(&run_hc_2(&good), "summary checksum mismatch");
 }
 
 /// `orchard run hc --columns 2` on the database `db`.

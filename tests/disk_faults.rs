@@ -169,7 +169,11 @@ fn damaged_copy(good: &Path, to: &Path, damage: impl Fn(&mut Vec<u8>, usize)) {
     std::fs::copy(good, to).unwrap();
     let summary: Vec<u8> = {
         let conn = rusqlite::Connection::open(to).unwrap();
-        conn.execute_batch("UPDATE jobs SET state = 'running'; PRAGMA wal_checkpoint(TRUNCATE);")
+        // The job row's checksum made to match (an edit on purpose).
+        conn.execute_batch("UPDATE jobs SET state = 'running';")
+            .unwrap();
+        orchard_coordinator::reseal_job_row(&conn, 1).unwrap();
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
             .unwrap();
         conn.query_row(
             "SELECT summary FROM results ORDER BY length(summary) DESC LIMIT 1",

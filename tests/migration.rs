@@ -11,15 +11,25 @@ use common::db::units;
 use common::hip::{COLS, ROWS, UNIT_BUDGET};
 use common::{run, run_json, Proc, TempDir};
 
-/// What version 4 added (`jobs.replicas`, the `replicas` and `mismatches`
-/// tables), taken away: a database of version 3.
-const DOWN_TO_3: &str = "DROP TABLE replicas; DROP TABLE mismatches;
+/// What version 5 added (each job's unit count, unit digest and row
+/// checksum), taken away: a database of version 4.
+const DOWN_TO_4: &str = "ALTER TABLE jobs DROP COLUMN unit_count;
+                         ALTER TABLE jobs DROP COLUMN unit_digest;
+                         ALTER TABLE jobs DROP COLUMN row_crc;";
+
+/// What versions 5 and 4 added (`jobs.replicas`, the `replicas` and
+/// `mismatches` tables), taken away: a database of version 3.
+const DOWN_TO_3: &str = "ALTER TABLE jobs DROP COLUMN unit_count;
+                         ALTER TABLE jobs DROP COLUMN unit_digest;
+                         ALTER TABLE jobs DROP COLUMN row_crc;
+                         DROP TABLE replicas; DROP TABLE mismatches;
                          ALTER TABLE jobs DROP COLUMN replicas;";
 
 /// A database of schema version 1 (before `units.discarded_nodes` and the
 /// `lemmas` table), holding an interrupted job, is migrated in place when
 /// opened and the job resumes to the right answer; so are ones of versions
-/// 2 and 3; a database of a newer version is refused, untouched.
+/// 2, 3 and 4 (whose seals are computed from the rows they hold, and then
+/// catch a row deleted); a database of a newer version is refused, untouched.
 #[test]
 fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let dir = TempDir::new("hipmigrate");
@@ -66,7 +76,7 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap()
     };
-    assert_eq!(version(&db), 4);
+    assert_eq!(version(&db), 5);
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(&format!(
@@ -92,7 +102,7 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let json = run_json(&args);
     assert_eq!(json["resumed"], true, "{json}");
     assert_eq!(json["winner"], 0, "4x5 is a draw: {json}");
-    assert_eq!(version(&db), 4);
+    assert_eq!(version(&db), 5);
     // What was done before the migration was kept, not searched again.
     let after = units(&db);
     for (id, (state, leases, summary)) in &before {
@@ -111,7 +121,7 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     }
     let json = run_json(&args);
     assert_eq!(json["winner"], 0, "{json}");
-    assert_eq!(version(&db), 4);
+    assert_eq!(version(&db), 5);
 
     // Version 3 (before verified jobs): migrated, its job one of a single
     // replica, the answer kept.
@@ -123,23 +133,53 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let json = run_json(&args);
     assert_eq!(json["winner"], 0, "{json}");
     assert_eq!(json["replicas"], 1, "{json}");
-    assert_eq!(version(&db), 4);
+    assert_eq!(version(&db), 5);
     let replicas: i64 = rusqlite::Connection::open(&db)
         .unwrap()
         .query_row("SELECT replicas FROM jobs", [], |r| r.get(0))
         .unwrap();
     assert_eq!(replicas, 1);
 
-    // A newer schema: one line, a non-zero exit, the file untouched.
+    // Version 4 (before each job's seals): migrated, its seals computed
+    // from the rows it holds, so that it opens again as it is...
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch("PRAGMA user_version = 5;").unwrap();
+        conn.execute_batch(&format!("{DOWN_TO_4} PRAGMA user_version = 4;"))
+            .unwrap();
+    }
+    let json = run_json(&args);
+    assert_eq!(json["winner"], 0, "{json}");
+    assert_eq!(version(&db), 5);
+    let json = run_json(&args);
+    assert_eq!(json["winner"], 0, "{json}");
+    // ... and a unit row deleted after it is refused: one line naming the
+    // job and what is missing, a non-zero exit, the file untouched.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("DELETE FROM units WHERE id = (SELECT max(id) FROM units);")
+            .unwrap();
     }
     let bytes = std::fs::read(&db).unwrap();
     let out = run(&args);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("schema version 5 is not supported"), "{err}");
+    assert!(
+        err.contains("job 1: 1 of its") && err.contains("unit rows missing"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), bytes);
+
+    // A newer schema: one line, a non-zero exit, the file untouched.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("PRAGMA user_version = 6;").unwrap();
+    }
+    let bytes = std::fs::read(&db).unwrap();
+    let out = run(&args);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("schema version 6 is not supported"), "{err}");
     assert_eq!(std::fs::read(&db).unwrap(), bytes);
 }

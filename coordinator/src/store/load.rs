@@ -9,11 +9,21 @@
 //! word: a unit of no job, a unit in a state orchard has no name for, a
 //! pending unit with a result, a unit or a result of a running job whose
 //! parent unit or unit belongs to another job. (Found by
-//! `tests/hostile_rows.rs`. A unit row deleted, or moved out of a running
-//! job, leaves no trace in schema version 3.)
+//! `tests/hostile_rows.rs`.)
+//!
+//! What a row-by-row check cannot see — a unit row deleted, added or moved
+//! between jobs, a column no CRC covers, a job's answer edited — the seals
+//! of schema version 5 do (see [`super::digest`]): every job's row must
+//! match its `row_crc`, its unit rows must be as many as its `unit_count`
+//! and sum to its `unit_digest` (the rows of the jobs that are over are
+//! read for this alone: a job's figures are read from them), and every
+//! result must belong to a unit of its own job.
+
+use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension};
 
+use super::digest::{job_hash, unit_hash, JOB_COLUMNS, UNIT_COLUMNS};
 use super::{crc, to_u64, JobRow, Loaded, ReplicaRow, StoreError, UnitRow};
 
 pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
@@ -53,6 +63,22 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     for row in rows {
         jobs.push(row?);
     }
+    // Each job's seals: (unit_count, unit_digest), checked below.
+    let mut seals: HashMap<u64, (i64, i64)> = HashMap::new();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT row_crc, unit_count, unit_digest, {JOB_COLUMNS} FROM jobs ORDER BY id"
+    ))?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let id = to_u64(r.get(3)?);
+        if r.get::<_, i64>(0)? != job_hash(r, 3)? {
+            return Err(StoreError::Corrupt(format!(
+                "job {id}: its row does not match its checksum (its state, answer, results \
+                 file, error or parameters were changed)"
+            )));
+        }
+        seals.insert(id, (r.get(1)?, r.get(2)?));
+    }
     let orphan: Option<(i64, i64)> = conn
         .query_row(
             "SELECT id, job_id FROM units WHERE job_id NOT IN (SELECT id FROM jobs) LIMIT 1",
@@ -66,20 +92,24 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         )));
     }
     let mut units = Vec::new();
-    let mut stmt = conn.prepare(
+    // The sum of the unit rows' hashes of each running job.
+    let mut digests: HashMap<u64, u64> = HashMap::new();
+    let mut stmt = conn.prepare(&format!(
         "SELECT u.id, u.job_id, u.state, u.payload, u.payload_crc, r.summary, r.summary_crc, u.position,
-                p.job_id, r.job_id
+                p.job_id, r.job_id, {UNIT_COLUMNS}
          FROM units u JOIN jobs j ON j.id = u.job_id
          LEFT JOIN results r ON r.unit_id = u.id
          LEFT JOIN units p ON p.id = u.parent_id
          WHERE j.state = 'running'
-         ORDER BY u.id",
-    )?;
+         ORDER BY u.id"
+    ))?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         let id = to_u64(r.get(0)?);
         let job_id: i64 = r.get(1)?;
         let state: String = r.get(2)?;
+        let digest = digests.entry(to_u64(job_id)).or_default();
+        *digest = digest.wrapping_add(unit_hash(r, 10)?);
         let corrupt = |what: String| Err(StoreError::Corrupt(format!("unit {id}: {what}")));
         match state.as_str() {
             "pending" | "done" => {}
@@ -128,6 +158,19 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             summary,
         });
     }
+    // The units of the jobs that are over are not loaded, but their
+    // figures (units, nodes) are read from them: their digests too.
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {UNIT_COLUMNS} FROM units u JOIN jobs j ON j.id = u.job_id
+         LEFT JOIN results r ON r.unit_id = u.id
+         WHERE j.state != 'running'"
+    ))?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let digest = digests.entry(to_u64(r.get(1)?)).or_default();
+        *digest = digest.wrapping_add(unit_hash(r, 0)?);
+    }
+    check_seals(conn, &jobs, &seals, &digests)?;
     let mut stmt = conn.prepare(
         "SELECT u.job_id, u.position FROM units u JOIN jobs j ON j.id = u.job_id
          WHERE j.state = 'running' AND u.state = 'cancelled'",
@@ -183,4 +226,54 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
         lemma_bytes,
     })
+}
+
+/// Every job's unit rows against its seals (see [`super::digest`]): their
+/// number and the sum of their hashes (`digests`), and every result
+/// against its unit. One line naming the job
+/// and what does not match.
+fn check_seals(
+    conn: &Connection,
+    jobs: &[JobRow],
+    seals: &HashMap<u64, (i64, i64)>,
+    digests: &HashMap<u64, u64>,
+) -> Result<(), StoreError> {
+    for job in jobs {
+        let Some(&(count, digest)) = seals.get(&job.id) else {
+            continue;
+        };
+        let found = i64::try_from(job.units_total).unwrap_or(i64::MAX);
+        if found != count {
+            let what = if found < count {
+                format!(
+                    "{} of its {count} unit rows missing (deleted, or moved to another job)",
+                    count - found
+                )
+            } else {
+                format!("{found} unit rows where {count} were written (added, or moved from another job)")
+            };
+            return Err(StoreError::Corrupt(format!("job {}: {what}", job.id)));
+        }
+        if digests.get(&job.id).copied().unwrap_or(0) != digest as u64 {
+            return Err(StoreError::Corrupt(format!(
+                "job {}: its unit rows do not match their digest (a unit row or its result \
+                 was changed, replaced or moved)",
+                job.id
+            )));
+        }
+    }
+    let stray: Option<(i64, i64)> = conn
+        .query_row(
+            "SELECT r.unit_id, r.job_id FROM results r LEFT JOIN units u ON u.id = r.unit_id
+             WHERE u.id IS NULL OR u.job_id IS NOT r.job_id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    if let Some((unit, job)) = stray {
+        return Err(StoreError::Corrupt(format!(
+            "the result of unit {unit} in job {job} belongs to no unit of that job"
+        )));
+    }
+    Ok(())
 }

@@ -21,9 +21,12 @@
 //!   migrating an older schema.
 //! * [`writer`] — the one writer thread and its grouped commits.
 //! * [`load`](mod@load) — the state read at startup.
+//! * [`digest`] — each job's unit count and digest, and its row's
+//!   checksum, that make a deleted, moved or edited row visible.
 //! * [`ledger`] — a job's units and results read back, for its files.
 //! * [`lemmas`] — the shared lemmas read back, a page at a time.
 
+mod digest;
 mod ledger;
 mod lemmas;
 mod load;
@@ -36,6 +39,7 @@ use std::sync::{mpsc, Arc};
 
 use rusqlite::Connection;
 
+pub use digest::reseal_job_row;
 pub(crate) use load::load;
 pub use schema::SCHEMA_VERSION;
 pub(crate) use schema::{migrate, schema_version};

@@ -13,7 +13,7 @@ use super::StoreError;
 pub const APPLICATION_ID: i32 = 0x4F52_4348;
 /// `PRAGMA user_version`: the schema version. Older versions are migrated in
 /// place when opened (see [`migrate`]).
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// The lemmas table (schema version 3): blobs of lemmas in the order they
 /// were stored (`seq`, never reused), with the CRC32 of each.
@@ -25,6 +25,13 @@ const CREATE_LEMMAS: &str = "CREATE TABLE lemmas (
                  blob_crc INTEGER NOT NULL
              );
              CREATE INDEX lemmas_by_job ON lemmas(job_id, seq);";
+
+/// The columns that make a deleted, moved or edited row visible (schema
+/// version 5, see [`super::digest`]): each job's count of unit rows, the
+/// sum of their hashes, and the hash of the job row itself.
+const JOB_SEALS: &str = "unit_count INTEGER NOT NULL DEFAULT 0,
+                 unit_digest INTEGER NOT NULL DEFAULT 0,
+                 row_crc INTEGER NOT NULL DEFAULT 0";
 
 /// The tables of verified jobs (schema version 4): the replicas reported
 /// for units not yet decided (deleted when their unit is done), and the
@@ -114,7 +121,8 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
                  result_json TEXT,
                  results_file TEXT,
                  error TEXT,
-                 replicas INTEGER NOT NULL DEFAULT 1
+                 replicas INTEGER NOT NULL DEFAULT 1,
+                 {JOB_SEALS}
              );
              CREATE TABLE units (
                  id INTEGER PRIMARY KEY,
@@ -153,7 +161,9 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
 /// one transaction (a crash leaves it at the old version, untouched).
 /// Version 2 added `units.discarded_nodes`, version 3 the `lemmas` table,
 /// version 4 `jobs.replicas` and the `replicas` and `mismatches` tables
-/// (every job of an older database ran with one replica, the default).
+/// (every job of an older database ran with one replica, the default),
+/// version 5 each job's unit count, unit digest and row checksum, computed
+/// here from the rows as they are (see [`super::digest`]).
 pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
     let v2 = if from < 2 {
         "ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;"
@@ -168,13 +178,23 @@ pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
     } else {
         String::new()
     };
-    conn.execute_batch(&format!(
-        "BEGIN IMMEDIATE;
-         {v2}
+    let v5 = if from < 5 {
+        JOB_SEALS
+            .split(',')
+            .map(|c| format!("ALTER TABLE jobs ADD COLUMN {};\n", c.trim()))
+            .collect::<String>()
+    } else {
+        String::new()
+    };
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(&format!(
+        "{v2}
          {v3}
          {v4}
-         PRAGMA user_version = {SCHEMA_VERSION};
-         COMMIT;"
+         {v5}
+         PRAGMA user_version = {SCHEMA_VERSION};"
     ))?;
+    super::digest::reseal_all(&tx)?;
+    tx.commit()?;
     Ok(())
 }

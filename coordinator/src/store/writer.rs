@@ -16,6 +16,7 @@ use std::thread;
 use rusqlite::{params, Connection};
 use tokio::sync::{oneshot, watch};
 
+use super::digest::{new_unit_hash, seal_job, stored_unit, Deltas};
 use super::{
     crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, Write, SCHEMA_VERSION,
 };
@@ -191,9 +192,11 @@ fn writer(
 
 fn apply(conn: &mut Connection, batches: &[Batch]) -> Result<(), rusqlite::Error> {
     let tx = conn.transaction()?;
+    let mut deltas = Deltas::default();
     for w in batches.iter().flat_map(|b| &b.writes) {
-        apply_one(&tx, w)?;
+        apply_one(&tx, w, &mut deltas)?;
     }
+    deltas.write(&tx)?;
     if batches.iter().any(|b| b.probe) {
         // Dirties page 1, so the commit appends a frame to the WAL and
         // syncs it, as any real write would.
@@ -207,25 +210,44 @@ fn insert_units(
     job_id: JobId,
     parent: Option<UnitId>,
     units: &[NewUnit],
+    deltas: &mut Deltas,
 ) -> Result<(), rusqlite::Error> {
     let mut stmt = tx.prepare_cached(
         "INSERT INTO units (id, job_id, parent_id, position, state, payload, payload_crc)
          VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6)",
     )?;
     for u in units {
+        let payload_crc = crc(&u.payload);
         stmt.execute(params![
             to_i64(u.id),
             to_i64(job_id),
             parent.map(to_i64),
             u.position,
             u.payload,
-            crc(&u.payload)
+            payload_crc
         ])?;
+        deltas.add(
+            to_i64(job_id),
+            new_unit_hash(
+                to_i64(u.id),
+                to_i64(job_id),
+                parent.map(to_i64),
+                &u.position,
+                payload_crc,
+            ),
+        );
     }
     Ok(())
 }
 
-fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::Error> {
+/// Applies one write; the changes it makes to unit rows are added to
+/// `deltas` (each row's hash read before and after the change, so the
+/// digest follows whatever SQL did, see [`super::digest`]).
+fn apply_one(
+    tx: &rusqlite::Transaction<'_>,
+    w: &Write,
+    deltas: &mut Deltas,
+) -> Result<(), rusqlite::Error> {
     match w {
         Write::InsertJob {
             id,
@@ -238,12 +260,13 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                 "INSERT INTO jobs (id, family, params_json, state, created_ms, replicas) VALUES (?1, ?2, ?3, 'running', ?4, ?5)",
                 params![to_i64(*id), family, params_json, to_i64(*created_ms), replicas],
             )?;
+            seal_job(tx, to_i64(*id))?;
         }
         Write::InsertUnits {
             job_id,
             parent,
             units,
-        } => insert_units(tx, *job_id, *parent, units)?,
+        } => insert_units(tx, *job_id, *parent, units, deltas)?,
         Write::CompleteUnit {
             unit_id,
             job_id,
@@ -253,6 +276,7 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
             rest,
             done_ms,
         } => {
+            let before = stored_unit(tx, to_i64(*unit_id))?;
             tx.prepare_cached("UPDATE units SET state = 'done', done_ms = ?2 WHERE id = ?1")?
                 .execute(params![to_i64(*unit_id), to_i64(*done_ms)])?;
             tx.prepare_cached(
@@ -268,7 +292,8 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                 worker,
                 to_i64(*done_ms)
             ])?;
-            insert_units(tx, *job_id, Some(*unit_id), rest)?;
+            deltas.replace(before, stored_unit(tx, to_i64(*unit_id))?);
+            insert_units(tx, *job_id, Some(*unit_id), rest, deltas)?;
             tx.prepare_cached("DELETE FROM replicas WHERE unit_id = ?1")?
                 .execute(params![to_i64(*unit_id)])?;
         }
@@ -337,7 +362,10 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                  WHERE id = ?1 AND state = 'pending'",
             )?;
             for (id, discarded) in units {
-                stmt.execute(params![to_i64(*id), to_i64(*discarded)])?;
+                let before = stored_unit(tx, to_i64(*id))?;
+                if stmt.execute(params![to_i64(*id), to_i64(*discarded)])? > 0 {
+                    deltas.replace(before, stored_unit(tx, to_i64(*id))?);
+                }
             }
         }
         Write::FinishJob {
@@ -352,11 +380,23 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
                 "UPDATE jobs SET state = ?2, finished_ms = ?3, result_json = ?4, results_file = ?5, error = ?6 WHERE id = ?1",
                 params![to_i64(*job_id), state, to_i64(*finished_ms), result_json, results_file, error],
             )?;
+            seal_job(tx, to_i64(*job_id))?;
             if *state != "done" {
+                let pending: Vec<i64> = tx
+                    .prepare_cached("SELECT id FROM units WHERE job_id = ?1 AND state = 'pending'")?
+                    .query_map(params![to_i64(*job_id)], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?;
+                let before = pending
+                    .iter()
+                    .map(|&id| stored_unit(tx, id))
+                    .collect::<Result<Vec<_>, _>>()?;
                 tx.execute(
                     "UPDATE units SET state = 'cancelled' WHERE job_id = ?1 AND state = 'pending'",
                     params![to_i64(*job_id)],
                 )?;
+                for (&id, before) in pending.iter().zip(before) {
+                    deltas.replace(before, stored_unit(tx, id)?);
+                }
             }
             tx.execute(
                 "DELETE FROM replicas WHERE job_id = ?1",
@@ -379,4 +419,264 @@ fn apply_one(tx: &rusqlite::Transaction<'_>, w: &Write) -> Result<(), rusqlite::
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The seals kept by the writer against the seals computed from the
+    //! rows afresh, after every kind of write the coordinator makes.
+
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::store::{digest, load, schema, MismatchRow};
+
+    /// A fresh database file, removed on drop.
+    struct TempDb(PathBuf);
+
+    impl TempDb {
+        fn new(name: &str) -> TempDb {
+            let p = std::env::temp_dir()
+                .join(format!("orchard-store-{}-{name}.db", std::process::id()));
+            let db = TempDb(p);
+            db.remove();
+            db
+        }
+
+        fn remove(&self) {
+            for ext in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{ext}", self.0.display()));
+            }
+        }
+    }
+
+    impl Drop for TempDb {
+        fn drop(&mut self) {
+            self.remove();
+        }
+    }
+
+    fn units(ids: &[u64]) -> Vec<NewUnit> {
+        ids.iter()
+            .map(|&id| NewUnit {
+                id,
+                position: id.to_be_bytes().to_vec(),
+                payload: vec![id as u8; 3 + id as usize % 5],
+            })
+            .collect()
+    }
+
+    fn complete(unit_id: UnitId, job_id: JobId, rest: &[u64]) -> Write {
+        Write::CompleteUnit {
+            unit_id,
+            job_id,
+            nodes: 100 + unit_id,
+            summary: vec![7; unit_id as usize],
+            worker: "w".into(),
+            rest: units(rest),
+            done_ms: 5,
+        }
+    }
+
+    fn job(id: JobId) -> Write {
+        Write::InsertJob {
+            id,
+            family: "synthetic".into(),
+            params_json: format!("{{\"seed\":{id}}}"),
+            created_ms: 1,
+            replicas: 1,
+        }
+    }
+
+    fn commit(conn: &mut Connection, writes: Vec<Vec<Write>>) -> Result<(), rusqlite::Error> {
+        let batches: Vec<Batch> = writes
+            .into_iter()
+            .map(|writes| Batch {
+                writes,
+                done: None,
+                probe: false,
+            })
+            .collect();
+        apply(conn, &batches)
+    }
+
+    /// Each job's (unit_count, unit_digest, row_crc) as stored.
+    fn seals(conn: &Connection) -> Vec<(i64, i64, i64, i64)> {
+        conn.prepare("SELECT id, unit_count, unit_digest, row_crc FROM jobs ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    /// The seals kept write by write equal the seals computed from the
+    /// rows afresh (as the migration does), and the state loads.
+    fn assert_exact(conn: &mut Connection) {
+        let kept = seals(conn);
+        let tx = conn.transaction().unwrap();
+        digest::reseal_all(&tx).unwrap();
+        let fresh = seals(&tx);
+        tx.rollback().unwrap();
+        assert_eq!(kept, fresh);
+        load(conn).unwrap();
+    }
+
+    #[test]
+    fn the_seals_follow_every_write_exactly() {
+        let db = TempDb::new("seals");
+        let (mut conn, _) = schema::open_connection(&db.0).unwrap();
+        // Jobs and root units, several batches in one transaction.
+        commit(
+            &mut conn,
+            vec![
+                vec![job(1), job(2), job(3)],
+                vec![Write::InsertUnits {
+                    job_id: 1,
+                    parent: None,
+                    units: units(&[1, 2, 3, 4]),
+                }],
+                vec![
+                    Write::InsertUnits {
+                        job_id: 2,
+                        parent: None,
+                        units: units(&[5, 6]),
+                    },
+                    Write::InsertUnits {
+                        job_id: 3,
+                        parent: None,
+                        units: units(&[7, 8, 9]),
+                    },
+                ],
+            ],
+        )
+        .unwrap();
+        assert_exact(&mut conn);
+        // Units done with their rest split off, leases, bounds, a replica
+        // and a mismatch, units cancelled as moot (one already done: no
+        // change), in one transaction.
+        commit(
+            &mut conn,
+            vec![
+                vec![complete(1, 1, &[10, 11]), complete(10, 1, &[12])],
+                vec![
+                    Write::Leased {
+                        unit_ids: vec![2, 3, 12],
+                    },
+                    Write::SetBound {
+                        job_id: 1,
+                        bound: 9,
+                    },
+                    Write::Replica {
+                        unit_id: 5,
+                        job_id: 2,
+                        worker: "a".into(),
+                        host: "h".into(),
+                        nodes: 3,
+                        bound: 0,
+                        summary: vec![1],
+                        rest: vec![],
+                        reported_ms: 2,
+                    },
+                    Write::Mismatch {
+                        job_id: 2,
+                        row: MismatchRow {
+                            unit_id: 5,
+                            unit_label: "5".into(),
+                            worker_a: "a".into(),
+                            summary_a: "x".into(),
+                            worker_b: "b".into(),
+                            summary_b: "y".into(),
+                        },
+                        found_ms: 3,
+                    },
+                    Write::CancelUnits {
+                        units: vec![(3, 40), (1, 7)],
+                    },
+                    complete(7, 3, &[]),
+                ],
+            ],
+        )
+        .unwrap();
+        assert_exact(&mut conn);
+        // A transaction that fails half way (a unit reported twice) is
+        // rolled back whole, the seals with it.
+        let before = seals(&conn);
+        assert!(commit(
+            &mut conn,
+            vec![vec![complete(2, 1, &[13]), complete(1, 1, &[])]]
+        )
+        .is_err());
+        assert_eq!(seals(&conn), before);
+        assert_exact(&mut conn);
+        // Jobs that end: one done with its answer, one cancelled (its
+        // pending units cancelled in bulk).
+        commit(
+            &mut conn,
+            vec![vec![
+                complete(2, 1, &[]),
+                complete(4, 1, &[]),
+                complete(11, 1, &[]),
+                complete(12, 1, &[]),
+                Write::FinishJob {
+                    job_id: 1,
+                    state: "done",
+                    finished_ms: 9,
+                    result_json: Some("{\"nodes\":1}".into()),
+                    results_file: Some("/tmp/r.json".into()),
+                    error: None,
+                },
+                Write::FinishJob {
+                    job_id: 3,
+                    state: "cancelled",
+                    finished_ms: 9,
+                    result_json: None,
+                    results_file: None,
+                    error: Some("cancelled".into()),
+                },
+            ]],
+        )
+        .unwrap();
+        assert_exact(&mut conn);
+        let states: Vec<String> = conn
+            .prepare("SELECT state FROM units WHERE job_id = 3 ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(states, ["done", "cancelled", "cancelled"]);
+
+        // What the seals are for: a row deleted, moved, edited, or a job's
+        // answer changed, each refused naming the job.
+        // (SQLite's own foreign keys off: a damaged file does not keep them.)
+        conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+        for (sql, needle) in [
+            ("DELETE FROM units WHERE id = 9", "job 3: 1 of its 3 unit rows missing"),
+            (
+                "UPDATE units SET job_id = 1 WHERE id = 6",
+                "job 1: 8 unit rows where 7 were written",
+            ),
+            // Two units swapped between jobs: the counts are right.
+            (
+                "UPDATE units SET job_id = CASE id WHEN 6 THEN 3 ELSE 2 END WHERE id IN (6, 8)",
+                "job 2: its unit rows do not match",
+            ),
+            ("UPDATE results SET nodes = 1 WHERE unit_id = 11", "job 1: its unit rows do not match"),
+            ("UPDATE units SET position = x'00' WHERE id = 12", "job 1: its unit rows do not match"),
+            ("UPDATE jobs SET result_json = '{\"nodes\":2}' WHERE id = 1", "job 1: its row does not match"),
+            (
+                "INSERT INTO results (unit_id, job_id, nodes, summary, summary_crc, worker, reported_ms)
+                 VALUES (99, 1, 5, x'', 0, 'w', 0)",
+                "the result of unit 99 in job 1 belongs to no unit",
+            ),
+        ] {
+            let tx = conn.transaction().unwrap();
+            tx.execute_batch(sql).unwrap();
+            let err = load(&tx).err().unwrap_or_else(|| panic!("{sql}: loaded")).to_string();
+            assert!(err.contains(needle), "{sql}: {err}");
+            tx.rollback().unwrap();
+        }
+        load(&conn).unwrap();
+    }
 }

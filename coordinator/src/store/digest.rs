@@ -1,0 +1,226 @@
+//! What makes a deleted, moved or edited row visible (schema version 5).
+//!
+//! The CRCs cover blobs one row at a time; they cannot see a row that is
+//! no longer there. So every job row also holds:
+//!
+//! * `unit_count`, the number of its unit rows, and `unit_digest`, the
+//!   wrapping sum (mod 2^64) of one hash per unit row, over every column a
+//!   count or an answer is read from: the unit's id, job, parent, position,
+//!   state, payload checksum and discarded nodes, and its result's job,
+//!   nodes and summary checksum. A sum, not a chain: it does not depend on
+//!   the order rows are written in, and a row's change is subtracting its
+//!   old hash and adding its new one. The writer keeps both exact in the
+//!   same transaction as every unit insert and update (see [`Deltas`]), so
+//!   no crash between two writes can leave them apart from the rows.
+//! * `row_crc`, a hash of the job row's own columns but `bound` (which only
+//!   prunes, and is raised by SQL on every report): its family, parameters,
+//!   state, answer (`result_json`), results file and error. Rewritten
+//!   whenever the writer writes those (a job's insert and its end).
+//!
+//! At open, [`crate::store::load`] counts every job's unit rows and sums
+//! their hashes; any difference refuses the database in one line naming
+//! the job.
+//!
+//! The hash is the first 8 bytes of a SHA-256 (ring, already in the build)
+//! of each column's type and bytes: stable across builds and platforms, and
+//! a changed cell of any type changes it.
+
+use std::collections::HashMap;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+
+/// The columns of a unit row (with its result's) that [`unit_hash`]
+/// covers, in order; `u` is the unit, `r` its result (left-joined).
+pub(crate) const UNIT_COLUMNS: &str = "u.id, u.job_id, u.parent_id, u.position, u.state, \
+     u.payload_crc, u.discarded_nodes, r.job_id, r.nodes, r.summary_crc";
+/// How many columns [`UNIT_COLUMNS`] lists.
+pub(crate) const UNIT_COLUMN_COUNT: usize = 10;
+/// The columns of a job row that `row_crc` covers, in order.
+pub(crate) const JOB_COLUMNS: &str = "id, family, params_json, state, created_ms, finished_ms, \
+     result_json, results_file, error, replicas";
+
+/// The hash of a row's values, each with its type, so that `1` and `'1'`
+/// differ, and with its length, so that no two rows run into each other.
+pub(crate) fn hash_values<'a>(values: impl IntoIterator<Item = ValueRef<'a>>) -> u64 {
+    let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+    for v in values {
+        let (tag, bytes): (u8, std::borrow::Cow<'_, [u8]>) = match v {
+            ValueRef::Null => (0, (&[][..]).into()),
+            ValueRef::Integer(i) => (1, i.to_le_bytes().to_vec().into()),
+            ValueRef::Real(f) => (2, f.to_le_bytes().to_vec().into()),
+            ValueRef::Text(t) => (3, t.into()),
+            ValueRef::Blob(b) => (4, b.into()),
+        };
+        ctx.update(&[tag]);
+        ctx.update(&(bytes.len() as u64).to_le_bytes());
+        ctx.update(&bytes);
+    }
+    let d = ctx.finish();
+    u64::from_le_bytes(d.as_ref()[..8].try_into().expect("SHA-256 has 32 bytes"))
+}
+
+/// The hash of the unit row read by a query selecting [`UNIT_COLUMNS`]
+/// from column `first` on.
+pub(crate) fn unit_hash(row: &Row<'_>, first: usize) -> rusqlite::Result<u64> {
+    let values = (first..first + UNIT_COLUMN_COUNT)
+        .map(|i| row.get_ref(i))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(hash_values(values))
+}
+
+/// The hash of a unit row as the writer inserts it: pending, no result.
+pub(crate) fn new_unit_hash(
+    id: i64,
+    job_id: i64,
+    parent: Option<i64>,
+    position: &[u8],
+    payload_crc: i64,
+) -> u64 {
+    hash_values([
+        ValueRef::Integer(id),
+        ValueRef::Integer(job_id),
+        parent.map_or(ValueRef::Null, ValueRef::Integer),
+        ValueRef::Blob(position),
+        ValueRef::Text(b"pending"),
+        ValueRef::Integer(payload_crc),
+        ValueRef::Integer(0),
+        ValueRef::Null,
+        ValueRef::Null,
+        ValueRef::Null,
+    ])
+}
+
+/// The job and hash of unit `id` as stored now (`None`: no such row).
+pub(crate) fn stored_unit(tx: &Transaction<'_>, id: i64) -> rusqlite::Result<Option<(i64, u64)>> {
+    tx.prepare_cached(&format!(
+        "SELECT {UNIT_COLUMNS} FROM units u LEFT JOIN results r ON r.unit_id = u.id
+         WHERE u.id = ?1"
+    ))?
+    .query_row(params![id], |r| Ok((r.get::<_, i64>(1)?, unit_hash(r, 0)?)))
+    .optional()
+}
+
+/// The `row_crc` of the job row read by a query selecting [`JOB_COLUMNS`]
+/// from column `first` on.
+pub(crate) fn job_hash(row: &Row<'_>, first: usize) -> rusqlite::Result<i64> {
+    let values = (first..first + 10)
+        .map(|i| row.get_ref(i))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(hash_values(values) as i64)
+}
+
+/// Rewrites the `row_crc` of job `id` from its columns as stored now.
+pub(crate) fn seal_job(tx: &Connection, id: i64) -> rusqlite::Result<()> {
+    let hash: Option<i64> = tx
+        .prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))?
+        .query_row(params![id], |r| job_hash(r, 0))
+        .optional()?;
+    if let Some(hash) = hash {
+        tx.prepare_cached("UPDATE jobs SET row_crc = ?2 WHERE id = ?1")?
+            .execute(params![id, hash])?;
+    }
+    Ok(())
+}
+
+/// The changes to each job's unit count and digest made by one
+/// transaction, written to the job rows once, just before it commits (one
+/// read and one write per job touched, however many reports it holds).
+#[derive(Default)]
+pub(crate) struct Deltas(HashMap<i64, (i64, u64)>);
+
+impl Deltas {
+    /// A unit row of `job` with hash `hash` was inserted.
+    pub(crate) fn add(&mut self, job: i64, hash: u64) {
+        let d = self.0.entry(job).or_default();
+        d.0 += 1;
+        d.1 = d.1.wrapping_add(hash);
+    }
+
+    /// A unit row of `job` with hash `hash` was deleted.
+    pub(crate) fn remove(&mut self, job: i64, hash: u64) {
+        let d = self.0.entry(job).or_default();
+        d.0 -= 1;
+        d.1 = d.1.wrapping_sub(hash);
+    }
+
+    /// A unit row changed from `before` to `after` (each its job and hash,
+    /// as [`stored_unit`] read them; `None`: no row).
+    pub(crate) fn replace(&mut self, before: Option<(i64, u64)>, after: Option<(i64, u64)>) {
+        if before == after {
+            return;
+        }
+        if let Some((job, hash)) = before {
+            self.remove(job, hash);
+        }
+        if let Some((job, hash)) = after {
+            self.add(job, hash);
+        }
+    }
+
+    /// Adds the changes to the job rows (a job row that does not exist
+    /// has nothing to keep).
+    pub(crate) fn write(self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        for (job, (count, digest)) in self.0 {
+            if count == 0 && digest == 0 {
+                continue;
+            }
+            let stored: Option<(i64, i64)> = tx
+                .prepare_cached("SELECT unit_count, unit_digest FROM jobs WHERE id = ?1")?
+                .query_row(params![job], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            if let Some((c, d)) = stored {
+                tx.prepare_cached(
+                    "UPDATE jobs SET unit_count = ?2, unit_digest = ?3 WHERE id = ?1",
+                )?
+                .execute(params![
+                    job,
+                    c.wrapping_add(count),
+                    (d as u64).wrapping_add(digest) as i64
+                ])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every job's unit count and digest computed from the rows as they are
+/// (for the migration to version 5, which must start from the rows it
+/// finds), and each job's `row_crc`: written to the job rows.
+pub(crate) fn reseal_all(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let mut sums: HashMap<i64, (i64, u64)> = HashMap::new();
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT {UNIT_COLUMNS} FROM units u LEFT JOIN results r ON r.unit_id = u.id"
+        ))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let job: i64 = r.get(1)?;
+            let d = sums.entry(job).or_default();
+            d.0 += 1;
+            d.1 = d.1.wrapping_add(unit_hash(r, 0)?);
+        }
+    }
+    let ids: Vec<i64> = tx
+        .prepare("SELECT id FROM jobs")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for id in ids {
+        let (count, digest) = sums.get(&id).copied().unwrap_or_default();
+        tx.execute(
+            "UPDATE jobs SET unit_count = ?2, unit_digest = ?3 WHERE id = ?1",
+            params![id, count, digest as i64],
+        )?;
+        seal_job(tx, id)?;
+    }
+    Ok(())
+}
+
+/// Makes the checksum of job `job_id`'s row match the row as it is now, in
+/// the database behind `conn`: for a tool or a test that edits a job row on
+/// purpose (a test making a finished job look unfinished, to have its
+/// stored units loaded), which the coordinator would otherwise refuse at
+/// open as damaged.
+pub fn reseal_job_row(conn: &Connection, job_id: u64) -> Result<(), super::StoreError> {
+    Ok(seal_job(conn, super::to_i64(job_id))?)
+}
