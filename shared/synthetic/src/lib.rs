@@ -67,10 +67,13 @@ pub struct SyntheticParams {
 /// Why not only subtrees: a heavy-tailed tree cut after a budget of nodes
 /// leaves its later siblings at each of dozens of levels, most of them
 /// tiny. Handed back as subtrees, that is 20-40 units per budget of work,
-/// each a lease, a report and a commit at the coordinator; as one piece that
-/// resumes where the walk stopped, it is one. When the coordinator asks a
-/// unit to stop because workers are idle, the rest is fanned out instead,
-/// one piece per level (a range of siblings), so that it can be shared.
+/// each a lease, a report and a commit at the coordinator. Handed back as
+/// one piece per level (the later siblings of the level as one range, a
+/// piece whose `from` is one index below its root), it is at most one unit
+/// per level. (The rest as ONE piece resuming where the walk stopped, the
+/// fewest units, starved a thousand workers of work: bench/scale.sh 1000
+/// --rtt-ms 50 ran at 8.3% efficiency that way and 13.3% fanned out per
+/// level; see BENCHMARKS.md, "Scale". `Tree::explore` keeps both.)
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Piece {
     pub root: Vec<u32>,
@@ -126,16 +129,15 @@ impl Synthetic {
     }
 
     /// Explores `unit` within `budget` nodes with no time cost: what a
-    /// worker of any speed would have visited after `budget` nodes. A rest
-    /// is handed back as one piece resuming where the budget ran out, or
-    /// fanned out if `stop` asked for it (see [`Piece`]).
+    /// worker of any speed would have visited after `budget` nodes. The
+    /// rest is handed back as one piece per level (see [`Piece`]).
     pub fn explore_budget(
         &self,
         unit: &Piece,
         budget: u64,
         stop: &dyn Fn() -> bool,
     ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
-        self.explore_pieces(unit, budget, stop, false)
+        self.explore_pieces(unit, budget, stop, true)
     }
 
     /// Explores the first `nodes` nodes of `unit`, as a search asked to

@@ -66,8 +66,8 @@ fn covered<'a>(all: &'a [reference::Visited], p: &Piece) -> Vec<&'a reference::V
 
 /// Exploring a unit with budget b visits the first b nodes of its subtree
 /// in depth-first order, and hands back pieces that cover exactly the
-/// rest: one piece when the budget ran out, one per level of the path at
-/// most when cut (as a stop request does).
+/// rest: one per level of the path at most (fanned out, as the family
+/// does), or one piece resuming where the walk stopped.
 #[test]
 fn a_budgeted_exploration_is_the_references_first_nodes_and_its_rest_the_others() {
     let job = job(params(11, 2000, 1, 5, 3));
@@ -92,18 +92,35 @@ fn a_budgeted_exploration_is_the_references_first_nodes_and_its_rest_the_others(
     for unit in &units {
         let below = covered(&all, unit);
         for budget in [1, 2, 3, 7, 50, 333, below.len() as u64 - 1, 100_000] {
-            for cut in [false, true] {
-                let x = if cut {
-                    job.explore_cut(unit, budget).unwrap()
-                } else {
-                    job.explore(unit, &flags.context(budget)).unwrap()
+            // 0: explored by the family; 1: cut as a stop request does;
+            // 2: the tree's walk with the rest as one resuming piece.
+            for way in 0..3 {
+                let x = match way {
+                    0 => job.explore(unit, &flags.context(budget)).unwrap(),
+                    1 => job.explore_cut(unit, budget).unwrap(),
+                    _ => {
+                        let (count, rest) = job
+                            .tree()
+                            .explore(&unit.root, &unit.from, budget, &|| false, false)
+                            .unwrap();
+                        let explored = SyntheticSummary {
+                            nodes: count.nodes,
+                            checksum: count.checksum,
+                        };
+                        let rest: Vec<Piece> = rest
+                            .into_iter()
+                            .map(|(root, from)| Piece { root, from })
+                            .collect();
+                        assert!(rest.len() <= 1, "one resuming piece at most");
+                        Exploration::new(explored, rest)
+                    }
                 };
                 let (explored, rest) = match x {
                     Exploration::Finished(s) => (s, vec![]),
                     Exploration::Split { explored, rest } => (explored, rest),
                 };
                 let b = (budget as usize).min(below.len());
-                let what = format!("unit {unit:?} budget {budget} cut {cut}");
+                let what = format!("unit {unit:?} budget {budget} way {way}");
                 assert_eq!(explored.nodes, b as u64, "{what}");
                 let first = below[..b].iter().fold(0u64, |a, v| a.wrapping_add(v.hash));
                 assert_eq!(explored.checksum, first, "{what}");
@@ -113,13 +130,9 @@ fn a_budgeted_exploration_is_the_references_first_nodes_and_its_rest_the_others(
                     rest.iter().flat_map(|r| covered(&all, r)).collect();
                 let after: Vec<_> = below[b..].to_vec();
                 assert_eq!(pieces, after, "{what}");
-                if cut {
-                    // Fanned out: one range of siblings per level at most.
-                    let depth = after.first().map_or(0, |v| v.path.len() - unit.root.len());
-                    assert!(rest.len() <= depth.max(1), "{what}: {} pieces", rest.len());
-                } else {
-                    assert!(rest.len() <= 1, "{what}: {} pieces", rest.len());
-                }
+                // Fanned out: one range of siblings per level at most.
+                let depth = after.first().map_or(0, |v| v.path.len() - unit.root.len());
+                assert!(rest.len() <= depth.max(1), "{what}: {} pieces", rest.len());
             }
         }
     }
