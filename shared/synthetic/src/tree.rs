@@ -208,7 +208,7 @@ impl Tree {
         budget: u64,
         stop: &dyn Fn() -> bool,
         fan_out: bool,
-    ) -> Result<(Count, Vec<(Vec<u32>, Vec<u32>)>), String> {
+    ) -> Result<(Count, Vec<Span>), String> {
         let node = self.locate(root)?;
         let mut start = root.to_vec();
         start.extend_from_slice(from);
@@ -236,7 +236,7 @@ impl Tree {
     /// ancestors below `root`, deepest first (the search order). Each is a
     /// range of siblings, so a cut hands back at most one piece per level
     /// of the path, however many siblings each level has.
-    fn fan_out(&self, root: &[u32], node: Node, at: &[u32]) -> Vec<(Vec<u32>, Vec<u32>)> {
+    fn fan_out(&self, root: &[u32], node: Node, at: &[u32]) -> Vec<Span> {
         let Some((&last, _)) = at.split_last() else {
             return vec![(root.to_vec(), Vec::new())];
         };
@@ -262,6 +262,10 @@ impl Tree {
         pieces
     }
 }
+
+/// A piece of the tree as `(root, from)`: the subtree at `root` from its
+/// node `root ++ from` on (see [`Piece`](crate::Piece)).
+pub type Span = (Vec<u32>, Vec<u32>);
 
 struct Walk<'a> {
     tree: &'a Tree,
