@@ -362,9 +362,8 @@ impl Coordinator {
                 let Some(shared) = ticker.upgrade() else {
                     break;
                 };
-                if shared.lock().expire_leases() > 0 {
-                    shared.work_available.notify_waiters();
-                }
+                let expired = shared.lock().expire_leases();
+                shared.wake_idle(expired);
             }
         });
         Ok(Coordinator {

@@ -380,6 +380,19 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         "empty_leases": st.empty_leases.load(Ordering::Relaxed),
         "heartbeats": st.heartbeats.load(Ordering::Relaxed),
         "call_errors": st.call_errors.load(Ordering::Relaxed),
+        "report_ms_mean": round(
+            st.report_micros.load(Ordering::Relaxed) as f64
+                / 1e3
+                / (reports + st.reports_ignored.load(Ordering::Relaxed)).max(1) as f64,
+            2
+        ),
+        "lease_ms_mean": round(
+            st.lease_micros.load(Ordering::Relaxed) as f64
+                / 1e3
+                / (st.lease_calls.load(Ordering::Relaxed) - st.empty_leases.load(Ordering::Relaxed)).max(1) as f64,
+            2
+        ),
+        "coordinator_cpu_us_per_unit": round(coordinator_cpu * 1e6 / units.max(1) as f64, 1),
         "coordinator_cpu_seconds": round(coordinator_cpu, 2),
         "coordinator_cpu_share": round(coordinator_cpu / makespan, 3),
         "coordinator_rss_bytes": rss,

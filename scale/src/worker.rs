@@ -8,8 +8,8 @@
 //! heartbeats at the coordinator's interval with each unit's progress, and
 //! when a heartbeat brings a split request for a unit it cuts the unit at
 //! the nodes its virtual time has paid for and reports them with the rest
-//! handed back (the family explores the same first nodes with that budget,
-//! exactly as a real search stopped there would). A cancelled unit is
+//! handed back (the family explores the same first nodes and fans the rest
+//! out, exactly as a real search stopped there would). A cancelled unit is
 //! dropped. Leaving: *killed* (every task aborted, nothing reported: its
 //! leases expire) or *stopped* (running units cut and reported with their
 //! rest, units not started handed back with `ReturnLeases`).
@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use orchard_core::{codec, Exploration};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
-use orchard_synthetic::{Path, Synthetic};
+use orchard_synthetic::{Piece, Synthetic};
 use tokio::sync::{watch, Notify, Semaphore};
 use tokio::task::JoinSet;
 use tonic::transport::Channel;
@@ -45,6 +45,11 @@ pub struct Stats {
     pub heartbeats: AtomicU64,
     pub call_errors: AtomicU64,
     pub registered: AtomicU64,
+    /// Microseconds the coordinator took to answer (the injected round
+    /// trip not counted): reports (their commit included), and lease calls
+    /// that brought units.
+    pub report_micros: AtomicU64,
+    pub lease_micros: AtomicU64,
     /// Accepted reports per 100 ms since the job started.
     pub buckets: Vec<AtomicU64>,
 }
@@ -63,6 +68,8 @@ impl Stats {
             heartbeats: AtomicU64::new(0),
             call_errors: AtomicU64::new(0),
             registered: AtomicU64::new(0),
+            report_micros: AtomicU64::new(0),
+            lease_micros: AtomicU64::new(0),
             buckets: (0..seconds * 10).map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -315,6 +322,7 @@ impl Sim {
                 max_units: (capacity - held) as u32,
             };
             self.run.stats.lease_calls.fetch_add(1, Ordering::Relaxed);
+            let t = Instant::now();
             let resp = match call(self.rtt(), c.lease(req)).await {
                 Ok(r) => r.into_inner(),
                 Err(_) => {
@@ -328,6 +336,12 @@ impl Sim {
                     return;
                 }
                 continue;
+            }
+            if !resp.leases.is_empty() {
+                self.run
+                    .stats
+                    .lease_micros
+                    .fetch_add(micros_less(t, self.rtt()), Ordering::Relaxed);
             }
             if resp.leases.is_empty() {
                 self.run.stats.empty_leases.fetch_add(1, Ordering::Relaxed);
@@ -364,7 +378,7 @@ impl Sim {
     ) {
         let id = lease.unit_id;
         let permit = self.slots.acquire().await.expect("slots stay open");
-        let unit: Path = match codec::decode(&lease.unit) {
+        let unit: Piece = match codec::decode(&lease.unit) {
             Ok(u) => u,
             Err(e) => {
                 self.report(ReportRequest {
@@ -407,7 +421,7 @@ impl Sim {
                     self.run.stats.units_cut.fetch_add(1, Ordering::Relaxed);
                     self.run
                         .job
-                        .explore_budget(&unit, paid.max(1), &never)
+                        .explore_cut(&unit, paid.max(1))
                         .expect("the same unit again")
                 }
             }
@@ -460,8 +474,13 @@ impl Sim {
     async fn report(&self, req: ReportRequest) {
         for _ in 0..100 {
             let mut c = self.client.clone();
+            let t = Instant::now();
             match call(self.rtt(), c.report(req.clone())).await {
                 Ok(r) => {
+                    self.run
+                        .stats
+                        .report_micros
+                        .fetch_add(micros_less(t, self.rtt()), Ordering::Relaxed);
                     if r.into_inner().accepted {
                         self.run
                             .stats
@@ -544,6 +563,11 @@ impl Sim {
             }
         }
     }
+}
+
+/// Microseconds since `t`, less the injected round trip.
+fn micros_less(t: Instant, rtt: Duration) -> u64 {
+    t.elapsed().saturating_sub(rtt).as_micros() as u64
 }
 
 fn explored<S: HasNodes, U>(x: &Exploration<S, U>) -> u64 {

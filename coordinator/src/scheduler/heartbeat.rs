@@ -7,8 +7,12 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
+use super::job::Job;
 use super::lease::Lease;
 use super::replicas::may_take;
+use super::unit::Unit;
 use super::{Scheduler, WorkerId};
 use crate::store::{JobId, UnitId, Write};
 
@@ -22,33 +26,46 @@ pub struct HeartbeatReply {
 
 impl Scheduler {
     /// No pending work: ask running units of live jobs to split off their
-    /// rest, oldest leases first, at most `wanted` of them. Only units leased
-    /// for at least `min_age` are asked, so tiny units are not churned, and
-    /// only units whose family lets them (see `SearchFamily::split_on_idle`).
-    pub fn request_splits(&mut self, wanted: usize, min_age: Duration) {
+    /// rest, oldest leases first, at most `wanted` of them. Returns how many
+    /// were asked. Only units leased for at least `min_age` are asked, so
+    /// tiny units are not churned, and only units whose family lets them
+    /// (see `SearchFamily::split_on_idle`). Takes the oldest entries of
+    /// `split_candidates`: O(log n) a unit asked or an entry found stale,
+    /// each entry taken once, instead of a scan of every live unit on every
+    /// empty lease (which at a thousand idle workers was most of the
+    /// coordinator's time under the lock).
+    pub fn request_splits(&mut self, wanted: usize, min_age: Duration) -> usize {
         let now = self.clock.now();
-        let jobs = &self.jobs;
-        let mut candidates: Vec<(Instant, UnitId)> = self
-            .units
-            .iter()
-            .filter(|(_, u)| !u.split_requested && !u.reporting)
-            .filter(|(_, u)| {
-                // A verified job's units are explored whole (see `replicas`).
-                jobs.get(&u.job).is_none_or(|j| {
-                    j.replicas <= 1
-                        && j.aggregate
-                            .as_ref()
-                            .is_none_or(|a| a.split_on_idle(&u.payload))
-                })
-            })
-            .filter_map(|(&id, u)| u.lease.as_ref().map(|l| (l.since, id)))
-            .filter(|(since, _)| now.duration_since(*since) >= min_age)
-            .collect();
-        candidates.sort();
-        for (_, id) in candidates.into_iter().take(wanted) {
-            if let Some(u) = self.units.get_mut(&id) {
-                u.split_requested = true;
+        let mut asked = 0;
+        while asked < wanted {
+            let Some(&(since, id)) = self.split_candidates.first() else {
+                break;
+            };
+            if now.duration_since(since) < min_age {
+                // The rest are younger still.
+                break;
             }
+            self.split_candidates.pop_first();
+            if let Some(u) = self.units.get_mut(&id) {
+                if is_split_candidate(u, since) && splits_on_idle(&self.jobs, u) {
+                    u.split_requested = true;
+                    asked += 1;
+                }
+            }
+        }
+        asked
+    }
+
+    /// Records a lease that began at `since` among the units to ask to
+    /// split; sweeps the stale entries once they outnumber the live units
+    /// (so the set stays within twice the live units, at O(1) amortised).
+    pub(super) fn add_split_candidate(&mut self, since: Instant, id: UnitId) {
+        self.split_candidates.insert((since, id));
+        if self.split_candidates.len() > 2 * self.units.len() + 1024 {
+            let units = &self.units;
+            self.split_candidates.retain(|&(since, id)| {
+                units.get(&id).is_some_and(|u| is_split_candidate(u, since))
+            });
         }
     }
 
@@ -69,6 +86,7 @@ impl Scheduler {
         worker.last_seen = now;
         let mut reply = HeartbeatReply::default();
         let mut jobs_seen = HashSet::new();
+        let mut adopted = Vec::new();
         for &(uid, nodes) in running {
             let Some(unit) = self.units.get_mut(&uid) else {
                 reply.cancel.push(uid);
@@ -98,6 +116,7 @@ impl Scheduler {
                     // Out of the queue: it runs again.
                     job.pending.remove(&(unit.position.clone(), uid));
                     unit.held_by(worker_id);
+                    adopted.push((now, uid));
                     true
                 }
                 None => false,
@@ -132,6 +151,27 @@ impl Scheduler {
                 reply.bounds.push((job_id, job.bound));
             }
         }
+        for (since, uid) in adopted {
+            self.add_split_candidate(since, uid);
+        }
         Some(reply)
     }
+}
+
+/// Whether the entry `(since, unit)` of `split_candidates` still stands for
+/// a running lease that was not asked to split yet.
+fn is_split_candidate(u: &Unit, since: Instant) -> bool {
+    !u.split_requested && !u.reporting && u.lease.as_ref().is_some_and(|l| l.since == since)
+}
+
+/// Whether the unit's job lets it be split for idle workers: a verified
+/// job's units are explored whole (see `replicas`), and a family may keep
+/// some units whole (`SearchFamily::split_on_idle`).
+fn splits_on_idle(jobs: &BTreeMap<JobId, Job>, u: &Unit) -> bool {
+    jobs.get(&u.job).is_none_or(|j| {
+        j.replicas <= 1
+            && j.aggregate
+                .as_ref()
+                .is_none_or(|a| a.split_on_idle(&u.payload))
+    })
 }

@@ -184,6 +184,14 @@ impl Job {
         self.replicas
     }
 
+    /// Whether some of the job's pending units may be leased only to some
+    /// workers or only later (a verified job's, see `replicas`; a family
+    /// with moot units, see `SearchFamily::must_wait`): then a report wakes
+    /// every idle worker, not one a new unit.
+    pub fn leases_wait(&self) -> bool {
+        self.replicas > 1 || self.has_moot_units
+    }
+
     /// Whether the job runs and is not being finished.
     pub(super) fn live(&self) -> bool {
         self.state == JobState::Running && !self.finishing

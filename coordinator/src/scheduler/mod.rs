@@ -58,9 +58,9 @@ mod test_family;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use crate::status::JobState;
 pub use finish::Finishing;
@@ -110,6 +110,12 @@ pub struct Scheduler {
     jobs: BTreeMap<JobId, Job>,
     counters: Counters,
     units: HashMap<UnitId, Unit>,
+    /// Leased units by lease start, oldest first: whom to ask to split
+    /// when workers are idle, in O(log n) a unit instead of a scan of every
+    /// live unit (see [`Scheduler::request_splits`]). Entries are checked
+    /// when taken (a lease that ended leaves its entry behind) and the set
+    /// is swept when stale entries outnumber the live units.
+    split_candidates: BTreeSet<(Instant, UnitId)>,
     workers: HashMap<WorkerId, Worker>,
     next_unit: UnitId,
     next_job: JobId,
@@ -126,6 +132,7 @@ impl Scheduler {
             jobs: BTreeMap::new(),
             counters: Counters::default(),
             units: HashMap::new(),
+            split_candidates: BTreeSet::new(),
             workers: HashMap::new(),
             next_unit: 1,
             next_job: 1,

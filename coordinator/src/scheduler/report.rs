@@ -241,11 +241,16 @@ impl Scheduler {
     pub fn abort_report(&mut self, unit_id: UnitId) {
         if let Some(u) = self.units.get_mut(&unit_id) {
             u.reporting = false;
-            if u.lease.is_none() {
+            match u.lease.as_ref().map(|l| l.since) {
+                // Still running: it may be asked to split again (its entry
+                // in `split_candidates` may have been taken meanwhile).
+                Some(since) => self.add_split_candidate(since, unit_id),
                 // Its lease had expired before the failed report: it must
                 // be waiting in the queue, or nobody would ever lease it.
-                if let Some(job) = self.jobs.get_mut(&u.job) {
-                    job.pending.insert((u.position.clone(), unit_id));
+                None => {
+                    if let Some(job) = self.jobs.get_mut(&u.job) {
+                        job.pending.insert((u.position.clone(), unit_id));
+                    }
                 }
             }
         }

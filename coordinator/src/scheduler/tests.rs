@@ -48,6 +48,44 @@ fn idle_workers_ask_only_splittable_units_to_split() {
     assert_eq!(reply.split, vec![big[0].0], "only the eight-leaf unit");
 }
 
+/// Split requests go to the oldest leases first, each lease asked once,
+/// none younger than the minimum age; a unit leased again after its lease
+/// expired may be asked again (`split_candidates` keeps up with leases
+/// granted, ended and renewed).
+#[test]
+fn split_requests_take_the_oldest_leases_once_each() {
+    let mut h = Harness::new();
+    h.submit("leaves", 40, 4, None);
+    let (a, b) = (h.worker(), h.worker());
+    let first = h.lease(a, 2);
+    h.advance(TTL / 4);
+    let later = h.lease(b, 1);
+    assert_eq!(h.s.request_splits(10, TTL / 2), 0, "all younger than that");
+    h.advance(TTL / 4);
+    let running = |units: &[(u64, Vec<u8>)]| units.iter().map(|(u, _)| (*u, 0)).collect::<Vec<_>>();
+    assert_eq!(h.s.request_splits(1, MS), 1);
+    let reply = h.s.heartbeat(a, &running(&first), &[]).unwrap();
+    assert_eq!(reply.split.len(), 1);
+    assert!(first.iter().any(|(u, _)| *u == reply.split[0]));
+    assert_eq!(h.s.request_splits(1, MS), 1);
+    let reply = h.s.heartbeat(a, &running(&first), &[]).unwrap();
+    assert_eq!(reply.split.len(), 1, "the other one of the first two");
+    assert!(first.iter().any(|(u, _)| *u == reply.split[0]));
+    assert_eq!(h.s.request_splits(10, MS), 1, "the later lease only");
+    let reply = h.s.heartbeat(b, &running(&later), &[]).unwrap();
+    assert_eq!(reply.split, vec![later[0].0]);
+    assert_eq!(h.s.request_splits(10, MS), 0, "every lease asked already");
+    // Every lease runs out; leased again, the units may be asked again.
+    assert_eq!(h.advance(2 * TTL), 3);
+    let c = h.worker();
+    let again = h.lease(c, 10);
+    assert_eq!(again.len(), 4);
+    h.advance(MS);
+    assert_eq!(h.s.request_splits(10, MS), 4);
+    let reply = h.s.heartbeat(c, &running(&again), &[]).unwrap();
+    assert_eq!(reply.split.len(), 4);
+}
+
 #[test]
 fn lease_order_follows_positions() {
     let mut h = Harness::new();

@@ -109,8 +109,15 @@ impl WorkerService for Workers {
         self.check_speaks_for(r.worker_id, peer.as_ref())?;
         let max = r.max_units.clamp(1, self.0.config.max_units_per_lease) as usize;
         let deadline = Instant::now() + LEASE_WAIT;
+        // Split requests are made once a call: an idle worker asks for as
+        // much work as it has room for, not again each time it is woken.
+        let mut splits_asked = false;
         loop {
+            // Registered as a waiter before looking, so that a wake-up
+            // between the look and the wait is not lost (see `wake_idle`).
             let notified = self.0.work_available.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
             let (granted, writes) = {
                 let mut s = self.0.lock();
                 if !s.knows_worker(r.worker_id) {
@@ -120,9 +127,10 @@ impl WorkerService for Workers {
                     }));
                 }
                 let (granted, writes) = s.lease(r.worker_id, max);
-                if granted.is_empty() {
+                if granted.is_empty() && !splits_asked {
                     // Idle worker: ask running units to split off their rest.
                     s.request_splits(max, self.0.config.min_split_age);
+                    splits_asked = true;
                 }
                 (granted, writes)
             };
@@ -253,18 +261,26 @@ impl WorkerService for Workers {
                 return Err(e);
             }
             let job_id = pending.job_id;
-            let (finishing, bound) = {
+            let new_units = pending.rest.len();
+            let (finishing, bound, wake_all) = {
                 let mut s = shared.lock();
                 let (finishing, writes) = s.complete_report(pending);
                 if !writes.is_empty() {
                     shared.store.enqueue(writes);
                 }
-                let bound = s.job(job_id).map(|j| j.bound()).unwrap_or(0);
-                (finishing, bound)
+                let job = s.job(job_id);
+                let bound = job.map(|j| j.bound()).unwrap_or(0);
+                (finishing, bound, job.is_some_and(|j| j.leases_wait()))
             };
-            // New units, or units that were waiting for this one's result
-            // (see `SearchFamily::must_wait`), may be ready for idle workers.
-            shared.work_available.notify_waiters();
+            // New units may be ready for idle workers: as many woken as
+            // there are units. Units that were waiting for this one's
+            // result (see `SearchFamily::must_wait`), or a verified job's
+            // (which only some workers may take), wake every idle worker.
+            if wake_all {
+                shared.work_available.notify_waiters();
+            } else {
+                shared.wake_idle(new_units);
+            }
             if let Some(f) = finishing {
                 shared.finish(f).await;
             }

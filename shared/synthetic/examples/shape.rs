@@ -23,27 +23,41 @@ fn main() {
         // Depth: the longest rest path of explorations cut at many budgets.
         let mut deepest = 0;
         for b in 1..200u64 {
-            let (_, rest) = tree.explore(&[0], b * 5_000_000_007, &|| false).unwrap();
-            deepest = deepest.max(rest.iter().map(|r| r.len()).max().unwrap_or(0));
+            let (_, rest) = tree
+                .explore(&[0], &[], b * 5_000_000_007, &|| false, true)
+                .unwrap();
+            deepest = deepest.max(
+                rest.iter()
+                    .map(|(r, f)| r.len() + f.len())
+                    .max()
+                    .unwrap_or(0),
+            );
         }
         println!("{line}; deepest cut {deepest}");
     }
     // How many units a job becomes: every unit explored with the budget,
-    // every rest handed back followed.
+    // every rest handed back followed (one piece per budget; fanned out,
+    // as a stop request would, one per level of the path).
     for (nodes, budget) in [
         (1u64 << 40, 1u64 << 32),
         (1 << 36, 1 << 30),
         (1 << 30, 1 << 20),
     ] {
         let tree = Tree::new(1, nodes, 2, 8, 1);
-        let (mut units, mut splits) = (0u64, 0u64);
-        let mut pending = vec![vec![0u32]];
-        while let Some(u) = pending.pop() {
-            units += 1;
-            let (_, rest) = tree.explore(&u, budget, &|| false).unwrap();
-            splits += u64::from(!rest.is_empty());
-            pending.extend(rest);
+        for fan_out in [false, true] {
+            let (mut units, mut splits) = (0u64, 0u64);
+            let mut pending = vec![(vec![0u32], Vec::new())];
+            while let Some((root, from)) = pending.pop() {
+                units += 1;
+                let (_, rest) = tree
+                    .explore(&root, &from, budget, &|| false, fan_out)
+                    .unwrap();
+                splits += u64::from(!rest.is_empty());
+                pending.extend(rest);
+            }
+            println!(
+                "{nodes} nodes, budget {budget}, fanned out {fan_out}: {units} units, {splits} split"
+            );
         }
-        println!("{nodes} nodes, budget {budget}: {units} units, {splits} split");
     }
 }

@@ -59,10 +59,36 @@ pub struct SyntheticParams {
     pub node_cost_ns: u64,
 }
 
-/// A unit: the path of child indices to its root, the first among the
-/// root units.
+/// A unit: the nodes of the subtree at `root` (child indices, the first
+/// among the root units) from the node `root ++ from` on, in depth-first
+/// order (`from` empty: the whole subtree). The nodes before it, and its
+/// ancestors below `root`, belong to other units.
+///
+/// Why not only subtrees: a heavy-tailed tree cut after a budget of nodes
+/// leaves its later siblings at each of dozens of levels, most of them
+/// tiny. Handed back as subtrees, that is 20-40 units per budget of work,
+/// each a lease, a report and a commit at the coordinator. Handed back as
+/// one piece per level (the later siblings of the level as one range, a
+/// piece whose `from` is one index below its root), it is at most one unit
+/// per level. (The rest as ONE piece resuming where the walk stopped, the
+/// fewest units, starved a thousand workers of work: bench/scale.sh 1000
+/// --rtt-ms 50 ran at 8.3% efficiency that way and 13.3% fanned out per
+/// level; see BENCHMARKS.md, "Scale". `Tree::explore` keeps both.)
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Path(pub Vec<u32>);
+pub struct Piece {
+    pub root: Vec<u32>,
+    pub from: Vec<u32>,
+}
+
+impl Piece {
+    /// The whole subtree at `root`.
+    pub fn subtree(root: Vec<u32>) -> Piece {
+        Piece {
+            root,
+            from: Vec::new(),
+        }
+    }
+}
 
 /// What exploring some units found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,23 +129,46 @@ impl Synthetic {
     }
 
     /// Explores `unit` within `budget` nodes with no time cost: what a
-    /// worker of any speed would have visited after `budget` nodes.
+    /// worker of any speed would have visited after `budget` nodes. The
+    /// rest is handed back as one piece per level (see [`Piece`]).
     pub fn explore_budget(
         &self,
-        unit: &Path,
+        unit: &Piece,
         budget: u64,
         stop: &dyn Fn() -> bool,
-    ) -> Result<Exploration<SyntheticSummary, Path>, FamilyError> {
+    ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
+        self.explore_pieces(unit, budget, stop, true)
+    }
+
+    /// Explores the first `nodes` nodes of `unit`, as a search asked to
+    /// stop after them would have: the rest fanned out (see [`Piece`]).
+    pub fn explore_cut(
+        &self,
+        unit: &Piece,
+        nodes: u64,
+    ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
+        self.explore_pieces(unit, nodes, &|| false, true)
+    }
+
+    fn explore_pieces(
+        &self,
+        unit: &Piece,
+        budget: u64,
+        stop: &dyn Fn() -> bool,
+        fan_out: bool,
+    ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
         let (count, rest) = self
             .tree
-            .explore(&unit.0, budget, stop)
+            .explore(&unit.root, &unit.from, budget, stop, fan_out)
             .map_err(FamilyError::BadUnit)?;
         Ok(Exploration::new(
             SyntheticSummary {
                 nodes: count.nodes,
                 checksum: count.checksum,
             },
-            rest.into_iter().map(Path).collect(),
+            rest.into_iter()
+                .map(|(root, from)| Piece { root, from })
+                .collect(),
         ))
     }
 
@@ -143,7 +192,7 @@ impl SearchFamily for Synthetic {
         "a seeded heavy-tailed random tree of known size, for scale and fault tests";
 
     type Params = SyntheticParams;
-    type Unit = Path;
+    type Unit = Piece;
     type Summary = SyntheticSummary;
 
     fn new(p: SyntheticParams, _: &Host) -> Result<Self, ParamError> {
@@ -183,9 +232,9 @@ impl SearchFamily for Synthetic {
         })
     }
 
-    fn root_units(&self) -> Vec<Path> {
+    fn root_units(&self) -> Vec<Piece> {
         (0..self.tree.top().len() as u32)
-            .map(|i| Path(vec![i]))
+            .map(|i| Piece::subtree(vec![i]))
             .collect()
     }
 
@@ -194,9 +243,9 @@ impl SearchFamily for Synthetic {
     /// meantime cuts the exploration to the nodes paid for so far.
     fn explore(
         &self,
-        unit: &Path,
+        unit: &Piece,
         ctx: &ExploreContext<'_>,
-    ) -> Result<Exploration<SyntheticSummary, Path>, FamilyError> {
+    ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
         let stop = || ctx.stop_requested();
         if self.node_cost.is_zero() {
             let x = self.explore_budget(unit, ctx.budget, &stop)?;
@@ -217,7 +266,7 @@ impl SearchFamily for Synthetic {
             if stop() {
                 // What was paid for (the same nodes, in the same order, as
                 // the plan's first ones), and the rest handed back.
-                return self.explore_budget(unit, paid.max(1), &never);
+                return self.explore_cut(unit, paid.max(1));
             }
             let left = self.node_cost * (total - paid).min(u32::MAX as u64) as u32;
             std::thread::sleep(left.min(POLL));
@@ -260,13 +309,24 @@ impl SearchFamily for Synthetic {
         }
     }
 
-    fn unit_label(&self, u: &Path) -> String {
-        let parts: Vec<String> = u.0.iter().map(|i| i.to_string()).collect();
-        parts.join(".")
+    /// The root's path, and where the piece starts below it ("0.3" is a
+    /// whole subtree, "0.3 from 2.1" the rest of it from its node 2.1 on).
+    fn unit_label(&self, u: &Piece) -> String {
+        let dotted = |p: &[u32]| {
+            p.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(".")
+        };
+        if u.from.is_empty() {
+            dotted(&u.root)
+        } else {
+            format!("{} from {}", dotted(&u.root), dotted(&u.from))
+        }
     }
 }
 
-fn nodes_of(x: &Exploration<SyntheticSummary, Path>) -> u64 {
+fn nodes_of(x: &Exploration<SyntheticSummary, Piece>) -> u64 {
     match x {
         Exploration::Finished(s) | Exploration::Split { explored: s, .. } => s.nodes,
     }

@@ -192,54 +192,127 @@ impl Tree {
         Ok(node)
     }
 
-    /// Explores the subtree at `path` depth first, visiting at most
-    /// `budget` nodes (at least one, unless `stop` says so first). Returns
-    /// what was visited and the paths of the unvisited rest, in search
-    /// order: the node where it stopped and the later siblings of each node
-    /// on its path. A child that fits in the budget left is counted whole
-    /// without being entered.
+    /// Explores the piece of the tree at `root` that starts at the node
+    /// `root ++ from` (see [`Piece`](crate::Piece)) depth first, visiting at
+    /// most `budget` nodes (at least one, unless `stop` says so first).
+    /// Returns what was visited and the unvisited rest of the piece, as
+    /// pieces in search order: when the budget ran out, one piece that
+    /// resumes where the walk stopped (or, with `fan_out`, one piece per
+    /// level of the path, see `fan_out`); when `stop` asked, always fanned out, since a
+    /// stop is how the coordinator asks for work for idle workers. A child
+    /// that fits in the budget left is counted whole without being entered.
     pub fn explore(
         &self,
-        path: &[u32],
+        root: &[u32],
+        from: &[u32],
         budget: u64,
         stop: &dyn Fn() -> bool,
-    ) -> Result<(Count, Vec<Vec<u32>>), String> {
-        let node = self.locate(path)?;
+        fan_out: bool,
+    ) -> Result<(Count, Vec<Span>), String> {
+        let node = self.locate(root)?;
+        let mut start = root.to_vec();
+        start.extend_from_slice(from);
+        self.locate(&start)?;
         let mut walk = Walk {
             tree: self,
-            path: path.to_vec(),
+            path: Vec::new(),
             left: budget.max(1),
             count: Count::default(),
-            rest: Vec::new(),
-            stopping: false,
+            stopped: None,
             stop,
         };
-        walk.visit(node);
-        Ok((walk.count, walk.rest))
+        walk.resume(node, from);
+        let rest = match walk.stopped {
+            None => Vec::new(),
+            Some((at, requested)) if requested || fan_out => self.fan_out(root, node, &at),
+            Some((at, _)) => vec![(root.to_vec(), at)],
+        };
+        Ok((walk.count, rest))
+    }
+
+    /// The rest of a piece at `root` (the node `node`) whose walk stopped
+    /// before the node `root ++ at`, as one piece per level: the stopped
+    /// node and its later siblings, then the later siblings of each of its
+    /// ancestors below `root`, deepest first (the search order). Each is a
+    /// range of siblings, so a cut hands back at most one piece per level
+    /// of the path, however many siblings each level has.
+    fn fan_out(&self, root: &[u32], node: Node, at: &[u32]) -> Vec<Span> {
+        let Some((&last, _)) = at.split_last() else {
+            return vec![(root.to_vec(), Vec::new())];
+        };
+        // The number of children of each node on the path, root first.
+        let mut counts = Vec::with_capacity(at.len());
+        let mut n = node;
+        for &i in at {
+            let children = self.children(&n);
+            counts.push(children.len() as u32);
+            n = children[i as usize];
+        }
+        let mut pieces = Vec::with_capacity(at.len());
+        let mut parent = root.to_vec();
+        parent.extend_from_slice(&at[..at.len() - 1]);
+        pieces.push((parent.clone(), vec![last]));
+        for level in (0..at.len() - 1).rev() {
+            parent.pop();
+            let next = at[level] + 1;
+            if next < counts[level] {
+                pieces.push((parent.clone(), vec![next]));
+            }
+        }
+        pieces
     }
 }
 
+/// A piece of the tree as `(root, from)`: the subtree at `root` from its
+/// node `root ++ from` on (see [`Piece`](crate::Piece)).
+pub type Span = (Vec<u32>, Vec<u32>);
+
 struct Walk<'a> {
     tree: &'a Tree,
+    /// The path from the piece's root to the node being visited.
     path: Vec<u32>,
     left: u64,
     count: Count,
-    rest: Vec<Vec<u32>>,
-    stopping: bool,
+    /// Where the walk stopped (the first node not visited, from the
+    /// piece's root), and whether `stop` asked for it.
+    stopped: Option<(Vec<u32>, bool)>,
     stop: &'a dyn Fn() -> bool,
 }
 
 impl Walk<'_> {
-    fn visit(&mut self, node: Node) {
-        if self.stopping || self.left == 0 || (self.stop)() {
-            self.stopping = true;
-            self.rest.push(self.path.clone());
-            return;
+    /// Visits the nodes of `node`'s subtree from the node at `from` on;
+    /// false once stopped.
+    fn resume(&mut self, node: Node, from: &[u32]) -> bool {
+        let Some((&first, deeper)) = from.split_first() else {
+            return self.visit(node);
+        };
+        let children = self.tree.children(&node);
+        for (i, child) in children.into_iter().enumerate().skip(first as usize) {
+            self.path.push(i as u32);
+            let go = if i == first as usize {
+                self.resume(child, deeper)
+            } else {
+                self.visit(child)
+            };
+            self.path.pop();
+            if !go {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Visits `node`'s subtree; false once stopped.
+    fn visit(&mut self, node: Node) -> bool {
+        let requested = self.left > 0 && (self.stop)();
+        if self.left == 0 || requested {
+            self.stopped = Some((self.path.clone(), requested));
+            return false;
         }
         if node.size <= self.left {
             self.left -= node.size;
             self.add(Count::subtree(&node));
-            return;
+            return true;
         }
         // Enter the node: count it alone, then its children in order.
         let children = self.tree.children(&node);
@@ -253,9 +326,13 @@ impl Walk<'_> {
         });
         for (i, child) in children.into_iter().enumerate() {
             self.path.push(i as u32);
-            self.visit(child);
+            let go = self.visit(child);
             self.path.pop();
+            if !go {
+                return false;
+            }
         }
+        true
     }
 
     fn add(&mut self, c: Count) {

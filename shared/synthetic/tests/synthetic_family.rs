@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use orchard_core::{explore_all, Exploration, ExploreContext, Host, LocalFlags, SearchFamily};
-use orchard_synthetic::{reference, Path, Synthetic, SyntheticParams, SyntheticSummary, Tree};
+use orchard_synthetic::{reference, Piece, Synthetic, SyntheticParams, SyntheticSummary, Tree};
 use proptest::prelude::*;
 
 fn params(seed: u64, nodes: u64, tail: u32, branching: u32, root_units: u64) -> SyntheticParams {
@@ -54,35 +54,86 @@ fn the_reference_has_the_size_and_checksum_asked_for() {
     }
 }
 
+/// The reference's nodes a piece covers: below its root, from its start
+/// on in depth-first order (the order of paths, a prefix first).
+fn covered<'a>(all: &'a [reference::Visited], p: &Piece) -> Vec<&'a reference::Visited> {
+    let mut start = p.root.clone();
+    start.extend_from_slice(&p.from);
+    all.iter()
+        .filter(|v| v.path.starts_with(&p.root) && v.path >= start)
+        .collect()
+}
+
 /// Exploring a unit with budget b visits the first b nodes of its subtree
-/// in depth-first order, and hands back units that cover exactly the rest.
+/// in depth-first order, and hands back pieces that cover exactly the
+/// rest: one per level of the path at most (fanned out, as the family
+/// does), or one piece resuming where the walk stopped.
 #[test]
 fn a_budgeted_exploration_is_the_references_first_nodes_and_its_rest_the_others() {
     let job = job(params(11, 2000, 1, 5, 3));
     let all = reference::nodes(job.tree());
     let flags = LocalFlags::default();
-    for unit in [vec![0], vec![1], vec![2]] {
-        let below: Vec<_> = all.iter().filter(|v| v.path.starts_with(&unit)).collect();
+    // Whole subtrees, and pieces that start inside one.
+    let mut units: Vec<Piece> = (0..3).map(|i| Piece::subtree(vec![i])).collect();
+    for (root, from) in [
+        (vec![0], vec![1]),
+        (vec![1], vec![0, 2]),
+        (vec![2, 0], vec![1, 0]),
+    ] {
+        if job
+            .tree()
+            .locate(&[root.clone(), from.clone()].concat())
+            .is_ok()
+        {
+            units.push(Piece { root, from });
+        }
+    }
+    assert!(units.len() > 4);
+    for unit in &units {
+        let below = covered(&all, unit);
         for budget in [1, 2, 3, 7, 50, 333, below.len() as u64 - 1, 100_000] {
-            let x = job
-                .explore(&Path(unit.clone()), &flags.context(budget))
-                .unwrap();
-            let (explored, rest) = match x {
-                Exploration::Finished(s) => (s, vec![]),
-                Exploration::Split { explored, rest } => (explored, rest),
-            };
-            let b = (budget as usize).min(below.len());
-            assert_eq!(explored.nodes, b as u64, "unit {unit:?} budget {budget}");
-            let first = below[..b].iter().fold(0u64, |a, v| a.wrapping_add(v.hash));
-            assert_eq!(explored.checksum, first, "unit {unit:?} budget {budget}");
-            // The rest: disjoint subtrees, in search order, covering
-            // exactly the nodes after the first b.
-            let mut covered: Vec<&reference::Visited> = Vec::new();
-            for r in &rest {
-                covered.extend(below.iter().filter(|v| v.path.starts_with(&r.0)));
+            // 0: explored by the family; 1: cut as a stop request does;
+            // 2: the tree's walk with the rest as one resuming piece.
+            for way in 0..3 {
+                let x = match way {
+                    0 => job.explore(unit, &flags.context(budget)).unwrap(),
+                    1 => job.explore_cut(unit, budget).unwrap(),
+                    _ => {
+                        let (count, rest) = job
+                            .tree()
+                            .explore(&unit.root, &unit.from, budget, &|| false, false)
+                            .unwrap();
+                        let explored = SyntheticSummary {
+                            nodes: count.nodes,
+                            checksum: count.checksum,
+                        };
+                        let rest: Vec<Piece> = rest
+                            .into_iter()
+                            .map(|(root, from)| Piece { root, from })
+                            .collect();
+                        assert!(rest.len() <= 1, "one resuming piece at most");
+                        Exploration::new(explored, rest)
+                    }
+                };
+                let (explored, rest) = match x {
+                    Exploration::Finished(s) => (s, vec![]),
+                    Exploration::Split { explored, rest } => (explored, rest),
+                };
+                let b = (budget as usize).min(below.len());
+                let what = format!("unit {unit:?} budget {budget} way {way}");
+                assert_eq!(explored.nodes, b as u64, "{what}");
+                let first = below[..b].iter().fold(0u64, |a, v| a.wrapping_add(v.hash));
+                assert_eq!(explored.checksum, first, "{what}");
+                // The rest: disjoint pieces, in search order, covering
+                // exactly the nodes after the first b.
+                let pieces: Vec<&reference::Visited> =
+                    rest.iter().flat_map(|r| covered(&all, r)).collect();
+                let after: Vec<_> = below[b..].to_vec();
+                assert_eq!(pieces, after, "{what}");
+                // Fanned out: one range of siblings per level at most.
+                let depth = after.first().map_or(0, |v| v.path.len() - unit.root.len());
+                assert!(rest.len() <= depth.max(1), "{what}: {} pieces", rest.len());
             }
-            let after: Vec<_> = below[b..].to_vec();
-            assert_eq!(covered, after, "unit {unit:?} budget {budget}");
         }
     }
 }
@@ -97,7 +148,13 @@ fn random_cuts(job: &Synthetic, budgets: &[u64], order_seed: u64) -> SyntheticSu
     while let Some(unit) = pending.pop() {
         let budget = budgets[i % budgets.len()];
         i += 1;
-        match job.explore(&unit, &flags.context(budget)).unwrap() {
+        // Odd turns cut the unit as a stop request would (rest fanned out).
+        let x = if i % 2 == 1 {
+            job.explore_cut(&unit, budget).unwrap()
+        } else {
+            job.explore(&unit, &flags.context(budget)).unwrap()
+        };
+        match x {
             Exploration::Finished(s) => pieces.push(s),
             Exploration::Split { explored, rest } => {
                 pieces.push(explored);
@@ -153,10 +210,13 @@ fn a_stop_hands_back_everything() {
     let job = job(params(5, 10_000, 1, 8, 1));
     let flags = LocalFlags::default();
     flags.stop.store(true, Ordering::Relaxed);
-    match job.explore(&Path(vec![0]), &flags.context(100)).unwrap() {
+    match job
+        .explore(&Piece::subtree(vec![0]), &flags.context(100))
+        .unwrap()
+    {
         Exploration::Split { explored, rest } => {
             assert_eq!(explored.nodes, 0);
-            assert_eq!(rest, vec![Path(vec![0])]);
+            assert_eq!(rest, vec![Piece::subtree(vec![0])]);
         }
         Exploration::Finished(_) => panic!("a stopped exploration finished"),
     }
@@ -183,7 +243,7 @@ fn a_real_time_unit_stopped_midway_splits_exactly() {
             std::thread::sleep(Duration::from_millis(60));
             stop.store(true, Ordering::Relaxed);
         });
-        job.explore(&Path(vec![0]), &ctx).unwrap()
+        job.explore(&Piece::subtree(vec![0]), &ctx).unwrap()
     });
     let Exploration::Split { explored, rest } = x else {
         panic!("a unit of 0.5 s stopped after 60 ms finished")
@@ -246,16 +306,20 @@ fn bad_parameters_and_units_are_refused() {
     let job = job(params(1, 100, 1, 4, 2));
     let flags = LocalFlags::default();
     for unit in [
-        vec![],
-        vec![2],
-        vec![0, 9],
-        vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        Piece::subtree(vec![]),
+        Piece::subtree(vec![2]),
+        Piece::subtree(vec![0, 9]),
+        Piece::subtree(vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+        Piece {
+            root: vec![0],
+            from: vec![9],
+        },
+        Piece {
+            root: vec![],
+            from: vec![0],
+        },
     ] {
-        assert!(
-            job.explore(&Path(unit.clone()), &flags.context(10))
-                .is_err(),
-            "{unit:?}"
-        );
+        assert!(job.explore(&unit, &flags.context(10)).is_err(), "{unit:?}");
     }
 }
 
@@ -265,7 +329,7 @@ fn the_report_flags_a_lost_or_doubled_subtree() {
     let job = job(params(3, 10_000, 1, 8, 4));
     let whole = explore_all(&job, job.root_units(), 100).unwrap();
     assert!(job.answer(&whole).exact);
-    let one = explore_all(&job, vec![Path(vec![0])], 100).unwrap();
+    let one = explore_all(&job, vec![Piece::subtree(vec![0])], 100).unwrap();
     let mut doubled = whole.clone();
     job.merge(&mut doubled, one.clone()).unwrap();
     assert!(!job.answer(&doubled).exact);
