@@ -7,6 +7,7 @@
 #                             transposition table kept on disk)
 #   queens-N                  n-queens on N x N
 #   halves-N                  McCarthy's congruent halves of the N x N board
+#   knights-RxC               knight-tours (closed knight's tours) on R x C
 #   draws-RxC-kK              hip-draws with K colours (the profile DP; each
 #                             unit's layers within DRAWS_MIB MiB, default
 #                             6144: two units run at once)
@@ -49,11 +50,13 @@ args_of() {
     echo "queens --n ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^halves-([0-9]+)$ ]]; then
     echo "halves --n ${BASH_REMATCH[1]}"
+  elif [[ "$1" =~ ^knights-([0-9]+)x([0-9]+)$ ]]; then
+    echo "knight-tours --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}"
   elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)$ ]]; then
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "--colors ${BASH_REMATCH[3]} --memory-limit ${DRAWS_MIB:-6144}"
   else
-    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, halves-N or draws-RxC-kK)" >&2
+    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, halves-N, knights-RxC or draws-RxC-kK)" >&2
     exit 2
   fi
 }
