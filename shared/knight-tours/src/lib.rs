@@ -43,10 +43,7 @@
 //! square 12, 4,759 states, into units of 7 states triples the work after
 //! it): a frontier count is a sequential computation, and its units are for
 //! resuming (the coordinator stores each hand-back, and a run killed at
-//! square 40 goes on from square 40), not for speed. The exception is the
-//! meeting of `--method halves`: its parts never merge anyway, so the sweep
-//! hands the meeting layer back as units of at most `--meet-part-states`
-//! states, each met on its own (see `sweep::Ending::Meet`).
+//! square 40 goes on from square 40), not for speed.
 //!
 //! **Hand-backs.** So a unit is handed back only *between* squares, whole:
 //! when the node budget (states expanded) has run out, or a stop was
@@ -139,21 +136,10 @@ pub struct KnightParams {
     #[arg(long, value_enum, default_value_t = Method::Halves)]
     #[serde(default)]
     pub method: Method,
-    /// With `halves`: left states of the meeting per unit. The sweep hands
-    /// the meeting layer back cut into units of at most this many states,
-    /// each met on its own (by any worker, resumed one by one after a
-    /// crash); a part's join holds about 1 KiB a left state.
-    #[arg(long, default_value_t = join::MEET_PART_STATES)]
-    #[serde(default = "default_meet_part_states")]
-    pub meet_part_states: usize,
 }
 
 fn default_max_states() -> u64 {
     DEFAULT_MAX_STATES
-}
-
-fn default_meet_part_states() -> usize {
-    join::MEET_PART_STATES
 }
 
 /// A unit: frontier states (packed keys, see [`frontier`]) before square
@@ -205,8 +191,6 @@ pub struct KnightTours {
     /// The right states of the meeting, computed once a job (by the root
     /// unit's sweep, or by a sweep of its own for a unit handed back).
     mirror: OnceLock<join::Mirror>,
-    /// Left states of the meeting per unit (see [`KnightParams`]).
-    meet_part_states: usize,
 }
 
 fn add<T: Copy + Default>(
@@ -273,15 +257,6 @@ impl SearchFamily for KnightTours {
         if p.max_states == 0 {
             return Err(ParamError::new("max-states", "must be at least 1"));
         }
-        if p.meet_part_states == 0 || p.meet_part_states > MAX_UNIT_STATES {
-            return Err(ParamError::new(
-                "meet-part-states",
-                format!(
-                    "must be between 1 and {MAX_UNIT_STATES} (the states of one stored unit), got {}",
-                    p.meet_part_states
-                ),
-            ));
-        }
         let frontier = Frontier::new(p.rows as usize, p.cols as usize);
         let meeting = match p.method {
             Method::Halves => join::Meeting::new(&frontier),
@@ -294,7 +269,6 @@ impl SearchFamily for KnightTours {
             frontier,
             meeting,
             mirror: OnceLock::new(),
-            meet_part_states: p.meet_part_states,
         })
     }
 
@@ -324,7 +298,6 @@ impl SearchFamily for KnightTours {
             Some(meeting) => sweep::Ending::Meet {
                 meeting,
                 mirror: &self.mirror,
-                part_states: self.meet_part_states,
             },
             None => sweep::Ending::Sweep,
         };

@@ -52,18 +52,13 @@ pub fn check(f: &Frontier, unit: &Layer) -> Result<(), FamilyError> {
 /// squares the sweep reaches last, and two units' sweeps stay apart for as
 /// long as possible (states of different units never merge: the price of a
 /// cut).
-pub fn units_of(square: usize, states: Vec<(u64, u128)>) -> Vec<Layer> {
-    units_of_size(square, states, MAX_UNIT_STATES)
-}
-
-/// [`units_of`] with units of at most `size` states (at least one).
-fn units_of_size(square: usize, mut states: Vec<(u64, u128)>, size: usize) -> Vec<Layer> {
+pub fn units_of(square: usize, mut states: Vec<(u64, u128)>) -> Vec<Layer> {
     if states.is_empty() {
         return Vec::new();
     }
     states.sort_unstable_by_key(|&(k, _)| k);
     states
-        .chunks(size.max(1))
+        .chunks(MAX_UNIT_STATES)
         .map(|c| Layer {
             square: square as u32,
             states: c.to_vec(),
@@ -232,16 +227,10 @@ pub enum Ending<'a> {
     Sweep,
     /// Sweep to `meeting.left` and meet the right states there. `mirror`
     /// caches the right states for the job (they are one layer of the
-    /// whole board's sweep, whatever the unit). A unit that sweeps to the
-    /// meeting hands its layer there back in units of at most
-    /// `part_states` states, each met on its own: the join's parts never
-    /// merge anyway (see [`join::meet_in_parts`], which cuts them the same
-    /// way), so cutting it into units costs no work and makes the long
-    /// join of a large board resumable and shared between workers.
+    /// whole board's sweep, whatever the unit).
     Meet {
         meeting: &'a Meeting,
         mirror: &'a OnceLock<Mirror>,
-        part_states: usize,
     },
 }
 
@@ -298,31 +287,15 @@ pub fn explore(
             && (s.nodes >= budget || (s.nodes >= quantum && ctx.stop_requested()))
         {
             ctx.progress.store(s.nodes, Ordering::Relaxed);
-            let size = match ending {
-                Ending::Meet { part_states, .. } if v == stop_at => part_states,
-                _ => MAX_UNIT_STATES,
-            };
             return Ok(Exploration::new(
                 s,
-                units_of_size(v, sweep.layer().iter().collect(), size),
+                units_of(v, sweep.layer().iter().collect()),
             ));
         }
         if v == stop_at {
-            if let Ending::Meet { part_states, .. } = ending {
-                if v > unit.square as usize && sweep.layer().len() > part_states {
-                    // The meeting layer, handed back in parts (see
-                    // `Ending::Meet`).
-                    ctx.progress.store(s.nodes, Ordering::Relaxed);
-                    let states = sweep.into_layer().iter().collect();
-                    return Ok(Exploration::new(s, units_of_size(v, states, part_states)));
-                }
-            }
             break;
         }
-        if let Ending::Meet {
-            meeting, mirror, ..
-        } = ending
-        {
+        if let Ending::Meet { meeting, mirror } = ending {
             // The root unit's layer before the right square is the whole
             // layer: the right states, for this unit and the job's others.
             if root && v == meeting.right && stop_at == meeting.left {
@@ -344,12 +317,7 @@ pub fn explore(
             s.closed[v] = s.closed[v].checked_add(a.closed).ok_or_else(overflow)?;
         }
     }
-    if let Ending::Meet {
-        meeting,
-        mirror,
-        part_states,
-    } = ending
-    {
+    if let Ending::Meet { meeting, mirror } = ending {
         if sweep.square() == stop_at && stop_at == meeting.left && !sweep.layer().is_empty() {
             let v = stop_at;
             let right = match mirror.get() {
@@ -367,7 +335,7 @@ pub fn explore(
                 meeting,
                 right,
                 sweep.into_layer(),
-                part_states,
+                join::MEET_PART_STATES,
                 max_states,
                 &mut |n| ctx.progress.store(base + n, Ordering::Relaxed),
             )?;

@@ -18,22 +18,12 @@ fn job(rows: u32, cols: u32) -> KnightTours {
 }
 
 fn job_by(rows: u32, cols: u32, method: Method) -> KnightTours {
-    job_parts(
-        rows,
-        cols,
-        method,
-        orchard_knight_tours::join::MEET_PART_STATES,
-    )
-}
-
-fn job_parts(rows: u32, cols: u32, method: Method, meet_part_states: usize) -> KnightTours {
     KnightTours::new(
         KnightParams {
             rows,
             cols,
             max_states: 1 << 30,
             method,
-            meet_part_states,
         },
         &Host::default(),
     )
@@ -246,7 +236,6 @@ fn bad_parameters_and_units_are_rejected() {
         cols,
         max_states: 10,
         method: Method::default(),
-        meet_part_states: 1,
     };
     assert!(KnightTours::new(p(0, 5), &Host::default()).is_err());
     assert!(KnightTours::new(p(9, 9), &Host::default()).is_err());
@@ -254,13 +243,6 @@ fn bad_parameters_and_units_are_rejected() {
     let e = KnightTours::new(p(10, 12), &Host::default()).unwrap_err();
     assert!(e.to_string().contains("short side"), "{e}");
     assert!(KnightTours::new(p(12, 8), &Host::default()).is_ok());
-    let parts = |n| KnightParams {
-        meet_part_states: n,
-        ..p(6, 6)
-    };
-    let e = KnightTours::new(parts(0), &Host::default()).unwrap_err();
-    assert!(e.to_string().contains("meet-part-states"), "{e}");
-    assert!(KnightTours::new(parts(1 << 22), &Host::default()).is_err());
     let j = job(3, 4);
     let ctx_flags = LocalFlags::default();
     let ctx = ctx_flags.context(u64::MAX);
@@ -334,52 +316,5 @@ proptest! {
         let whole = search(r, c, u64::MAX);
         let s = search(r, c, budget);
         prop_assert_eq!(s.tours, whole.tours);
-    }
-}
-
-/// The meeting layer handed back in units of a few states each: every part
-/// is a unit of its own at the meeting square, and the parts together count
-/// what the reference and one unmet-in-units run count, with the same
-/// states expanded (the join's parts are cut the same way either way).
-#[test]
-fn the_meeting_is_handed_back_in_parts_and_they_add_up() {
-    for (rows, cols) in [(5, 6), (6, 6), (5, 8)] {
-        let whole = search(rows, cols, u64::MAX);
-        assert_eq!(
-            whole.tours,
-            search_by(rows, cols, u64::MAX, Method::Sweep).tours
-        );
-        if rows * cols <= 36 {
-            assert_eq!(
-                whole.tours,
-                u128::from(reference::count(rows as usize, cols as usize))
-            );
-        }
-        for part in [1, 7, 100] {
-            let j = job_parts(rows, cols, Method::Halves, part);
-            let root = &j.root_units()[0];
-            let flags = LocalFlags::default();
-            let first = j.explore(root, &flags.context(u64::MAX)).unwrap();
-            let Exploration::Split { explored, rest } = first else {
-                panic!("{rows} x {cols}: the root unit met its layer of more than {part} states itself");
-            };
-            let square = rest[0].square;
-            assert!(rest.len() > 1, "{rows} x {cols}, parts of {part}");
-            for u in &rest {
-                assert_eq!(u.square, square, "every part is at the meeting square");
-                assert!(!u.states.is_empty() && u.states.len() <= part);
-            }
-            let mut total = explore_all(&j, rest, u64::MAX).unwrap();
-            j.merge(&mut total, explored).unwrap();
-            assert_eq!(
-                counts(total.clone()).tours,
-                whole.tours,
-                "{rows} x {cols}, parts of {part}"
-            );
-            assert_eq!(
-                total.states, whole.states,
-                "{rows} x {cols}, parts of {part}"
-            );
-        }
     }
 }
