@@ -53,12 +53,17 @@ while :; do
   esac
 done
 end=$(date +%s.%N)
-python3 - "$dir/out.json" "$start" "$end" "$procs" "$threads" "$*" <<'PY'
+# The coordinator's CPU seconds (user + system) over the whole job.
+coord_cpu=$(python3 -c '
+import os, sys
+f = open(f"/proc/{sys.argv[1]}/stat").read().rsplit(")", 1)[1].split()
+print("%.2f" % ((int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")))' "${pids[0]}")
+python3 - "$dir/out.json" "$start" "$end" "$procs" "$threads" "$*" "$coord_cpu" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 wall = float(sys.argv[3]) - float(sys.argv[2])
 print(f"hip-solve {sys.argv[6]}: winner {r['winner']} (value {r['value']}), nodes = {r['nodes']:.4e}, "
       f"discarded (searched in units cancelled as moot) = {r['nodes_discarded']:.4e}")
 print(f"{sys.argv[4]} processes x {sys.argv[5]} threads: wall {wall:.1f} s, {r['nodes'] / wall:.3e} nodes/s, "
-      f"lemmas shared: {r.get('lemma_bytes', 0) / 1e6:.2f} MB")
+      f"lemmas shared: {r.get('lemma_bytes', 0) / 1e6:.2f} MB, coordinator CPU {sys.argv[7]} s")
 PY

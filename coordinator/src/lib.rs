@@ -362,8 +362,17 @@ impl Coordinator {
                 let Some(shared) = ticker.upgrade() else {
                     break;
                 };
-                let expired = shared.lock().expire_leases();
+                let (expired, (cancelled, finished)) = {
+                    let mut s = shared.lock();
+                    (s.expire_leases(), s.sweep_due_moot())
+                };
                 shared.wake_idle(expired);
+                if !cancelled.is_empty() {
+                    shared.store.enqueue(cancelled);
+                }
+                for f in finished {
+                    shared.finish(f).await;
+                }
             }
         });
         Ok(Coordinator {

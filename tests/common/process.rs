@@ -12,7 +12,9 @@ pub fn orchard() -> Command {
     c
 }
 
-/// A fresh temporary directory, removed on drop.
+/// A fresh temporary directory, removed on drop (kept when its test fails,
+/// or always with `ORCHARD_KEEP_TEST_DIRS` set, to look at a passing test's
+/// database and logs).
 pub struct TempDir(pub PathBuf);
 
 impl TempDir {
@@ -48,6 +50,13 @@ impl Drop for TempDir {
                     }
                 }
             }
+            return;
+        }
+        if std::env::var_os("ORCHARD_KEEP_TEST_DIRS").is_some() {
+            eprintln!(
+                "test files kept in {} (ORCHARD_KEEP_TEST_DIRS)",
+                self.0.display()
+            );
             return;
         }
         let _ = std::fs::remove_dir_all(&self.0);

@@ -14,6 +14,7 @@ use std::time::Instant;
 use orchard_core::{Aggregate, PreparedJob};
 
 use super::figures::FiguresKey;
+use super::moot::MootJudgeSlot;
 use super::rate::RateMeter;
 use super::unit::{tree_prefix, Unit};
 use super::{Scheduler, WorkerId};
@@ -79,6 +80,10 @@ pub struct Job {
     pub(super) last_report: Option<Instant>,
     /// Whether the family can declare units moot (see `sweep_moot`).
     pub(super) has_moot_units: bool,
+    /// Summaries merged into the aggregate since the coordinator started.
+    pub(super) merges: u64,
+    /// The family's last judge of moot units (see `moot`).
+    pub(super) moot_judge: Option<MootJudgeSlot>,
     /// Units resolved per tree prefix, for the dashboard's picture.
     pub(super) done_by_prefix: BTreeMap<Vec<u8>, u64>,
     /// Refreshed when the bound rises (see [`Scheduler::estimates_due`]).
@@ -133,6 +138,8 @@ impl Job {
             finishing: false,
             last_report: None,
             has_moot_units: false,
+            merges: 0,
+            moot_judge: None,
             done_by_prefix: BTreeMap::new(),
             estimate: None,
             rate: RateMeter::default(),

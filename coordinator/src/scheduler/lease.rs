@@ -107,10 +107,7 @@ impl Scheduler {
                 if job.has_moot_units
                     && !waited
                     && waiting.len() < MAX_WAIT_CHECKS
-                    && job
-                        .aggregate
-                        .as_ref()
-                        .is_some_and(|a| a.must_wait(&unit.payload))
+                    && job.unit_must_wait(unit)
                 {
                     waiting.push_back((position, uid));
                     continue;

@@ -1,29 +1,131 @@
 //! Moot units: live units that can no longer change a job's answer (in a
-//! game search, a sibling already won). For families that have them, every
-//! merge is followed by a sweep that cancels them, pending or leased, so
-//! they are never leased and their workers stop at the next heartbeat.
+//! game search, a sibling already won). For families that have them, the
+//! coordinator sweeps the job's live units with the family's judge of the
+//! merged summary and cancels the moot ones, pending or leased, so they are
+//! never leased and their workers stop at the next heartbeat.
+//!
+//! Making a judge may cost a pass over the whole merged summary (`hip-solve`
+//! walks its recorded tree), which grows with the job. Made after every
+//! report, it made the coordinator of a 4 x 5 job of a few thousand units
+//! spend over 90% of its time on it, the workers idle. So a job keeps its
+//! last judge ([`MootJudgeSlot`]) and a new one is made only when the merged
+//! summary has changed and either the last one was cheap or ten times its
+//! cost has passed since: the passes take at most about a tenth of the
+//! coordinator's time, whatever the job's size. A sweep follows each new
+//! judge (after a report, or from the coordinator's tick when reports come
+//! faster than that), so a moot unit is cancelled at most a window later.
+//! `is_moot` is only ever asked of a judge just made from the current
+//! summary, about units that exist then (the answers the family promises);
+//! `must_wait` may be asked of the last one, a few merges old, which only
+//! changes the order in which units are leased.
 
+use std::time::{Duration, Instant};
+
+use orchard_core::EncodedMootJudge;
+
+use super::finish::Finishing;
+use super::job::Job;
+use super::unit::Unit;
 use super::Scheduler;
 use crate::store::{JobId, UnitId, Write};
 
+/// A judge that took less than this to make is made again at every change.
+const CHEAP_JUDGE: Duration = Duration::from_millis(1);
+
+/// A costly judge is made again once this many times its cost has passed.
+const JUDGE_COST_SHARE: u32 = 10;
+
+/// Which of a job's judges gave an answer: the job's `merges` when it was
+/// made (a judge made again at the same count answers the same).
+pub(super) type JudgeId = u64;
+
+/// A job's last [`EncodedMootJudge`], with when and from what it was made.
+pub(super) struct MootJudgeSlot {
+    judge: Box<dyn EncodedMootJudge>,
+    /// The job's `merges` when it was made.
+    merges: JudgeId,
+    made: Instant,
+    cost: Duration,
+}
+
+impl Job {
+    /// Whether the merged summary has changed since the last judge and a
+    /// new one is due (see the module's doc).
+    fn judge_due(&self) -> bool {
+        match &self.moot_judge {
+            None => true,
+            Some(slot) => {
+                slot.merges != self.merges
+                    && (slot.cost < CHEAP_JUDGE
+                        || slot.made.elapsed() >= slot.cost * JUDGE_COST_SHARE)
+            }
+        }
+    }
+
+    /// Makes a new judge of the merged summary; false if the job has no
+    /// aggregate or its family no moot units.
+    fn make_judge(&mut self) -> bool {
+        let started = Instant::now();
+        let Some(judge) = self.aggregate.as_ref().and_then(|a| a.moot_judge()) else {
+            return false;
+        };
+        self.moot_judge = Some(MootJudgeSlot {
+            judge,
+            merges: self.merges,
+            made: started,
+            cost: started.elapsed(),
+        });
+        true
+    }
+
+    /// Whether `unit` must wait (see `orchard_core::MootJudge::must_wait`),
+    /// by the last judge made (made now if there is none). A unit that
+    /// waits is asked again at every lease until something else is leased,
+    /// so the answer is kept with the unit until the next judge: asking
+    /// `hip-solve` replays the unit's line and orders the moves at each of
+    /// its positions.
+    pub(super) fn unit_must_wait(&mut self, unit: &mut Unit) -> bool {
+        if self.moot_judge.is_none() && !self.make_judge() {
+            return false;
+        }
+        let slot = self.moot_judge.as_ref().expect("made above");
+        match unit.waits {
+            Some((id, waits)) if id == slot.merges => waits,
+            _ => {
+                let waits = slot.judge.must_wait(&unit.payload);
+                unit.waits = Some((slot.merges, waits));
+                waits
+            }
+        }
+    }
+}
+
 impl Scheduler {
     /// Cancels every live unit of `job_id` that can no longer change the
-    /// answer (families with `PreparedJob::has_moot_units` only). Leased
-    /// ones are dropped too: their workers learn it at the next heartbeat.
+    /// answer (families with `PreparedJob::has_moot_units` only), if a new
+    /// judge is due (see the module's doc). Leased ones are dropped too:
+    /// their workers learn it at the next heartbeat.
     pub fn sweep_moot(&mut self, job_id: JobId) -> Vec<Write> {
+        match self.jobs.get(&job_id) {
+            Some(job) if job.has_moot_units && job.live() && job.judge_due() => {}
+            _ => return Vec::new(),
+        }
+        self.sweep_moot_now(job_id)
+    }
+
+    /// [`Scheduler::sweep_moot`] with a new judge, due or not.
+    fn sweep_moot_now(&mut self, job_id: JobId) -> Vec<Write> {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Vec::new();
         };
-        if !job.has_moot_units || !job.live() {
+        if !job.has_moot_units || !job.live() || !job.make_judge() {
             return Vec::new();
         }
-        let Some(agg) = job.aggregate.as_ref() else {
-            return Vec::new();
-        };
+        let judge = &job.moot_judge.as_ref().expect("made above").judge;
         let moot: Vec<UnitId> = self
             .units
             .iter()
-            .filter(|(_, u)| u.job == job_id && !u.reporting && agg.is_moot(&u.payload))
+            .filter(|(_, u)| u.job == job_id && !u.reporting && judge.is_moot(&u.payload))
             .map(|(&id, _)| id)
             .collect();
         let mut cancelled = Vec::with_capacity(moot.len());
@@ -62,9 +164,28 @@ impl Scheduler {
         }
     }
 
-    /// [`Scheduler::sweep_moot`] for every job (after loading).
+    /// A sweep with a new judge of every job (after loading).
     pub fn sweep_all_moot(&mut self) -> Vec<Write> {
         let ids: Vec<JobId> = self.jobs.keys().copied().collect();
-        ids.into_iter().flat_map(|id| self.sweep_moot(id)).collect()
+        ids.into_iter()
+            .flat_map(|id| self.sweep_moot_now(id))
+            .collect()
+    }
+
+    /// The sweeps due that no report made (reports came faster than the
+    /// judges' window, then stopped): for the coordinator's tick. Returns
+    /// the writes to queue and the jobs the sweeps finished.
+    pub fn sweep_due_moot(&mut self) -> (Vec<Write>, Vec<Finishing>) {
+        let ids: Vec<JobId> = self.jobs.keys().copied().collect();
+        let mut writes = Vec::new();
+        let mut finished = Vec::new();
+        for id in ids {
+            let cancelled = self.sweep_moot(id);
+            if !cancelled.is_empty() {
+                writes.extend(cancelled);
+                finished.extend(self.check_finished(id));
+            }
+        }
+        (writes, finished)
     }
 }

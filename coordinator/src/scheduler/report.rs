@@ -361,6 +361,7 @@ impl Scheduler {
         job.units_total += r.rest.len() as u64;
         job.nodes_done = job.nodes_done.saturating_add(r.nodes);
         if let Some(agg) = job.aggregate.as_mut() {
+            job.merges += 1;
             if let Err(e) = agg.absorb(&r.summary) {
                 job.state = super::JobState::Failed;
                 job.error = Some(format!("merging unit {}: {e}", r.unit_id));

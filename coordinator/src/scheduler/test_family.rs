@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use orchard_core::{
     Capabilities, DynExploration, DynFamily, Erased, Exploration, ExploreContext, FamilyError,
-    FamilyReport, Host, LocalFlags, MootUnits, ParamError, PreparedJob, SearchFamily,
+    FamilyReport, Host, LocalFlags, MootJudge, MootUnits, ParamError, PreparedJob, SearchFamily,
 };
 use serde::{Deserialize, Serialize};
 
@@ -150,12 +150,28 @@ impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
 }
 
 impl<const MOOT: bool> MootUnits<Leaves<MOOT>> for Leaves<MOOT> {
-    fn is_moot(&self, merged: &Visited, _: &Range) -> bool {
-        self.0.target.is_some_and(|t| merged.has(t))
+    fn judge(&self, merged: &Visited) -> Box<dyn MootJudge<Range>> {
+        Box::new(LeavesJudge {
+            target: self.0.target,
+            target_merged: self.0.target.is_some_and(|t| merged.has(t)),
+        })
+    }
+}
+
+/// Once `target` is merged every unit is moot; until then the units above
+/// it wait.
+struct LeavesJudge {
+    target: Option<u64>,
+    target_merged: bool,
+}
+
+impl MootJudge<Range> for LeavesJudge {
+    fn is_moot(&self, _: &Range) -> bool {
+        self.target_merged
     }
 
-    fn must_wait(&self, merged: &Visited, u: &Range) -> bool {
-        self.0.target.is_some_and(|t| u.lo > t && !merged.has(t))
+    fn must_wait(&self, u: &Range) -> bool {
+        self.target.is_some_and(|t| u.lo > t) && !self.target_merged
     }
 }
 

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use super::lease::Lease;
+use super::moot::JudgeId;
 use super::{Scheduler, WorkerId};
 use crate::store::{JobId, NewUnit};
 
@@ -31,6 +32,9 @@ pub(super) struct Unit {
     pub(super) holders: Vec<WorkerId>,
     /// For a verified job: the replicas reported so far, oldest first.
     pub(super) replicas: Vec<Replica>,
+    /// The last answer of `must_wait` for it, with the judge that gave it
+    /// (see `Job::unit_must_wait`).
+    pub(super) waits: Option<(JudgeId, bool)>,
 }
 
 /// One replica's report of a unit of a verified job, kept until the unit's
@@ -82,6 +86,7 @@ impl Unit {
             split_sent: false,
             holders: Vec::new(),
             replicas: Vec::new(),
+            waits: None,
         }
     }
 }

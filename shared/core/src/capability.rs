@@ -42,19 +42,50 @@ impl<F: SearchFamily> Default for Capabilities<'_, F> {
 
 /// Units whose result can no longer change the answer.
 ///
-/// When a family has this capability, the coordinator re-checks every live
-/// unit of a job after each merge, cancels the moot ones, and asks
-/// [`MootUnits::must_wait`] before leasing a unit.
+/// When a family has this capability, the coordinator cancels the live
+/// units of a job that have become moot as units merge, and asks whether a
+/// unit must wait before leasing it. It asks about many units against one
+/// merged summary, so the questions go through a [`MootJudge`] made for a
+/// summary ([`MootUnits::judge`]): whatever the answers need from the whole
+/// summary (a game search's pass over its recorded tree) is worked out
+/// there once, not once a unit. Asking per unit would cost the coordinator
+/// the live units times the summary's size after every report, which on a
+/// `hip-solve` job of a few thousand units made it the cluster's
+/// bottleneck; even once a report, the pass grows with the job, so the
+/// coordinator makes a new judge only every so often and keeps using the
+/// last one meanwhile (see `coordinator/src/scheduler/moot.rs`).
+///
+/// What that asks of a family: a judge answers for the summary it was made
+/// from, and a unit it calls moot against a summary stays moot against
+/// every summary merged from it (merging only ever settles more), as long
+/// as the unit existed when that summary was merged; the coordinator asks
+/// a judge only about units that did.
 pub trait MootUnits<F: SearchFamily>: Send + Sync {
+    /// The answers for units against `merged`, everything merged so far.
+    fn judge(&self, merged: &F::Summary) -> Box<dyn MootJudge<F::Unit>>;
+
+    /// [`MootJudge::is_moot`] for one unit (a judge made and dropped).
+    fn is_moot(&self, merged: &F::Summary, unit: &F::Unit) -> bool {
+        self.judge(merged).is_moot(unit)
+    }
+
+    /// [`MootJudge::must_wait`] for one unit (a judge made and dropped).
+    fn must_wait(&self, merged: &F::Summary, unit: &F::Unit) -> bool {
+        self.judge(merged).must_wait(unit)
+    }
+}
+
+/// [`MootUnits`]' answers against one merged summary.
+pub trait MootJudge<U>: Send + Sync {
     /// Whether `unit` can no longer change the answer, given everything
-    /// merged so far (e.g. in a game search, a sibling already won).
-    fn is_moot(&self, merged: &F::Summary, unit: &F::Unit) -> bool;
+    /// merged (e.g. in a game search, a sibling already won).
+    fn is_moot(&self, unit: &U) -> bool;
 
     /// Whether leasing `unit` now would be speculative: an elder sibling of
     /// one of its ancestors, still unsettled, may yet make it moot. The
     /// coordinator leases such units only when nothing else is pending
     /// ("young brothers wait"). The default: never.
-    fn must_wait(&self, _merged: &F::Summary, _unit: &F::Unit) -> bool {
+    fn must_wait(&self, _unit: &U) -> bool {
         false
     }
 }

@@ -92,10 +92,10 @@ pub trait Aggregate: Send {
     /// See [`SearchFamily::figures`]; `running` are encoded units (a
     /// malformed one is left out).
     fn figures(&self, running: &[&[u8]]) -> Vec<Figure>;
-    /// See [`crate::MootUnits::is_moot`]. A malformed unit is never moot.
-    fn is_moot(&self, unit: &[u8]) -> bool;
-    /// See [`crate::MootUnits::must_wait`]. A malformed unit never waits.
-    fn must_wait(&self, unit: &[u8]) -> bool;
+    /// The [`crate::MootJudge`] of the merged summary as it is now, for
+    /// encoded units; `None` when the family has no moot units. Making one
+    /// may cost a pass over the summary: make one for many questions.
+    fn moot_judge(&self) -> Option<Box<dyn EncodedMootJudge>>;
     /// See [`SearchFamily::split_on_idle`]. A malformed unit may be split.
     fn split_on_idle(&self, unit: &[u8]) -> bool;
 }
@@ -283,21 +283,37 @@ impl<F: SearchFamily> Aggregate for Merged<F> {
         self.family.figures(&self.summary, &running)
     }
 
-    fn is_moot(&self, unit: &[u8]) -> bool {
-        let Some(moot) = self.family.capabilities().moot_units else {
-            return false;
-        };
-        codec::decode::<F::Unit>(unit).is_ok_and(|u| moot.is_moot(&self.summary, &u))
-    }
-
-    fn must_wait(&self, unit: &[u8]) -> bool {
-        let Some(moot) = self.family.capabilities().moot_units else {
-            return false;
-        };
-        codec::decode::<F::Unit>(unit).is_ok_and(|u| moot.must_wait(&self.summary, &u))
+    fn moot_judge(&self) -> Option<Box<dyn EncodedMootJudge>> {
+        let moot = self.family.capabilities().moot_units?;
+        Some(Box::new(DecodingJudge::<F> {
+            judge: moot.judge(&self.summary),
+        }))
     }
 
     fn split_on_idle(&self, unit: &[u8]) -> bool {
         codec::decode::<F::Unit>(unit).map_or(true, |u| self.family.split_on_idle(&u))
+    }
+}
+
+/// A [`crate::MootJudge`] for encoded units (see [`Aggregate::moot_judge`]).
+pub trait EncodedMootJudge: Send + Sync {
+    /// See [`crate::MootJudge::is_moot`]. A malformed unit is never moot.
+    fn is_moot(&self, unit: &[u8]) -> bool;
+    /// See [`crate::MootJudge::must_wait`]. A malformed unit never waits.
+    fn must_wait(&self, unit: &[u8]) -> bool;
+}
+
+/// The family's judge behind [`EncodedMootJudge`]: decodes, then asks.
+struct DecodingJudge<F: SearchFamily> {
+    judge: Box<dyn crate::MootJudge<F::Unit>>,
+}
+
+impl<F: SearchFamily> EncodedMootJudge for DecodingJudge<F> {
+    fn is_moot(&self, unit: &[u8]) -> bool {
+        codec::decode::<F::Unit>(unit).is_ok_and(|u| self.judge.is_moot(&u))
+    }
+
+    fn must_wait(&self, unit: &[u8]) -> bool {
+        codec::decode::<F::Unit>(unit).is_ok_and(|u| self.judge.must_wait(&u))
     }
 }

@@ -200,7 +200,8 @@ pub fn fuzz(
                 let _ = guarded(family, "unit_label", &input, || job.unit_label(&input))?;
                 guarded(family, "is_moot", &input, || {
                     let agg = job.new_aggregate();
-                    (agg.is_moot(&input), agg.must_wait(&input))
+                    agg.moot_judge()
+                        .map(|j| (j.is_moot(&input), j.must_wait(&input)))
                 })?;
                 guarded(family, "figures", &input, || {
                     job.new_aggregate().figures(&[&input])

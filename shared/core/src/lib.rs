@@ -45,8 +45,8 @@ pub mod runs;
 pub mod sequential;
 pub mod testing;
 
-pub use capability::{CacheSnapshot, Capabilities, LemmaExchange, MootUnits, Probing};
-pub use erased::{Aggregate, DynExploration, DynFamily, Erased, PreparedJob};
+pub use capability::{CacheSnapshot, Capabilities, LemmaExchange, MootJudge, MootUnits, Probing};
+pub use erased::{Aggregate, DynExploration, DynFamily, EncodedMootJudge, Erased, PreparedJob};
 pub use error::{FamilyError, ParamError};
 pub use family::{Exploration, ExploreContext, FamilyReport, Host, LocalFlags, SearchFamily};
 pub use figure::Figure;

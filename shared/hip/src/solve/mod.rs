@@ -104,7 +104,7 @@ pub struct HipSolve {
     /// The last `relevance::Relevance` computed for
     /// [`orchard_core::MootUnits`] (the coordinator asks about every live
     /// unit after each merge).
-    relevance: Mutex<Option<RelevanceCache>>,
+    relevance: Mutex<Option<std::sync::Arc<RelevanceCache>>>,
 }
 
 impl HipSolve {

@@ -1,18 +1,19 @@
 //! Which units the root's value may still depend on ([`Relevance`], cached
-//! per merged summary in [`RelevanceCache`]), and the [`MootUnits`] answers
+//! per merged summary in [`RelevanceCache`]), and the [`MootJudge`] answers
 //! built on it: `is_moot` cancels units that can no longer matter, and
 //! `must_wait` holds back young brothers until the eldest is settled. The
 //! scheduler asks these questions, not the search, so they stand apart
 //! from exploring.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::eval::Eval;
 use super::game::{Child, Game};
 use super::summary::{Key, SolveSummary, SolveUnit};
 use super::{Expect, HipSolve};
 use crate::search::{ordered_moves, Pos};
-use orchard_core::MootUnits;
+use orchard_core::{MootJudge, MootUnits};
 
 /// A child as [`Relevance`] sees it: P1's interval, and the position (none
 /// when the move ends the game).
@@ -134,41 +135,61 @@ pub(super) struct RelevanceCache {
     relevance: Relevance,
 }
 
+impl RelevanceCache {
+    fn matches(&self, s: &SolveSummary) -> bool {
+        self.nodes == s.nodes
+            && self.snapshot.len() == s.known.len()
+            && self
+                .snapshot
+                .iter()
+                .zip(&s.known)
+                .all(|(a, (k, v))| a.0 == *k && a.1 == v.lo && a.2 == v.hi && a.3 == v.expanded)
+    }
+}
+
 impl HipSolve {
-    /// Runs `f` on the [`Relevance`] of `s`, computed or cached. One
-    /// computation at a time per job: the callers (the coordinator's
-    /// scheduler) ask about one merged summary many times in a row.
-    fn with_relevance<T>(&self, s: &SolveSummary, f: impl FnOnce(&Game, &Relevance) -> T) -> T {
-        let p = &self.params;
+    /// The [`Relevance`] of `s`, computed or cached (one unit at a time,
+    /// callers such as the tests ask about one summary many times). The
+    /// check that the cache holds `s` costs a pass over `s.known`.
+    fn relevance_of(&self, s: &SolveSummary) -> Arc<RelevanceCache> {
         let mut slot = self.relevance.lock().unwrap_or_else(|e| e.into_inner());
-        let hit = slot.as_ref().is_some_and(|c| {
-            c.nodes == s.nodes
-                && c.snapshot.len() == s.known.len()
-                && c.snapshot
-                    .iter()
-                    .zip(&s.known)
-                    .all(|(a, (k, v))| a.0 == *k && a.1 == v.lo && a.2 == v.hi && a.3 == v.expanded)
-        });
-        if !hit {
-            let game = Game::new(p);
-            let relevance = Relevance::compute(&game, s, p.root_depth());
-            *slot = Some(RelevanceCache {
-                nodes: s.nodes,
-                snapshot: s
-                    .known
-                    .iter()
-                    .map(|(k, v)| (*k, v.lo, v.hi, v.expanded))
-                    .collect(),
-                game,
-                relevance,
-            });
+        if let Some(c) = slot.as_ref().filter(|c| c.matches(s)) {
+            return Arc::clone(c);
         }
-        let c = slot.as_ref().expect("filled above");
-        f(&c.game, &c.relevance)
+        let p = &self.params;
+        let game = Game::new(p);
+        let relevance = Relevance::compute(&game, s, p.root_depth());
+        let fresh = Arc::new(RelevanceCache {
+            nodes: s.nodes,
+            snapshot: s
+                .known
+                .iter()
+                .map(|(k, v)| (*k, v.lo, v.hi, v.expanded))
+                .collect(),
+            game,
+            relevance,
+        });
+        *slot = Some(Arc::clone(&fresh));
+        fresh
     }
 }
 
 impl MootUnits<HipSolve> for HipSolve {
+    fn judge(&self, merged: &SolveSummary) -> Box<dyn MootJudge<SolveUnit>> {
+        Box::new(SolveJudge {
+            expect: self.params.expect,
+            cache: self.relevance_of(merged),
+        })
+    }
+}
+
+/// [`HipSolve`]'s answers against one merged summary.
+struct SolveJudge {
+    expect: Option<Expect>,
+    cache: Arc<RelevanceCache>,
+}
+
+impl MootJudge<SolveUnit> for SolveJudge {
     /// Young brothers wait: a unit waits while, at some position on its
     /// line, the first move in search order leads elsewhere, to a position
     /// not yet settled and still relevant. Searched first, that position
@@ -178,51 +199,48 @@ impl MootUnits<HipSolve> for HipSolve {
     /// is the guessed winner make units wait: where the mover is expected to
     /// lose (or, for a draw, nobody is expected to win), every child has to
     /// be searched anyway, so siblings are searched side by side.
-    fn must_wait(&self, merged: &SolveSummary, unit: &SolveUnit) -> bool {
-        let p = &self.params;
-        self.with_relevance(merged, |game, r| {
-            if game.replay(&unit.moves).is_err() {
-                return false; // a malformed unit never waits
+    fn must_wait(&self, unit: &SolveUnit) -> bool {
+        let (game, r) = (&self.cache.game, &self.cache.relevance);
+        if game.replay(&unit.moves).is_err() {
+            return false; // a malformed unit never waits
+        }
+        let board = &game.board;
+        let mut pos = Pos::EMPTY;
+        for &m in &unit.moves {
+            let p1 = game.p1_to_move(&pos);
+            let mover_expected_to_win = match self.expect {
+                None => true,
+                Some(Expect::First) => p1,
+                Some(Expect::Second) => !p1,
+                Some(Expect::Draw) => false,
+            };
+            if !mover_expected_to_win {
+                pos = pos.play(board, m as usize, p1);
+                continue;
             }
-            let board = &game.board;
-            let mut pos = Pos::EMPTY;
-            for &m in &unit.moves {
-                let p1 = game.p1_to_move(&pos);
-                let mover_expected_to_win = match p.expect {
-                    None => true,
-                    Some(Expect::First) => p1,
-                    Some(Expect::Second) => !p1,
-                    Some(Expect::Draw) => false,
-                };
-                if !mover_expected_to_win {
-                    pos = pos.play(board, m as usize, p1);
-                    continue;
+            let list = ordered_moves(board, &pos, p1, 0);
+            let child = pos.play(board, m as usize, p1);
+            if list.len > 0 {
+                let eldest = pos.play(board, list.cells[0] as usize, p1);
+                let ek = game.key(&eldest).0;
+                if ek != game.key(&child).0
+                    && !game.full(&eldest)
+                    && !r.settled.contains(&ek)
+                    && !r.moot(&ek)
+                {
+                    return true;
                 }
-                let list = ordered_moves(board, &pos, p1, 0);
-                let child = pos.play(board, m as usize, p1);
-                if list.len > 0 {
-                    let eldest = pos.play(board, list.cells[0] as usize, p1);
-                    let ek = game.key(&eldest).0;
-                    if ek != game.key(&child).0
-                        && !game.full(&eldest)
-                        && !r.settled.contains(&ek)
-                        && !r.moot(&ek)
-                    {
-                        return true;
-                    }
-                }
-                pos = child;
             }
-            false
-        })
+            pos = child;
+        }
+        false
     }
 
-    fn is_moot(&self, merged: &SolveSummary, unit: &SolveUnit) -> bool {
-        self.with_relevance(merged, |game, r| {
-            let Ok(pos) = game.replay(&unit.moves) else {
-                return false;
-            };
-            r.moot(&game.key(&pos).0)
-        })
+    fn is_moot(&self, unit: &SolveUnit) -> bool {
+        let game = &self.cache.game;
+        let Ok(pos) = game.replay(&unit.moves) else {
+            return false;
+        };
+        self.cache.relevance.moot(&game.key(&pos).0)
     }
 }
