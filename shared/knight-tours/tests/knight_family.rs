@@ -9,7 +9,8 @@ use orchard_core::{
     SearchFamily,
 };
 use orchard_knight_tours::{
-    reference, units_of, Frontier, KnightParams, KnightTours, Layer, Method, TourSummary,
+    reference, units_of, Frontier, KnightParams, KnightTours, KnightUnit, Layer, Method,
+    TourSummary,
 };
 use proptest::prelude::*;
 
@@ -18,16 +19,31 @@ fn job(rows: u32, cols: u32) -> KnightTours {
 }
 
 fn job_by(rows: u32, cols: u32, method: Method) -> KnightTours {
+    job_parts(
+        rows,
+        cols,
+        method,
+        orchard_knight_tours::join::MEET_PART_STATES,
+    )
+}
+
+fn job_parts(rows: u32, cols: u32, method: Method, meet_part_states: usize) -> KnightTours {
     KnightTours::new(
         KnightParams {
             rows,
             cols,
             max_states: 1 << 30,
             method,
+            meet_part_states,
         },
         &Host::default(),
     )
     .unwrap()
+}
+
+/// Layers as units of the job.
+fn layers(units: Vec<Layer>) -> Vec<KnightUnit> {
+    units.into_iter().map(KnightUnit::Layer).collect()
 }
 
 fn search(rows: u32, cols: u32, budget: u64) -> TourSummary {
@@ -54,7 +70,7 @@ fn sweep_without_shortcut(rows: u32, cols: u32) -> u128 {
     let mut after0 = Vec::new();
     f.step(0, Frontier::START, &mut |k| after0.push((k, 1u128)));
     let units = units_of(1, after0);
-    explore_all(&j, units, u64::MAX).unwrap().tours
+    explore_all(&j, layers(units), u64::MAX).unwrap().tours
 }
 
 #[test]
@@ -178,7 +194,7 @@ fn a_layer_cut_into_many_units_counts_the_same() {
             states: c.to_vec(),
         })
         .collect();
-    let cut = explore_all(&j, units, 1000).unwrap();
+    let cut = explore_all(&j, layers(units), 1000).unwrap();
     assert_eq!(cut.tours, 9862);
     // States of different units never merge: the cut costs work.
     let whole = search(6, 6, u64::MAX);
@@ -186,7 +202,7 @@ fn a_layer_cut_into_many_units_counts_the_same() {
     assert!(cut.nodes > 2 * after, "{} vs {after}", cut.nodes);
     assert_eq!(units_of(12, states.clone()).len(), 1);
     assert_eq!(
-        explore_all(&j, units_of(12, states), u64::MAX)
+        explore_all(&j, layers(units_of(12, states)), u64::MAX)
             .unwrap()
             .tours,
         9862
@@ -236,6 +252,7 @@ fn bad_parameters_and_units_are_rejected() {
         cols,
         max_states: 10,
         method: Method::default(),
+        meet_part_states: 1,
     };
     assert!(KnightTours::new(p(0, 5), &Host::default()).is_err());
     assert!(KnightTours::new(p(9, 9), &Host::default()).is_err());
@@ -260,7 +277,7 @@ fn bad_parameters_and_units_are_rejected() {
             states: vec![(0, 0)],
         },
     ];
-    for u in bad {
+    for u in layers(bad.to_vec()) {
         assert!(
             matches!(j.explore(&u, &ctx), Err(FamilyError::BadUnit(_))),
             "{u:?}"
