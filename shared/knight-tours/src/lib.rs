@@ -43,7 +43,24 @@
 //! square 12, 4,759 states, into units of 7 states triples the work after
 //! it): a frontier count is a sequential computation, and its units are for
 //! resuming (the coordinator stores each hand-back, and a run killed at
-//! square 40 goes on from square 40), not for speed.
+//! square 40 goes on from square 40), not for speed. The exception is the
+//! meeting of `--method halves`, whose parts never merge anyway: see
+//! "Meeting parts".
+//!
+//! **Meeting parts.** The root unit does not meet its own layer: it keeps
+//! the whole meeting layer (sorted by key) and hands back units that *name*
+//! their part ([`MeetPart`]: part `i` of `K`, the board, the meeting
+//! square, the layer's size and fingerprint; about 30 bytes, at most
+//! [`MAX_MEET_PARTS`] of them) instead of carrying its states, which on
+//! 8 x 8 made one report of 460 MB (module [`parts`]). Any worker meets a
+//! part: one that did not sweep the root rebuilds the layer (the half sweep
+//! again) once per process and checks it against the unit. *Nodes of a part
+//! unit are the meeting's work on its part only* (inner states expanded and
+//! joined states), so a job's nodes are the half sweep once plus every
+//! part's meeting, as in one process; the states swept again to rebuild the
+//! layer are reported apart (`rebuilt_states`). A unit handed back before
+//! the meeting holds only some of the layer's states: it meets its own
+//! layer there, in parts cut the same way, one after the other.
 //!
 //! **Hand-backs.** So a unit is handed back only *between* squares, whole:
 //! when the node budget (states expanded) has run out, or a stop was

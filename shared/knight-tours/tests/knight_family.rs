@@ -9,8 +9,8 @@ use orchard_core::{
     SearchFamily,
 };
 use orchard_knight_tours::{
-    reference, units_of, Frontier, KnightParams, KnightTours, KnightUnit, Layer, Method,
-    TourSummary,
+    reference, units_of, Frontier, KnightParams, KnightTours, KnightUnit, Layer, MeetPart, Method,
+    TourSummary, MAX_MEET_PARTS,
 };
 use proptest::prelude::*;
 
@@ -60,6 +60,18 @@ fn search_by(rows: u32, cols: u32, budget: u64, method: Method) -> TourSummary {
 fn counts(mut s: TourSummary) -> TourSummary {
     s.peak_bytes = 0;
     s
+}
+
+trait WithoutRebuild {
+    fn without_rebuild(self) -> Self;
+}
+
+impl WithoutRebuild for TourSummary {
+    /// The summary but for the states swept to rebuild the meeting layer.
+    fn without_rebuild(mut self) -> TourSummary {
+        self.rebuilt = 0;
+        self
+    }
 }
 
 /// The sweep alone, without the colour shortcut of the root unit (which
@@ -334,4 +346,199 @@ proptest! {
         let s = search(r, c, budget);
         prop_assert_eq!(s.tours, whole.tours);
     }
+}
+
+/// Bytes a part unit takes encoded, at most (the codec's version byte, the
+/// enum's tag and seven varints): the root unit's report carries one per
+/// part, at most `MAX_MEET_PARTS`, so it stays under 4096 x 48 = 192 KiB
+/// whatever the board (the reverted hand-back of session 17 carried the
+/// states: ~460 MB on 8 x 8).
+const PART_UNIT_BYTES: usize = 48;
+
+/// The root unit's meeting layer, handed back as units that name their
+/// part: many small units (parts of 1, 7, 100 left states), each met by a
+/// job of its own (another worker: it rebuilds the layer) and again by the
+/// job that swept the root (its kept layer). The parts add up to the
+/// reference's count and the sweep's; the job's states per square are the
+/// same as in one unit, and its nodes are the half sweep's once plus the
+/// parts' meetings (the rebuilds go to `rebuilt` only).
+#[test]
+fn the_meeting_is_handed_back_as_named_parts_and_they_add_up() {
+    for (rows, cols) in [(5, 6), (6, 6), (6, 5), (5, 8)] {
+        let whole = search(rows, cols, u64::MAX);
+        assert_eq!(whole.rebuilt, 0, "one process keeps its layer");
+        assert_eq!(
+            whole.tours,
+            search_by(rows, cols, u64::MAX, Method::Sweep).tours
+        );
+        if rows * cols <= 36 {
+            assert_eq!(
+                whole.tours,
+                u128::from(reference::count(rows as usize, cols as usize))
+            );
+        }
+        for part_states in [1, 7, 100] {
+            let at = format!("{rows} x {cols}, parts of {part_states}");
+            let j = job_parts(rows, cols, Method::Halves, part_states);
+            let root = &j.root_units()[0];
+            let flags = LocalFlags::default();
+            let Exploration::Split { explored, rest } =
+                j.explore(root, &flags.context(u64::MAX)).unwrap()
+            else {
+                panic!("{at}: the root unit met its layer itself");
+            };
+            assert_eq!(explored.tours, 0, "{at}: no tour closes in a half");
+            let parts: Vec<MeetPart> = rest
+                .iter()
+                .map(|u| match u {
+                    KnightUnit::Part(p) => p.clone(),
+                    KnightUnit::Layer(l) => panic!("{at}: a layer at square {}", l.square),
+                })
+                .collect();
+            let left = parts[0].left_states;
+            let k = parts.len() as u64;
+            assert_eq!(k, left.div_ceil(part_states as u64).min(4096), "{at}");
+            assert!(k > 1, "{at}: {left} left states in one part");
+            let report = orchard_core::codec::encode(&rest);
+            assert!(report.len() <= PART_UNIT_BYTES * rest.len(), "{at}");
+            for u in &rest {
+                let bytes = orchard_core::codec::encode(u).len();
+                assert!(bytes <= PART_UNIT_BYTES, "{at}: {bytes} bytes");
+            }
+            let mut total = explored.clone();
+            let mut rebuilt = TourSummary::default();
+            let mut fresh_runs = 0;
+            for (i, u) in rest.iter().enumerate() {
+                let KnightUnit::Part(p) = u else {
+                    unreachable!()
+                };
+                assert_eq!((p.part, p.parts, p.left_states), (i as u32, k as u32, left));
+                let here = match j.explore(u, &flags.context(u64::MAX)).unwrap() {
+                    Exploration::Finished(s) => s,
+                    e => panic!("{at}: part {i} split: {e:?}"),
+                };
+                assert_eq!(here.rebuilt, 0, "{at}: the root's layer was kept");
+                if [0, k / 2, k - 1].contains(&(i as u64)) {
+                    // A fresh job: what a worker that never swept the root
+                    // does (and a re-run after a lost lease). The same
+                    // part, whoever meets it: the same summary but for the
+                    // rebuild (and so the replicas' comparison).
+                    let fresh = job_parts(rows, cols, Method::Halves, part_states);
+                    let again = match fresh.explore(u, &flags.context(u64::MAX)).unwrap() {
+                        Exploration::Finished(s) => s,
+                        e => panic!("{at}: part {i} split: {e:?}"),
+                    };
+                    assert_eq!(
+                        again.rebuilt, explored.nodes,
+                        "{at}: the rebuild sweeps the half once"
+                    );
+                    assert_eq!(again.clone().without_rebuild(), here, "{at}, part {i}");
+                    assert_eq!(
+                        j.verified_part(u, &again, 0),
+                        j.verified_part(u, &here, 0),
+                        "{at}, part {i}"
+                    );
+                    j.merge(&mut rebuilt, again).unwrap();
+                    fresh_runs += 1;
+                }
+                j.merge(&mut total, here).unwrap();
+            }
+            assert_eq!(total.tours, whole.tours, "{at}");
+            assert_eq!(total.states, whole.states, "{at}");
+            assert_eq!(total.rebuilt, 0, "{at}");
+            assert_eq!(rebuilt.rebuilt, fresh_runs * explored.nodes, "{at}");
+            let meeting = j.frontier().n
+                - explored
+                    .states
+                    .iter()
+                    .rev()
+                    .take_while(|&&x| x == 0)
+                    .count();
+            assert!(meeting > 0 && meeting < j.frontier().n);
+            // The half sweep's states once in the nodes, then the parts'.
+            assert_eq!(
+                explored.nodes,
+                whole.states[..meeting].iter().sum::<u64>(),
+                "{at}"
+            );
+            // The sequential path goes through the same part units.
+            let seq = explore_all(&j, j.root_units(), u64::MAX).unwrap();
+            assert_eq!(counts(seq), counts(total), "{at}");
+        }
+    }
+}
+
+/// Part units that do not name a part of this job's meeting are refused
+/// with one line each, never a panic or a count of other states: out of
+/// range, another board, another square, another layer (size or
+/// fingerprint), a job that does not meet halves; also after the codec.
+#[test]
+fn hostile_part_units_are_refused() {
+    let j = job_parts(6, 6, Method::Halves, 7);
+    let flags = LocalFlags::default();
+    let ctx = flags.context(u64::MAX);
+    let Exploration::Split { rest, .. } = j.explore(&j.root_units()[0], &ctx).unwrap() else {
+        panic!("6 x 6: no parts");
+    };
+    let KnightUnit::Part(good) = rest[1].clone() else {
+        panic!("6 x 6: a layer handed back");
+    };
+    let with = |f: &dyn Fn(&mut MeetPart)| {
+        let mut p = good.clone();
+        f(&mut p);
+        p
+    };
+    let cases: Vec<(MeetPart, &str)> = vec![
+        (with(&|p| p.part = p.parts), "part"),
+        (with(&|p| p.part = u32::MAX), "part"),
+        (with(&|p| p.parts = 0), "parts"),
+        (with(&|p| p.parts = MAX_MEET_PARTS + 1), "parts"),
+        (with(&|p| p.rows = 5), "board"),
+        (with(&|p| p.cols = 8), "board"),
+        (with(&|p| p.square += 1), "square"),
+        (with(&|p| p.left_states = u64::from(p.parts) - 1), "states"),
+        (with(&|p| p.left_states += 1), "layer"),
+        (with(&|p| p.fingerprint ^= 1), "fingerprint"),
+    ];
+    // A fresh job too: the checks after the rebuild.
+    let fresh = job_parts(6, 6, Method::Halves, 7);
+    for (p, what) in cases {
+        for job in [&j, &fresh] {
+            let bytes = orchard_core::codec::encode(&KnightUnit::Part(p.clone()));
+            let u: KnightUnit = orchard_core::codec::decode(&bytes).unwrap();
+            match job.explore(&u, &ctx) {
+                Err(FamilyError::BadUnit(e)) => {
+                    assert!(e.contains("meeting part"), "{what}: {e}");
+                    assert!(!e.contains('\n'), "one line: {e}");
+                }
+                r => panic!("{what}: {p:?} gave {r:?}"),
+            }
+        }
+    }
+    let sweep = job_parts(6, 6, Method::Sweep, 7);
+    let r = sweep.explore(&KnightUnit::Part(good.clone()), &ctx);
+    assert!(matches!(r, Err(FamilyError::BadUnit(_))), "{r:?}");
+    // The good one still counts, on either job.
+    for job in [&j, &fresh] {
+        assert!(matches!(
+            job.explore(&KnightUnit::Part(good.clone()), &ctx),
+            Ok(Exploration::Finished(_))
+        ));
+    }
+    // Truncated bytes of a part are a codec error, not a unit.
+    let bytes = orchard_core::codec::encode(&KnightUnit::Part(good));
+    for n in 0..bytes.len() {
+        assert!(orchard_core::codec::decode::<KnightUnit>(&bytes[..n]).is_err());
+    }
+    // The part size is checked with the parameters.
+    let p = |n| KnightParams {
+        rows: 6,
+        cols: 6,
+        max_states: 10,
+        method: Method::default(),
+        meet_part_states: n,
+    };
+    let e = KnightTours::new(p(0), &Host::default()).unwrap_err();
+    assert!(e.to_string().contains("meet-part-states"), "{e}");
+    assert!(KnightTours::new(p((1 << 24) + 1), &Host::default()).is_err());
 }
