@@ -10,7 +10,10 @@
 # worker's user+sys CPU and maximum RSS, and the largest report's stored
 # bytes: per unit, its summary plus the units it handed back (payload and
 # position), from the coordinator's database; the gRPC message adds its
-# framing to that. Everything runs in a temporary directory, removed after.
+# framing to that. The coordinator's --unit-budget is UNIT_BUDGET (default
+# 200000000, as bench/long-run.sh: the root unit sweeps to the meeting in
+# one go and hands back the parts). Everything runs in a temporary
+# directory, removed after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows="${1:?rows}"
@@ -19,11 +22,14 @@ shift 2
 workers="${WORKERS:-2}"
 target="${CARGO_TARGET_DIR:-target}"
 cargo build --release --quiet --bin orchard
-bin="$(pwd)/$target/release/orchard"
+case "$target" in
+/*) bin="$target/release/orchard" ;;
+*) bin="$(pwd)/$target/release/orchard" ;;
+esac
 tmp="$(mktemp -d /tmp/knight-parts.XXXXXX)"
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
+  for p in "${pids[@]}"; do kill "$p" 2> /dev/null && wait "$p" 2> /dev/null || true; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
