@@ -47,7 +47,8 @@
 //! meeting of `--method halves`, whose parts never merge anyway: see
 //! "Meeting parts".
 //!
-//! **Meeting parts.** The root unit does not meet its own layer: it keeps
+//! **Meeting parts.** The root unit (or a whole layer it handed back as one
+//! unit, [`KnightUnit::Whole`]) does not meet its own layer: it keeps
 //! the whole meeting layer (sorted by key) and hands back units that *name*
 //! their part ([`MeetPart`]: part `i` of `K`, the board, the meeting
 //! square, the layer's size and fingerprint; about 30 bytes, at most
@@ -178,8 +179,14 @@ pub const MAX_MEET_PART_STATES: usize = 1 << 24;
 /// A unit of the job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KnightUnit {
-    /// Frontier states to sweep on (the root unit, a hand-back).
+    /// Frontier states to sweep on: some of a layer (a hand-back cut into
+    /// several units, or a unit of the tests).
     Layer(Layer),
+    /// The whole layer of the board's sweep before its square: the root
+    /// unit, and a hand-back of a whole layer as one unit. Reaching the
+    /// meeting, it hands back the parts of the meeting layer (module
+    /// [`parts`]), where a [`KnightUnit::Layer`] meets its own states.
+    Whole(Layer),
     /// A part of the meeting layer, named, not carried (module [`parts`]).
     Part(MeetPart),
 }
@@ -342,7 +349,7 @@ impl SearchFamily for KnightTours {
     /// The empty frontier before the first square: the whole job (see "Why
     /// one root unit").
     fn root_units(&self) -> Vec<KnightUnit> {
-        vec![KnightUnit::Layer(Layer {
+        vec![KnightUnit::Whole(Layer {
             square: 0,
             states: vec![(Frontier::START, 1)],
         })]
@@ -353,8 +360,9 @@ impl SearchFamily for KnightTours {
         unit: &KnightUnit,
         ctx: &ExploreContext<'_>,
     ) -> Result<Exploration<TourSummary, KnightUnit>, FamilyError> {
-        let unit = match unit {
-            KnightUnit::Layer(l) => l,
+        let (unit, whole) = match unit {
+            KnightUnit::Layer(l) => (l, false),
+            KnightUnit::Whole(l) => (l, true),
             KnightUnit::Part(p) => {
                 parts::check(self.rows, self.cols, self.meeting.as_ref(), p)?;
                 let meeting = self.meeting.as_ref().expect("checked");
@@ -387,7 +395,7 @@ impl SearchFamily for KnightTours {
             },
             None => sweep::Ending::Sweep,
         };
-        sweep::explore(&self.frontier, self.max_states, unit, ctx, ending)
+        sweep::explore(&self.frontier, self.max_states, unit, whole, ctx, ending)
     }
 
     fn merge(&self, into: &mut TourSummary, other: TourSummary) -> Result<(), FamilyError> {
@@ -471,7 +479,7 @@ impl SearchFamily for KnightTours {
     /// A part unit runs to its end once started (the meeting has no
     /// hand-back): asking it to stop early would only throw its work away.
     fn split_on_idle(&self, unit: &KnightUnit) -> bool {
-        matches!(unit, KnightUnit::Layer(_))
+        !matches!(unit, KnightUnit::Part(_))
     }
 
     /// Everything but `rebuilt`, which depends on how many processes met
@@ -485,7 +493,7 @@ impl SearchFamily for KnightTours {
 
     fn unit_label(&self, u: &KnightUnit) -> String {
         let u = match u {
-            KnightUnit::Layer(l) => l,
+            KnightUnit::Layer(l) | KnightUnit::Whole(l) => l,
             KnightUnit::Part(p) => {
                 return format!(
                     "meeting part {} of {} at square {} ({} left states in all)",

@@ -291,11 +291,17 @@ pub fn explore(
     let right = match mirror.get() {
         Some(r) => r,
         None => {
-            // The root's sweep keeps the right states on its way unless
-            // they are the meeting layer itself (left == right); then they
-            // are turned from the kept layer.
-            let packed = Packed::from_states(&left.states)?;
-            let _ = mirror.set(Mirror::new(f, m, &packed)?);
+            // A whole layer's sweep keeps the right states on its way when
+            // it passes `m.right`; a whole layer handed back after that
+            // square did not, nor does it when they are the meeting layer
+            // itself (left == right): then they are turned from the kept
+            // layer, or swept for.
+            let r = if m.right == m.left {
+                Mirror::new(f, m, &Packed::from_states(&left.states)?)?
+            } else {
+                crate::sweep::mirror_from_root(f, m, max_states)?
+            };
+            let _ = mirror.set(r);
             mirror.get().expect("just set")
         }
     };

@@ -228,7 +228,8 @@ pub enum Ending<'a> {
     Sweep,
     /// Sweep to `meeting.left` and meet the right states there. `mirror`
     /// caches the right states for the job (they are one layer of the
-    /// whole board's sweep, whatever the unit). The root unit does not
+    /// whole board's sweep, whatever the unit). A unit of a whole layer
+    /// (the root, or a whole layer handed back in one unit) does not
     /// meet: its layer at `meeting.left` is the whole meeting layer, which
     /// it keeps in `cache` and hands back as units naming its parts of at
     /// most `part_states` states (module `parts`); any other unit meets its
@@ -244,7 +245,7 @@ pub enum Ending<'a> {
 }
 
 /// The right states of `meeting`: the root sweep to `meeting.right`.
-fn mirror_from_root(
+pub(crate) fn mirror_from_root(
     f: &Frontier,
     meeting: &Meeting,
     max_states: u64,
@@ -265,21 +266,31 @@ pub fn explore(
     f: &Frontier,
     max_states: u64,
     unit: &Layer,
+    whole: bool,
     ctx: &ExploreContext<'_>,
     ending: Ending<'_>,
 ) -> Result<Exploration<TourSummary, KnightUnit>, FamilyError> {
     check(f, unit)?;
     let mut s = TourSummary::empty(f.n);
+    // The root's states are the whole layer before square 0, whatever the
+    // unit says.
+    let whole_layer = whole || (unit.square == 0 && unit.states == [(Frontier::START, 1)]);
+    let as_unit = |l: Layer| {
+        if whole {
+            KnightUnit::Whole(l)
+        } else {
+            KnightUnit::Layer(l)
+        }
+    };
     if ctx.stop_requested() {
         return Ok(Exploration::Split {
             explored: s,
-            rest: vec![KnightUnit::Layer(unit.clone())],
+            rest: vec![as_unit(unit.clone())],
         });
     }
     let overflow = || FamilyError::Overflow("knight-tours tours");
     let budget = ctx.budget.max(1);
     let quantum = budget.min(MIN_QUANTUM);
-    let root = unit.square == 0 && unit.states == [(Frontier::START, 1)];
     let stop_at = match ending {
         Ending::Meet { meeting, .. } if unit.square as usize <= meeting.left => meeting.left,
         _ => f.n,
@@ -297,10 +308,13 @@ pub fn explore(
         {
             ctx.progress.store(s.nodes, Ordering::Relaxed);
             let rest = units_of(v, sweep.layer().iter().collect());
-            return Ok(Exploration::new(
-                s,
-                rest.into_iter().map(KnightUnit::Layer).collect(),
-            ));
+            // A whole layer handed back in one unit is still whole.
+            let rest = if whole_layer && rest.len() == 1 {
+                rest.into_iter().map(KnightUnit::Whole).collect()
+            } else {
+                rest.into_iter().map(KnightUnit::Layer).collect()
+            };
+            return Ok(Exploration::new(s, rest));
         }
         if v == stop_at {
             break;
@@ -309,9 +323,9 @@ pub fn explore(
             meeting, mirror, ..
         } = ending
         {
-            // The root unit's layer before the right square is the whole
+            // A whole layer's sweep before the right square is the whole
             // layer: the right states, for this unit and the job's others.
-            if root && v == meeting.right && stop_at == meeting.left {
+            if whole_layer && v == meeting.right && stop_at == meeting.left {
                 if mirror.get().is_none() {
                     let _ = mirror.set(Mirror::new(f, meeting, sweep.layer())?);
                 }
@@ -340,7 +354,7 @@ pub fn explore(
     {
         if sweep.square() == stop_at && stop_at == meeting.left && !sweep.layer().is_empty() {
             let v = stop_at;
-            if root {
+            if whole_layer {
                 // The whole meeting layer: kept for this process's part
                 // units, and handed back as units naming its parts.
                 ctx.progress.store(s.nodes, Ordering::Relaxed);

@@ -392,7 +392,9 @@ fn the_meeting_is_handed_back_as_named_parts_and_they_add_up() {
                 .iter()
                 .map(|u| match u {
                     KnightUnit::Part(p) => p.clone(),
-                    KnightUnit::Layer(l) => panic!("{at}: a layer at square {}", l.square),
+                    KnightUnit::Layer(l) | KnightUnit::Whole(l) => {
+                        panic!("{at}: a layer at square {}", l.square)
+                    }
                 })
                 .collect();
             let left = parts[0].left_states;
@@ -541,4 +543,59 @@ fn hostile_part_units_are_refused() {
     let e = KnightTours::new(p(0), &Host::default()).unwrap_err();
     assert!(e.to_string().contains("meet-part-states"), "{e}");
     assert!(KnightTours::new(p((1 << 24) + 1), &Host::default()).is_err());
+}
+
+/// A root unit stopped by its budget before the meeting hands back its
+/// whole layer as one unit that says so (`Whole`); that unit, reaching the
+/// meeting, hands back the named parts as the root would, and the count is
+/// the reference's. A layer cut into several units meets its own states.
+#[test]
+fn a_whole_layer_handed_back_still_hands_back_the_parts() {
+    for (rows, cols) in [(6, 6), (5, 8)] {
+        let j = job_parts(rows, cols, Method::Halves, 5);
+        let flags = LocalFlags::default();
+        let mut pending = j.root_units();
+        assert!(matches!(pending[0], KnightUnit::Whole(_)));
+        let (mut wholes, mut parts) = (0, 0);
+        let mut total = TourSummary::default();
+        while let Some(u) = pending.pop() {
+            match &u {
+                KnightUnit::Whole(_) => wholes += 1,
+                KnightUnit::Part(_) => parts += 1,
+                KnightUnit::Layer(l) => panic!("a cut layer at square {}", l.square),
+            }
+            match j.explore(&u, &flags.context(50)).unwrap() {
+                Exploration::Finished(s) => j.merge(&mut total, s).unwrap(),
+                Exploration::Split { explored, rest } => {
+                    j.merge(&mut total, explored).unwrap();
+                    pending.extend(rest);
+                }
+            }
+        }
+        assert!(wholes > 3, "{rows} x {cols}: {wholes} whole layers");
+        // A whole layer at the meeting square, past the right states'
+        // square, in a fresh job: it never saw the right states, and its
+        // parts must sweep for them, not turn the meeting layer.
+        let f = j.frontier();
+        let mut sweep = orchard_knight_tours::Sweep::new(f, 0, &[(Frontier::START, 1)]).unwrap();
+        let meeting = orchard_knight_tours::join::Meeting::new(f).unwrap();
+        assert_eq!(meeting.right + 1, meeting.left, "{rows} x {cols}");
+        while sweep.square() < meeting.left {
+            sweep.advance(u64::MAX, &mut |_| {}).unwrap();
+        }
+        let late = KnightUnit::Whole(Layer {
+            square: meeting.left as u32,
+            states: sweep.layer().iter().collect(),
+        });
+        let fresh = job_parts(rows, cols, Method::Halves, 5);
+        let late = explore_all(&fresh, vec![late], u64::MAX).unwrap();
+        assert_eq!(late.tours, total.tours, "{rows} x {cols}");
+        assert_eq!(late.rebuilt, 0, "{rows} x {cols}: the layer was kept");
+        assert!(parts > 3, "{rows} x {cols}: {parts} parts");
+        assert_eq!(
+            total.tours,
+            search_by(rows, cols, u64::MAX, Method::Sweep).tours
+        );
+        assert_eq!(total.states, search(rows, cols, u64::MAX).states);
+    }
 }
