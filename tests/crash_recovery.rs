@@ -361,3 +361,118 @@ fn a_backup_taken_mid_job_resumes_when_the_disk_is_lost(case: &FamilyCase) {
     // What the backup held as done was not searched again.
     assert_done_units_kept(&before, &units(&copy), "in the backup");
 }
+
+/// knight-tours' meeting parts (`--method halves`) through worker
+/// processes, one of them killed holding a part: the units name their part
+/// instead of carrying states, so every stored unit is a few dozen bytes
+/// (the root's report carries one per part); the part whose lease expired
+/// is met again by a worker that never swept the root, which rebuilds the
+/// meeting layer; the count is the depth-first search's and the nodes are
+/// the single process's (nothing counted twice; the rebuilds only in
+/// `rebuilt_states`, a whole number of half sweeps).
+#[test]
+fn knight_tours_meeting_parts_survive_a_killed_worker() {
+    use orchard_core::{explore_all, Exploration, Host, LocalFlags, SearchFamily};
+    use orchard_knight_tours::{KnightParams, KnightTours, Method};
+
+    let dir = TempDir::new("knightparts");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coord = common::start_coordinator_with(&dir, port, &["--lease-ttl", "2"]);
+    wait_coordinator(&url, Duration::from_secs(20));
+    let part_states = 50;
+    let job = common::submit_job(
+        &url,
+        &[
+            "knight-tours",
+            "--rows",
+            "6",
+            "--cols",
+            "6",
+            "--meet-part-states",
+            &part_states.to_string(),
+        ],
+    );
+    let mut attempts = 0;
+    let held: Vec<i64> = loop {
+        attempts += 1;
+        assert!(attempts <= 20, "no victim died holding a lease");
+        let done = common::status(&url, job).unwrap()["units_done"]
+            .as_u64()
+            .unwrap();
+        let mut victim = start_worker(&dir, &url, &format!("victim-{attempts}"));
+        wait_status(&url, job, Duration::from_secs(120), |s| {
+            s["units_done"].as_u64().unwrap() >= done + 5
+        });
+        victim.sigkill();
+        let s = common::status(&url, job).unwrap();
+        assert_eq!(s["state"], "running", "the kill came mid-job: {s}");
+        if s["units_running"] != 1 {
+            continue;
+        }
+        std::thread::sleep(Duration::from_secs(3));
+        let held: Vec<i64> = units(&dir.path("coord.db"))
+            .into_iter()
+            .filter(|(_, (state, leases, _))| state == "pending" && *leases >= 1)
+            .map(|(id, _)| id)
+            .collect();
+        if !held.is_empty() {
+            break held;
+        }
+    };
+    let _survivor = start_worker(&dir, &url, "survivor");
+    let s = wait_status(&url, job, Duration::from_secs(120), |s| {
+        s["state"] == "done"
+    });
+    assert_eq!(s["units_pending"], 0);
+    let db = dir.path("coord.db");
+    let after = units(&db);
+    for id in held {
+        let (state, leases, _) = &after[&id];
+        assert!(
+            state == "done" && *leases >= 2,
+            "the victim's unit {id} ended {state} after {leases} leases"
+        );
+    }
+    // The single process: the half sweep, then the parts.
+    let j = KnightTours::new(
+        KnightParams {
+            rows: 6,
+            cols: 6,
+            max_states: orchard_knight_tours::DEFAULT_MAX_STATES,
+            method: Method::Halves,
+            meet_part_states: part_states,
+        },
+        &Host::default(),
+    )
+    .unwrap();
+    let flags = LocalFlags::default();
+    let Exploration::Split { explored, rest } = j
+        .explore(&j.root_units()[0], &flags.context(u64::MAX))
+        .unwrap()
+    else {
+        panic!("6 x 6: the root met its layer itself");
+    };
+    let half = explored.nodes;
+    let local = explore_all(&j, j.root_units(), u64::MAX).unwrap();
+    // Every unit stored is small: the root, then one per part.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (count, largest): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), max(length(payload)) FROM units",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(count as usize, 1 + rest.len());
+    assert!(rest.len() > 20, "{} parts", rest.len());
+    assert!(largest <= 48, "a unit of {largest} bytes");
+    let r = final_results(&url, job);
+    assert_eq!(r["tours_u64"], 9862, "{r}");
+    assert_eq!(r["nodes"], local.nodes, "{r}");
+    let rebuilt = r["rebuilt_states"].as_u64().unwrap();
+    assert!(
+        rebuilt >= half && rebuilt.is_multiple_of(half),
+        "{rebuilt} states rebuilt, the half sweep is {half}"
+    );
+}

@@ -470,6 +470,56 @@ fn knight_tours_match_the_published_counts() {
             "one line a square"
         );
     }
+    // The meeting of the halves handed back as many units that name their
+    // part (parts of 1 and 7 left states), met by both workers: the count
+    // is the depth-first search's and the whole sweep's, and the nodes are
+    // the single process's (the half sweep once, then each part's meeting;
+    // these workers share one process, which keeps the layer: nothing is
+    // rebuilt). The units' stored size is checked in `crash_recovery`.
+    for (rows, cols, part) in [(6u32, 6u32, "7"), (5, 6, "1"), (6, 5, "3")] {
+        let (r_arg, c_arg) = (rows.to_string(), cols.to_string());
+        let want = orchard_knight_tours::reference::count(rows as usize, cols as usize);
+        let job = |method: &str| {
+            let db = dir.path(&format!("knight-{rows}x{cols}-{method}-{part}.db"));
+            run_on_two_workers(
+                db.to_str().unwrap(),
+                &[
+                    "knight-tours",
+                    "--rows",
+                    &r_arg,
+                    "--cols",
+                    &c_arg,
+                    "--method",
+                    method,
+                    "--meet-part-states",
+                    part,
+                ],
+            )
+        };
+        let (halves, sweep) = (job("halves"), job("sweep"));
+        for r in [&halves, &sweep] {
+            assert_eq!(r["state"], "done", "{r}");
+            assert_eq!(r["tours_u64"], want, "{rows} x {cols}: {r}");
+        }
+        assert_eq!(halves["rebuilt_states"], 0, "{halves}");
+        let local = {
+            use orchard_core::{explore_all, Host, SearchFamily};
+            use orchard_knight_tours::{KnightParams, KnightTours, Method};
+            let j = KnightTours::new(
+                KnightParams {
+                    rows,
+                    cols,
+                    max_states: orchard_knight_tours::DEFAULT_MAX_STATES,
+                    method: Method::Halves,
+                    meet_part_states: part.parse().unwrap(),
+                },
+                &Host::default(),
+            )
+            .unwrap();
+            explore_all(&j, j.root_units(), u64::MAX).unwrap()
+        };
+        assert_eq!(halves["nodes"], local.nodes, "{rows} x {cols}: {halves}");
+    }
 }
 /// The fields of a family's JSON that the cluster must reproduce exactly
 /// (everything but the run's own bookkeeping: ids, files, times). Floats

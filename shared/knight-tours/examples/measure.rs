@@ -24,6 +24,7 @@ fn main() {
             } else {
                 Method::Halves
             },
+            meet_part_states: orchard_knight_tours::join::MEET_PART_STATES,
         },
         &Host::default(),
     )

@@ -455,7 +455,7 @@ impl Met {
 }
 
 /// [`meet`] of `left` cut into parts of at most `part_states` states, by
-/// key (one part: `meet` itself), one part after the other: the memory of
+/// key, as [`crate::parts`] cuts them (one part: `meet` itself), one part after the other: the memory of
 /// one part's inner sweep at a time, plus the sorted copy of the left
 /// states (32 bytes each, counted in the peak).
 pub fn meet_in_parts(
@@ -476,7 +476,11 @@ pub fn meet_in_parts(
     states.sort_unstable();
     let copy_bytes = (states.capacity() * std::mem::size_of::<(u64, u128)>()) as u64;
     let mut met = Met::default();
-    for part in states.chunks(part_states) {
+    // Cut as the part units are (module `parts`), so that meeting in one
+    // process and in part units do the same work.
+    let parts = crate::parts::parts_of(states.len(), part_states);
+    for i in 0..parts {
+        let part = &states[crate::parts::part_range(states.len(), i, parts)];
         let base = met.inner_states;
         let x = meet(
             f,

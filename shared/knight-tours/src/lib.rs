@@ -43,7 +43,25 @@
 //! square 12, 4,759 states, into units of 7 states triples the work after
 //! it): a frontier count is a sequential computation, and its units are for
 //! resuming (the coordinator stores each hand-back, and a run killed at
-//! square 40 goes on from square 40), not for speed.
+//! square 40 goes on from square 40), not for speed. The exception is the
+//! meeting of `--method halves`, whose parts never merge anyway: see
+//! "Meeting parts".
+//!
+//! **Meeting parts.** The root unit (or a whole layer it handed back as one
+//! unit, [`KnightUnit::Whole`]) does not meet its own layer: it keeps
+//! the whole meeting layer (sorted by key) and hands back units that *name*
+//! their part ([`MeetPart`]: part `i` of `K`, the board, the meeting
+//! square, the layer's size and fingerprint; about 30 bytes, at most
+//! [`MAX_MEET_PARTS`] of them) instead of carrying its states, which on
+//! 8 x 8 made one report of 460 MB (module [`parts`]). Any worker meets a
+//! part: one that did not sweep the root rebuilds the layer (the half sweep
+//! again) once per process and checks it against the unit. *Nodes of a part
+//! unit are the meeting's work on its part only* (inner states expanded and
+//! joined states), so a job's nodes are the half sweep once plus every
+//! part's meeting, as in one process; the states swept again to rebuild the
+//! layer are reported apart (`rebuilt_states`). A unit handed back before
+//! the meeting holds only some of the layer's states: it meets its own
+//! layer there, in parts cut the same way, one after the other.
 //!
 //! **Hand-backs.** So a unit is handed back only *between* squares, whole:
 //! when the node budget (states expanded) has run out, or a stop was
@@ -67,6 +85,7 @@
 
 pub mod frontier;
 pub mod join;
+pub mod parts;
 pub mod reference;
 mod sweep;
 pub mod table;
@@ -80,6 +99,7 @@ use orchard_core::{
 };
 
 pub use frontier::{Frontier, MAX_SHORT_SIDE};
+pub use parts::{MeetPart, MAX_MEET_PARTS};
 pub use sweep::{units_of, Advance, Sweep};
 
 /// Longest side accepted. Beyond a few hundred columns the counts overflow
@@ -136,10 +156,45 @@ pub struct KnightParams {
     #[arg(long, value_enum, default_value_t = Method::Halves)]
     #[serde(default)]
     pub method: Method,
+    /// With `halves`: left states of the meeting per part unit. The root
+    /// unit hands the meeting layer back as units naming parts of it (at
+    /// most 4096 parts, larger when the layer needs it), each met on its
+    /// own by any worker; a part's meeting holds about 1 KiB a left state.
+    #[arg(long, default_value_t = join::MEET_PART_STATES)]
+    #[serde(default = "default_meet_part_states")]
+    pub meet_part_states: usize,
 }
 
 fn default_max_states() -> u64 {
     DEFAULT_MAX_STATES
+}
+
+fn default_meet_part_states() -> usize {
+    join::MEET_PART_STATES
+}
+
+/// Most left states one meeting part may ask for (`--meet-part-states`).
+pub const MAX_MEET_PART_STATES: usize = 1 << 24;
+
+/// A unit of the job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KnightUnit {
+    /// Frontier states to sweep on: some of a layer (a hand-back cut into
+    /// several units, or a unit of the tests).
+    Layer(Layer),
+    /// The whole layer of the board's sweep before its square: the root
+    /// unit, and a hand-back of a whole layer as one unit. Reaching the
+    /// meeting, it hands back the parts of the meeting layer (module
+    /// [`parts`]), where a [`KnightUnit::Layer`] meets its own states.
+    Whole(Layer),
+    /// A part of the meeting layer, named, not carried (module [`parts`]).
+    Part(MeetPart),
+}
+
+impl From<Layer> for KnightUnit {
+    fn from(l: Layer) -> KnightUnit {
+        KnightUnit::Layer(l)
+    }
 }
 
 /// A unit: frontier states (packed keys, see [`frontier`]) before square
@@ -166,6 +221,10 @@ pub struct TourSummary {
     /// The most bytes one unit's layers held at once (the tables and packed
     /// layers, which are nearly all of the memory of a wide sweep).
     pub peak_bytes: u64,
+    /// States the workers swept again to rebuild the meeting layer for
+    /// part units (once per process that met a part without having swept
+    /// the root): not in `nodes`, which count every state of the job once.
+    pub rebuilt: u64,
 }
 
 impl TourSummary {
@@ -191,6 +250,10 @@ pub struct KnightTours {
     /// The right states of the meeting, computed once a job (by the root
     /// unit's sweep, or by a sweep of its own for a unit handed back).
     mirror: OnceLock<join::Mirror>,
+    /// The meeting layer, kept for the part units met in this process.
+    parts: parts::Cache,
+    /// Left states per meeting part (see [`KnightParams`]).
+    meet_part_states: usize,
 }
 
 fn add<T: Copy + Default>(
@@ -231,7 +294,7 @@ impl SearchFamily for KnightTours {
         "closed knight's tours of an M x N board: exact count by a frontier sweep";
 
     type Params = KnightParams;
-    type Unit = Layer;
+    type Unit = KnightUnit;
     type Summary = TourSummary;
 
     fn new(p: KnightParams, _: &Host) -> Result<Self, ParamError> {
@@ -257,6 +320,15 @@ impl SearchFamily for KnightTours {
         if p.max_states == 0 {
             return Err(ParamError::new("max-states", "must be at least 1"));
         }
+        if p.meet_part_states == 0 || p.meet_part_states > MAX_MEET_PART_STATES {
+            return Err(ParamError::new(
+                "meet-part-states",
+                format!(
+                    "must be between 1 and {MAX_MEET_PART_STATES}, got {}",
+                    p.meet_part_states
+                ),
+            ));
+        }
         let frontier = Frontier::new(p.rows as usize, p.cols as usize);
         let meeting = match p.method {
             Method::Halves => join::Meeting::new(&frontier),
@@ -269,23 +341,42 @@ impl SearchFamily for KnightTours {
             frontier,
             meeting,
             mirror: OnceLock::new(),
+            parts: parts::Cache::default(),
+            meet_part_states: p.meet_part_states,
         })
     }
 
     /// The empty frontier before the first square: the whole job (see "Why
     /// one root unit").
-    fn root_units(&self) -> Vec<Layer> {
-        vec![Layer {
+    fn root_units(&self) -> Vec<KnightUnit> {
+        vec![KnightUnit::Whole(Layer {
             square: 0,
             states: vec![(Frontier::START, 1)],
-        }]
+        })]
     }
 
     fn explore(
         &self,
-        unit: &Layer,
+        unit: &KnightUnit,
         ctx: &ExploreContext<'_>,
-    ) -> Result<Exploration<TourSummary, Layer>, FamilyError> {
+    ) -> Result<Exploration<TourSummary, KnightUnit>, FamilyError> {
+        let (unit, whole) = match unit {
+            KnightUnit::Layer(l) => (l, false),
+            KnightUnit::Whole(l) => (l, true),
+            KnightUnit::Part(p) => {
+                parts::check(self.rows, self.cols, self.meeting.as_ref(), p)?;
+                let meeting = self.meeting.as_ref().expect("checked");
+                return parts::explore(
+                    &self.frontier,
+                    meeting,
+                    self.max_states,
+                    &self.mirror,
+                    &self.parts,
+                    p,
+                    ctx,
+                );
+            }
+        };
         let (a, b) = self.frontier.colours();
         if a != b && unit.square == 0 {
             sweep::check(&self.frontier, unit)?;
@@ -298,10 +389,13 @@ impl SearchFamily for KnightTours {
             Some(meeting) => sweep::Ending::Meet {
                 meeting,
                 mirror: &self.mirror,
+                cache: &self.parts,
+                part_states: self.meet_part_states,
+                board: (self.rows, self.cols),
             },
             None => sweep::Ending::Sweep,
         };
-        sweep::explore(&self.frontier, self.max_states, unit, ctx, ending)
+        sweep::explore(&self.frontier, self.max_states, unit, whole, ctx, ending)
     }
 
     fn merge(&self, into: &mut TourSummary, other: TourSummary) -> Result<(), FamilyError> {
@@ -317,6 +411,10 @@ impl SearchFamily for KnightTours {
         add(&mut into.closed, other.closed, u128::checked_add)?;
         into.peak = into.peak.max(other.peak);
         into.peak_bytes = into.peak_bytes.max(other.peak_bytes);
+        into.rebuilt = into
+            .rebuilt
+            .checked_add(other.rebuilt)
+            .ok_or(FamilyError::Overflow("knight-tours rebuilt states"))?;
         Ok(())
     }
 
@@ -335,6 +433,7 @@ impl SearchFamily for KnightTours {
             "nodes": s.nodes,
             "peak_states": s.peak,
             "peak_table_bytes": s.peak_bytes,
+            "rebuilt_states": s.rebuilt,
         });
         let text = vec![
             format!(
@@ -350,6 +449,14 @@ impl SearchFamily for KnightTours {
                 s.peak_bytes as f64 / (1u64 << 20) as f64
             ),
         ];
+        let mut text = text;
+        if s.rebuilt > 0 {
+            text.push(format!(
+                "states swept again by workers to rebuild the meeting layer \
+                 (not in the states expanded): {}",
+                s.rebuilt
+            ));
+        }
         let results_lines = (0..s.states.len())
             .map(|v| {
                 let (r, c) = self.square(v);
@@ -369,7 +476,34 @@ impl SearchFamily for KnightTours {
         }
     }
 
-    fn unit_label(&self, u: &Layer) -> String {
+    /// A part unit runs to its end once started (the meeting has no
+    /// hand-back): asking it to stop early would only throw its work away.
+    fn split_on_idle(&self, unit: &KnightUnit) -> bool {
+        !matches!(unit, KnightUnit::Part(_))
+    }
+
+    /// Everything but `rebuilt`, which depends on how many processes met
+    /// parts, not on the unit.
+    fn verified_part(&self, _: &KnightUnit, summary: &TourSummary, _: u64) -> Vec<u8> {
+        orchard_core::codec::encode(&TourSummary {
+            rebuilt: 0,
+            ..summary.clone()
+        })
+    }
+
+    fn unit_label(&self, u: &KnightUnit) -> String {
+        let u = match u {
+            KnightUnit::Layer(l) | KnightUnit::Whole(l) => l,
+            KnightUnit::Part(p) => {
+                return format!(
+                    "meeting part {} of {} at square {} ({} left states in all)",
+                    p.part + 1,
+                    p.parts,
+                    p.square,
+                    p.left_states
+                )
+            }
+        };
         let (r, c) = self.square(u.square as usize);
         format!(
             "square {} (row {} col {}), {} states",

@@ -8,8 +8,9 @@ use orchard_core::{Exploration, ExploreContext, FamilyError};
 
 use crate::frontier::Frontier;
 use crate::join::{self, Meeting, Mirror};
+use crate::parts::{self, LeftLayer};
 use crate::table::{Packed, Table};
-use crate::{Layer, TourSummary, MAX_UNIT_STATES, PEAK_BYTES_PER_STATE};
+use crate::{KnightUnit, Layer, TourSummary, MAX_UNIT_STATES, PEAK_BYTES_PER_STATE};
 
 /// States expanded between two publications of the progress.
 const POLL_INTERVAL: u64 = 1 << 12;
@@ -227,15 +228,24 @@ pub enum Ending<'a> {
     Sweep,
     /// Sweep to `meeting.left` and meet the right states there. `mirror`
     /// caches the right states for the job (they are one layer of the
-    /// whole board's sweep, whatever the unit).
+    /// whole board's sweep, whatever the unit). A unit of a whole layer
+    /// (the root, or a whole layer handed back in one unit) does not
+    /// meet: its layer at `meeting.left` is the whole meeting layer, which
+    /// it keeps in `cache` and hands back as units naming its parts of at
+    /// most `part_states` states (module `parts`); any other unit meets its
+    /// own layer there in parts of that size, one after the other.
     Meet {
         meeting: &'a Meeting,
         mirror: &'a OnceLock<Mirror>,
+        cache: &'a parts::Cache,
+        part_states: usize,
+        /// The board as the job gives it (rows, cols), named by the parts.
+        board: (u32, u32),
     },
 }
 
 /// The right states of `meeting`: the root sweep to `meeting.right`.
-fn mirror_from_root(
+pub(crate) fn mirror_from_root(
     f: &Frontier,
     meeting: &Meeting,
     max_states: u64,
@@ -256,21 +266,31 @@ pub fn explore(
     f: &Frontier,
     max_states: u64,
     unit: &Layer,
+    whole: bool,
     ctx: &ExploreContext<'_>,
     ending: Ending<'_>,
-) -> Result<Exploration<TourSummary, Layer>, FamilyError> {
+) -> Result<Exploration<TourSummary, KnightUnit>, FamilyError> {
     check(f, unit)?;
     let mut s = TourSummary::empty(f.n);
+    // The root's states are the whole layer before square 0, whatever the
+    // unit says.
+    let whole_layer = whole || (unit.square == 0 && unit.states == [(Frontier::START, 1)]);
+    let as_unit = |l: Layer| {
+        if whole {
+            KnightUnit::Whole(l)
+        } else {
+            KnightUnit::Layer(l)
+        }
+    };
     if ctx.stop_requested() {
         return Ok(Exploration::Split {
             explored: s,
-            rest: vec![unit.clone()],
+            rest: vec![as_unit(unit.clone())],
         });
     }
     let overflow = || FamilyError::Overflow("knight-tours tours");
     let budget = ctx.budget.max(1);
     let quantum = budget.min(MIN_QUANTUM);
-    let root = unit.square == 0 && unit.states == [(Frontier::START, 1)];
     let stop_at = match ending {
         Ending::Meet { meeting, .. } if unit.square as usize <= meeting.left => meeting.left,
         _ => f.n,
@@ -287,18 +307,25 @@ pub fn explore(
             && (s.nodes >= budget || (s.nodes >= quantum && ctx.stop_requested()))
         {
             ctx.progress.store(s.nodes, Ordering::Relaxed);
-            return Ok(Exploration::new(
-                s,
-                units_of(v, sweep.layer().iter().collect()),
-            ));
+            let rest = units_of(v, sweep.layer().iter().collect());
+            // A whole layer handed back in one unit is still whole.
+            let rest = if whole_layer && rest.len() == 1 {
+                rest.into_iter().map(KnightUnit::Whole).collect()
+            } else {
+                rest.into_iter().map(KnightUnit::Layer).collect()
+            };
+            return Ok(Exploration::new(s, rest));
         }
         if v == stop_at {
             break;
         }
-        if let Ending::Meet { meeting, mirror } = ending {
-            // The root unit's layer before the right square is the whole
+        if let Ending::Meet {
+            meeting, mirror, ..
+        } = ending
+        {
+            // A whole layer's sweep before the right square is the whole
             // layer: the right states, for this unit and the job's others.
-            if root && v == meeting.right && stop_at == meeting.left {
+            if whole_layer && v == meeting.right && stop_at == meeting.left {
                 if mirror.get().is_none() {
                     let _ = mirror.set(Mirror::new(f, meeting, sweep.layer())?);
                 }
@@ -317,9 +344,30 @@ pub fn explore(
             s.closed[v] = s.closed[v].checked_add(a.closed).ok_or_else(overflow)?;
         }
     }
-    if let Ending::Meet { meeting, mirror } = ending {
+    if let Ending::Meet {
+        meeting,
+        mirror,
+        cache,
+        part_states,
+        board: (rows, cols),
+    } = ending
+    {
         if sweep.square() == stop_at && stop_at == meeting.left && !sweep.layer().is_empty() {
             let v = stop_at;
+            if whole_layer {
+                // The whole meeting layer: kept for this process's part
+                // units, and handed back as units naming its parts.
+                ctx.progress.store(s.nodes, Ordering::Relaxed);
+                let left = std::sync::Arc::new(LeftLayer::new(sweep.into_layer()));
+                s.peak_bytes = s.peak_bytes.max(left.bytes() + mirror_bytes);
+                let rest = left
+                    .units(rows, cols, v, part_states)
+                    .into_iter()
+                    .map(KnightUnit::Part)
+                    .collect();
+                cache.keep(left);
+                return Ok(Exploration::new(s, rest));
+            }
             let right = match mirror.get() {
                 Some(m) => m,
                 None => {
@@ -335,7 +383,7 @@ pub fn explore(
                 meeting,
                 right,
                 sweep.into_layer(),
-                join::MEET_PART_STATES,
+                part_states,
                 max_states,
                 &mut |n| ctx.progress.store(base + n, Ordering::Relaxed),
             )?;

@@ -9,7 +9,8 @@ use orchard_core::{
     SearchFamily,
 };
 use orchard_knight_tours::{
-    reference, units_of, Frontier, KnightParams, KnightTours, Layer, Method, TourSummary,
+    reference, units_of, Frontier, KnightParams, KnightTours, KnightUnit, Layer, MeetPart, Method,
+    TourSummary, MAX_MEET_PARTS,
 };
 use proptest::prelude::*;
 
@@ -18,16 +19,31 @@ fn job(rows: u32, cols: u32) -> KnightTours {
 }
 
 fn job_by(rows: u32, cols: u32, method: Method) -> KnightTours {
+    job_parts(
+        rows,
+        cols,
+        method,
+        orchard_knight_tours::join::MEET_PART_STATES,
+    )
+}
+
+fn job_parts(rows: u32, cols: u32, method: Method, meet_part_states: usize) -> KnightTours {
     KnightTours::new(
         KnightParams {
             rows,
             cols,
             max_states: 1 << 30,
             method,
+            meet_part_states,
         },
         &Host::default(),
     )
     .unwrap()
+}
+
+/// Layers as units of the job.
+fn layers(units: Vec<Layer>) -> Vec<KnightUnit> {
+    units.into_iter().map(KnightUnit::Layer).collect()
 }
 
 fn search(rows: u32, cols: u32, budget: u64) -> TourSummary {
@@ -46,6 +62,18 @@ fn counts(mut s: TourSummary) -> TourSummary {
     s
 }
 
+trait WithoutRebuild {
+    fn without_rebuild(self) -> Self;
+}
+
+impl WithoutRebuild for TourSummary {
+    /// The summary but for the states swept to rebuild the meeting layer.
+    fn without_rebuild(mut self) -> TourSummary {
+        self.rebuilt = 0;
+        self
+    }
+}
+
 /// The sweep alone, without the colour shortcut of the root unit (which
 /// applies to units at square 0): the states after square 0, swept on.
 fn sweep_without_shortcut(rows: u32, cols: u32) -> u128 {
@@ -54,7 +82,7 @@ fn sweep_without_shortcut(rows: u32, cols: u32) -> u128 {
     let mut after0 = Vec::new();
     f.step(0, Frontier::START, &mut |k| after0.push((k, 1u128)));
     let units = units_of(1, after0);
-    explore_all(&j, units, u64::MAX).unwrap().tours
+    explore_all(&j, layers(units), u64::MAX).unwrap().tours
 }
 
 #[test]
@@ -178,7 +206,7 @@ fn a_layer_cut_into_many_units_counts_the_same() {
             states: c.to_vec(),
         })
         .collect();
-    let cut = explore_all(&j, units, 1000).unwrap();
+    let cut = explore_all(&j, layers(units), 1000).unwrap();
     assert_eq!(cut.tours, 9862);
     // States of different units never merge: the cut costs work.
     let whole = search(6, 6, u64::MAX);
@@ -186,7 +214,7 @@ fn a_layer_cut_into_many_units_counts_the_same() {
     assert!(cut.nodes > 2 * after, "{} vs {after}", cut.nodes);
     assert_eq!(units_of(12, states.clone()).len(), 1);
     assert_eq!(
-        explore_all(&j, units_of(12, states), u64::MAX)
+        explore_all(&j, layers(units_of(12, states)), u64::MAX)
             .unwrap()
             .tours,
         9862
@@ -236,6 +264,7 @@ fn bad_parameters_and_units_are_rejected() {
         cols,
         max_states: 10,
         method: Method::default(),
+        meet_part_states: 1,
     };
     assert!(KnightTours::new(p(0, 5), &Host::default()).is_err());
     assert!(KnightTours::new(p(9, 9), &Host::default()).is_err());
@@ -260,7 +289,7 @@ fn bad_parameters_and_units_are_rejected() {
             states: vec![(0, 0)],
         },
     ];
-    for u in bad {
+    for u in layers(bad.to_vec()) {
         assert!(
             matches!(j.explore(&u, &ctx), Err(FamilyError::BadUnit(_))),
             "{u:?}"
@@ -316,5 +345,257 @@ proptest! {
         let whole = search(r, c, u64::MAX);
         let s = search(r, c, budget);
         prop_assert_eq!(s.tours, whole.tours);
+    }
+}
+
+/// Bytes a part unit takes encoded, at most (the codec's version byte, the
+/// enum's tag and seven varints): the root unit's report carries one per
+/// part, at most `MAX_MEET_PARTS`, so it stays under 4096 x 48 = 192 KiB
+/// whatever the board (the reverted hand-back of session 17 carried the
+/// states: ~460 MB on 8 x 8).
+const PART_UNIT_BYTES: usize = 48;
+
+/// The root unit's meeting layer, handed back as units that name their
+/// part: many small units (parts of 1, 7, 100 left states), each met by a
+/// job of its own (another worker: it rebuilds the layer) and again by the
+/// job that swept the root (its kept layer). The parts add up to the
+/// reference's count and the sweep's; the job's states per square are the
+/// same as in one unit, and its nodes are the half sweep's once plus the
+/// parts' meetings (the rebuilds go to `rebuilt` only).
+#[test]
+fn the_meeting_is_handed_back_as_named_parts_and_they_add_up() {
+    for (rows, cols) in [(5, 6), (6, 6), (6, 5), (5, 8)] {
+        let whole = search(rows, cols, u64::MAX);
+        assert_eq!(whole.rebuilt, 0, "one process keeps its layer");
+        assert_eq!(
+            whole.tours,
+            search_by(rows, cols, u64::MAX, Method::Sweep).tours
+        );
+        if rows * cols <= 36 {
+            assert_eq!(
+                whole.tours,
+                u128::from(reference::count(rows as usize, cols as usize))
+            );
+        }
+        for part_states in [1, 7, 100] {
+            let at = format!("{rows} x {cols}, parts of {part_states}");
+            let j = job_parts(rows, cols, Method::Halves, part_states);
+            let root = &j.root_units()[0];
+            let flags = LocalFlags::default();
+            let Exploration::Split { explored, rest } =
+                j.explore(root, &flags.context(u64::MAX)).unwrap()
+            else {
+                panic!("{at}: the root unit met its layer itself");
+            };
+            assert_eq!(explored.tours, 0, "{at}: no tour closes in a half");
+            let parts: Vec<MeetPart> = rest
+                .iter()
+                .map(|u| match u {
+                    KnightUnit::Part(p) => p.clone(),
+                    KnightUnit::Layer(l) | KnightUnit::Whole(l) => {
+                        panic!("{at}: a layer at square {}", l.square)
+                    }
+                })
+                .collect();
+            let left = parts[0].left_states;
+            let k = parts.len() as u64;
+            assert_eq!(k, left.div_ceil(part_states as u64).min(4096), "{at}");
+            assert!(k > 1, "{at}: {left} left states in one part");
+            let report = orchard_core::codec::encode(&rest);
+            assert!(report.len() <= PART_UNIT_BYTES * rest.len(), "{at}");
+            for u in &rest {
+                let bytes = orchard_core::codec::encode(u).len();
+                assert!(bytes <= PART_UNIT_BYTES, "{at}: {bytes} bytes");
+            }
+            let mut total = explored.clone();
+            let mut rebuilt = TourSummary::default();
+            let mut fresh_runs = 0;
+            for (i, u) in rest.iter().enumerate() {
+                let KnightUnit::Part(p) = u else {
+                    unreachable!()
+                };
+                assert_eq!((p.part, p.parts, p.left_states), (i as u32, k as u32, left));
+                let here = match j.explore(u, &flags.context(u64::MAX)).unwrap() {
+                    Exploration::Finished(s) => s,
+                    e => panic!("{at}: part {i} split: {e:?}"),
+                };
+                assert_eq!(here.rebuilt, 0, "{at}: the root's layer was kept");
+                if [0, k / 2, k - 1].contains(&(i as u64)) {
+                    // A fresh job: what a worker that never swept the root
+                    // does (and a re-run after a lost lease). The same
+                    // part, whoever meets it: the same summary but for the
+                    // rebuild (and so the replicas' comparison).
+                    let fresh = job_parts(rows, cols, Method::Halves, part_states);
+                    let again = match fresh.explore(u, &flags.context(u64::MAX)).unwrap() {
+                        Exploration::Finished(s) => s,
+                        e => panic!("{at}: part {i} split: {e:?}"),
+                    };
+                    assert_eq!(
+                        again.rebuilt, explored.nodes,
+                        "{at}: the rebuild sweeps the half once"
+                    );
+                    assert_eq!(again.clone().without_rebuild(), here, "{at}, part {i}");
+                    assert_eq!(
+                        j.verified_part(u, &again, 0),
+                        j.verified_part(u, &here, 0),
+                        "{at}, part {i}"
+                    );
+                    j.merge(&mut rebuilt, again).unwrap();
+                    fresh_runs += 1;
+                }
+                j.merge(&mut total, here).unwrap();
+            }
+            assert_eq!(total.tours, whole.tours, "{at}");
+            assert_eq!(total.states, whole.states, "{at}");
+            assert_eq!(total.rebuilt, 0, "{at}");
+            assert_eq!(rebuilt.rebuilt, fresh_runs * explored.nodes, "{at}");
+            let meeting = j.frontier().n
+                - explored
+                    .states
+                    .iter()
+                    .rev()
+                    .take_while(|&&x| x == 0)
+                    .count();
+            assert!(meeting > 0 && meeting < j.frontier().n);
+            // The half sweep's states once in the nodes, then the parts'.
+            assert_eq!(
+                explored.nodes,
+                whole.states[..meeting].iter().sum::<u64>(),
+                "{at}"
+            );
+            // The sequential path goes through the same part units.
+            let seq = explore_all(&j, j.root_units(), u64::MAX).unwrap();
+            assert_eq!(counts(seq), counts(total), "{at}");
+        }
+    }
+}
+
+/// Part units that do not name a part of this job's meeting are refused
+/// with one line each, never a panic or a count of other states: out of
+/// range, another board, another square, another layer (size or
+/// fingerprint), a job that does not meet halves; also after the codec.
+#[test]
+fn hostile_part_units_are_refused() {
+    let j = job_parts(6, 6, Method::Halves, 7);
+    let flags = LocalFlags::default();
+    let ctx = flags.context(u64::MAX);
+    let Exploration::Split { rest, .. } = j.explore(&j.root_units()[0], &ctx).unwrap() else {
+        panic!("6 x 6: no parts");
+    };
+    let KnightUnit::Part(good) = rest[1].clone() else {
+        panic!("6 x 6: a layer handed back");
+    };
+    let with = |f: &dyn Fn(&mut MeetPart)| {
+        let mut p = good.clone();
+        f(&mut p);
+        p
+    };
+    let cases: Vec<(MeetPart, &str)> = vec![
+        (with(&|p| p.part = p.parts), "part"),
+        (with(&|p| p.part = u32::MAX), "part"),
+        (with(&|p| p.parts = 0), "parts"),
+        (with(&|p| p.parts = MAX_MEET_PARTS + 1), "parts"),
+        (with(&|p| p.rows = 5), "board"),
+        (with(&|p| p.cols = 8), "board"),
+        (with(&|p| p.square += 1), "square"),
+        (with(&|p| p.left_states = u64::from(p.parts) - 1), "states"),
+        (with(&|p| p.left_states += 1), "layer"),
+        (with(&|p| p.fingerprint ^= 1), "fingerprint"),
+    ];
+    // A fresh job too: the checks after the rebuild.
+    let fresh = job_parts(6, 6, Method::Halves, 7);
+    for (p, what) in cases {
+        for job in [&j, &fresh] {
+            let bytes = orchard_core::codec::encode(&KnightUnit::Part(p.clone()));
+            let u: KnightUnit = orchard_core::codec::decode(&bytes).unwrap();
+            match job.explore(&u, &ctx) {
+                Err(FamilyError::BadUnit(e)) => {
+                    assert!(e.contains("meeting part"), "{what}: {e}");
+                    assert!(!e.contains('\n'), "one line: {e}");
+                }
+                r => panic!("{what}: {p:?} gave {r:?}"),
+            }
+        }
+    }
+    let sweep = job_parts(6, 6, Method::Sweep, 7);
+    let r = sweep.explore(&KnightUnit::Part(good.clone()), &ctx);
+    assert!(matches!(r, Err(FamilyError::BadUnit(_))), "{r:?}");
+    // The good one still counts, on either job.
+    for job in [&j, &fresh] {
+        assert!(matches!(
+            job.explore(&KnightUnit::Part(good.clone()), &ctx),
+            Ok(Exploration::Finished(_))
+        ));
+    }
+    // Truncated bytes of a part are a codec error, not a unit.
+    let bytes = orchard_core::codec::encode(&KnightUnit::Part(good));
+    for n in 0..bytes.len() {
+        assert!(orchard_core::codec::decode::<KnightUnit>(&bytes[..n]).is_err());
+    }
+    // The part size is checked with the parameters.
+    let p = |n| KnightParams {
+        rows: 6,
+        cols: 6,
+        max_states: 10,
+        method: Method::default(),
+        meet_part_states: n,
+    };
+    let e = KnightTours::new(p(0), &Host::default()).unwrap_err();
+    assert!(e.to_string().contains("meet-part-states"), "{e}");
+    assert!(KnightTours::new(p((1 << 24) + 1), &Host::default()).is_err());
+}
+
+/// A root unit stopped by its budget before the meeting hands back its
+/// whole layer as one unit that says so (`Whole`); that unit, reaching the
+/// meeting, hands back the named parts as the root would, and the count is
+/// the reference's. A layer cut into several units meets its own states.
+#[test]
+fn a_whole_layer_handed_back_still_hands_back_the_parts() {
+    for (rows, cols) in [(6, 6), (5, 8)] {
+        let j = job_parts(rows, cols, Method::Halves, 5);
+        let flags = LocalFlags::default();
+        let mut pending = j.root_units();
+        assert!(matches!(pending[0], KnightUnit::Whole(_)));
+        let (mut wholes, mut parts) = (0, 0);
+        let mut total = TourSummary::default();
+        while let Some(u) = pending.pop() {
+            match &u {
+                KnightUnit::Whole(_) => wholes += 1,
+                KnightUnit::Part(_) => parts += 1,
+                KnightUnit::Layer(l) => panic!("a cut layer at square {}", l.square),
+            }
+            match j.explore(&u, &flags.context(50)).unwrap() {
+                Exploration::Finished(s) => j.merge(&mut total, s).unwrap(),
+                Exploration::Split { explored, rest } => {
+                    j.merge(&mut total, explored).unwrap();
+                    pending.extend(rest);
+                }
+            }
+        }
+        assert!(wholes > 3, "{rows} x {cols}: {wholes} whole layers");
+        // A whole layer at the meeting square, past the right states'
+        // square, in a fresh job: it never saw the right states, and its
+        // parts must sweep for them, not turn the meeting layer.
+        let f = j.frontier();
+        let mut sweep = orchard_knight_tours::Sweep::new(f, 0, &[(Frontier::START, 1)]).unwrap();
+        let meeting = orchard_knight_tours::join::Meeting::new(f).unwrap();
+        assert_eq!(meeting.right + 1, meeting.left, "{rows} x {cols}");
+        while sweep.square() < meeting.left {
+            sweep.advance(u64::MAX, &mut |_| {}).unwrap();
+        }
+        let late = KnightUnit::Whole(Layer {
+            square: meeting.left as u32,
+            states: sweep.layer().iter().collect(),
+        });
+        let fresh = job_parts(rows, cols, Method::Halves, 5);
+        let late = explore_all(&fresh, vec![late], u64::MAX).unwrap();
+        assert_eq!(late.tours, total.tours, "{rows} x {cols}");
+        assert_eq!(late.rebuilt, 0, "{rows} x {cols}: the layer was kept");
+        assert!(parts > 3, "{rows} x {cols}: {parts} parts");
+        assert_eq!(
+            total.tours,
+            search_by(rows, cols, u64::MAX, Method::Sweep).tours
+        );
+        assert_eq!(total.states, search(rows, cols, u64::MAX).states);
     }
 }
