@@ -93,7 +93,7 @@ impl Scheduler {
                 continue;
             };
             let job = self.jobs.get_mut(&unit.job).expect("live unit has a job");
-            let excluded = job.excluded.contains(&worker_id);
+            let excluded = job.excluded.contains_key(&worker.durable.key);
             let adoptable = !excluded
                 && (job.replicas <= 1
                     || may_take(

@@ -65,7 +65,7 @@ impl Scheduler {
             }
             if !job.live()
                 || !worker.families.contains(&job.family)
-                || job.excluded.contains(&worker_id)
+                || job.excluded.contains_key(&worker.durable.key)
             {
                 continue;
             }

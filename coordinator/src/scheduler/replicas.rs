@@ -23,15 +23,19 @@
 //!
 //! Replicas waiting for agreement are stored (`Write::Replica`), so a
 //! coordinator restart keeps them; worker ids do not survive a restart, so a
-//! restored replica is known by its host only, and the exclusion of a worker
-//! found lying lasts for the coordinator's life (a restarted coordinator
-//! catches it again the same way).
+//! restored replica is known by its host and its worker's durable identity
+//! ([`crate::identity::WorkerIdentity`]: its certificate's fingerprint under
+//! mutual TLS, else its declared name). A worker found lying is excluded by
+//! that identity, durably (`Write::Exclude`, in the same transaction as the
+//! report that decided the vote): registering again under the same
+//! certificate (or name), or a restart of the coordinator, does not lift it.
 
 use std::collections::{HashMap, HashSet};
 
 use super::job::Job;
 use super::unit::{Replica, Unit};
 use super::{Scheduler, WorkerId};
+use crate::identity::WorkerIdentity;
 use crate::store::{JobId, MismatchRow};
 
 /// The most replicas a job may ask for.
@@ -50,8 +54,9 @@ pub struct Verification {
     pub decided: Option<Replica>,
     /// The report disagrees with an earlier replica.
     pub mismatch: Option<MismatchRow>,
-    /// Workers whose replicas lost the vote.
-    pub liars: Vec<WorkerId>,
+    /// Workers whose replicas lost the vote, by durable identity (a replica
+    /// restored after a restart has no worker id, but has its identity).
+    pub liars: Vec<WorkerIdentity>,
     /// The unit took every replica it may without a majority.
     pub no_majority: bool,
 }
@@ -107,7 +112,9 @@ impl Scheduler {
         self.workers
             .iter()
             .filter(|(_, w)| now.duration_since(w.last_seen) < self.lease_ttl)
-            .filter(|(id, w)| w.families.contains(&job.family) && !job.excluded.contains(id))
+            .filter(|(_, w)| {
+                w.families.contains(&job.family) && !job.excluded.contains_key(&w.durable.key)
+            })
             .map(|(&id, w)| (id, w.hostname.clone()))
             .collect()
     }
