@@ -81,6 +81,12 @@ pub struct WorkerIdentity {
 }
 
 impl WorkerIdentity {
+    /// Whether `key` names a certificate (mutual TLS), which the handshake
+    /// proved, rather than a declared name, which anyone may declare.
+    pub fn is_certificate(key: &str) -> bool {
+        key.starts_with("sha256:")
+    }
+
     /// The identity of a worker that registered as `name` under the client
     /// certificate `peer` (mutual TLS), or under none.
     pub fn of(peer: Option<&PeerIdentity>, name: &str) -> WorkerIdentity {

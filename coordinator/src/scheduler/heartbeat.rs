@@ -99,6 +99,7 @@ impl Scheduler {
                     || may_take(
                         unit,
                         worker_id,
+                        &worker.durable.key,
                         &worker.hostname,
                         live_hosts.get(&unit.job).copied().unwrap_or(0),
                     ));

@@ -96,7 +96,13 @@ impl Scheduler {
                 }
                 if verified {
                     let hosts = live_hosts.get(&job.id).copied().unwrap_or(0);
-                    if !may_take(unit, worker_id, &worker.hostname, hosts) {
+                    if !may_take(
+                        unit,
+                        worker_id,
+                        &worker.durable.key,
+                        &worker.hostname,
+                        hosts,
+                    ) {
                         skipped.push((position, uid));
                         if skipped.len() >= MAX_WAIT_CHECKS {
                             break;

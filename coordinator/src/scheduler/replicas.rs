@@ -82,11 +82,27 @@ pub(super) fn verdict(parts: &[Vec<u8>], k: usize) -> Option<usize> {
     (count == n || (n > k && 2 * count > n)).then_some(first)
 }
 
-/// Whether a worker (`id`, `host`) may explore the next replica of `unit`:
-/// it has not explored it, and, when `live_hosts` (hosts that can take the
-/// job) are enough for one more distinct host, neither has its host.
-pub(super) fn may_take(unit: &Unit, id: WorkerId, host: &str, live_hosts: usize) -> bool {
-    if unit.replicas.iter().any(|r| r.worker == Some(id)) {
+/// Whether a worker (`id`, durable identity `key`, `host`) may explore the
+/// next replica of `unit`: it has not explored it, neither under this
+/// registration nor, under mutual TLS, under its certificate (so a worker
+/// cannot vote twice by registering again, or after a restart, when the
+/// replica stored before it has no worker id); and, when `live_hosts`
+/// (hosts that can take the job) are enough for one more distinct host,
+/// neither has its host. A declared name is not held to this (workers may
+/// share one; the host rule covers them as far as names can).
+pub(super) fn may_take(
+    unit: &Unit,
+    id: WorkerId,
+    key: &str,
+    host: &str,
+    live_hosts: usize,
+) -> bool {
+    let certified = WorkerIdentity::is_certificate(key);
+    if unit
+        .replicas
+        .iter()
+        .any(|r| r.worker == Some(id) || (certified && r.identity.key == key))
+    {
         return false;
     }
     let new_host_needed = live_hosts > unit.replicas.len();
@@ -145,7 +161,12 @@ impl Scheduler {
             .iter()
             .take(1_000)
             .filter_map(|(_, id)| self.units.get(id))
-            .filter(|u| !workers.iter().any(|(w, h)| may_take(u, *w, h, hosts)))
+            .filter(|u| {
+                !workers.iter().any(|(w, h)| {
+                    let key = self.workers.get(w).map_or("", |w| w.durable.key.as_str());
+                    may_take(u, *w, key, h, hosts)
+                })
+            })
             .count();
         if stuck > 0 {
             format!("{stuck} unit(s) wait for a live worker that has not explored them")
