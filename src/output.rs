@@ -51,16 +51,21 @@ pub fn progress_line(s: &JobStatus) -> String {
     } else {
         String::new()
     };
-    // A verified job: its replicas, verified units and mismatches, and why
-    // its units wait, when they do.
+    // A verified job: its replicas, verified units and mismatches, the
+    // workers it shut out, and why its units wait, when they do.
     let verified = if s.replicas > 1 {
         let waiting = if s.waiting.is_empty() {
             String::new()
         } else {
             format!(" | {}", s.waiting)
         };
+        let excluded = if s.excluded.is_empty() {
+            String::new()
+        } else {
+            format!(" | excluded: {}", s.excluded.join(", "))
+        };
         format!(
-            " | {} replicas: {} verified, {} mismatches{waiting}",
+            " | {} replicas: {} verified, {} mismatches{excluded}{waiting}",
             s.replicas, s.verified_units, s.mismatches
         )
     } else {

@@ -11,14 +11,25 @@ use common::db::units;
 use common::hip::{COLS, ROWS, UNIT_BUDGET};
 use common::{run, run_json, Proc, TempDir};
 
+/// What version 6 added (the `exclusions` table, the identities of
+/// replicas and mismatches), taken away: a database of version 5.
+const DOWN_TO_5: &str = "DROP TABLE exclusions;
+                         ALTER TABLE replicas DROP COLUMN identity;
+                         ALTER TABLE replicas DROP COLUMN identity_label;
+                         ALTER TABLE mismatches DROP COLUMN identity_a;
+                         ALTER TABLE mismatches DROP COLUMN identity_b;
+                         ALTER TABLE mismatches DROP COLUMN loser_a;
+                         ALTER TABLE mismatches DROP COLUMN loser_b;";
+
 /// What version 5 added (each job's unit count, unit digest and row
-/// checksum), taken away: a database of version 4.
+/// checksum), taken away: a database of version 4 (once [`DOWN_TO_5`] ran).
 const DOWN_TO_4: &str = "ALTER TABLE jobs DROP COLUMN unit_count;
                          ALTER TABLE jobs DROP COLUMN unit_digest;
                          ALTER TABLE jobs DROP COLUMN row_crc;";
 
 /// What versions 5 and 4 added (`jobs.replicas`, the `replicas` and
-/// `mismatches` tables), taken away: a database of version 3.
+/// `mismatches` tables), taken away: a database of version 3 (once
+/// [`DOWN_TO_5`] ran).
 const DOWN_TO_3: &str = "ALTER TABLE jobs DROP COLUMN unit_count;
                          ALTER TABLE jobs DROP COLUMN unit_digest;
                          ALTER TABLE jobs DROP COLUMN row_crc;
@@ -29,7 +40,8 @@ const DOWN_TO_3: &str = "ALTER TABLE jobs DROP COLUMN unit_count;
 /// `lemmas` table), holding an interrupted job, is migrated in place when
 /// opened and the job resumes to the right answer; so are ones of versions
 /// 2, 3 and 4 (whose seals are computed from the rows they hold, and then
-/// catch a row deleted); a database of a newer version is refused, untouched.
+/// catch a row deleted) and 5 (whose stored replicas get their worker's
+/// identity from its declared name); a database of a newer version is refused, untouched.
 #[test]
 fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let dir = TempDir::new("hipmigrate");
@@ -76,11 +88,11 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap()
     };
-    assert_eq!(version(&db), 5);
+    assert_eq!(version(&db), 6);
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(&format!(
-            "{DOWN_TO_3} DROP TABLE lemmas; ALTER TABLE units DROP COLUMN discarded_nodes;
+            "{DOWN_TO_5} {DOWN_TO_3} DROP TABLE lemmas; ALTER TABLE units DROP COLUMN discarded_nodes;
              PRAGMA user_version = 1;"
         ))
         .unwrap();
@@ -102,7 +114,7 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     let json = run_json(&args);
     assert_eq!(json["resumed"], true, "{json}");
     assert_eq!(json["winner"], 0, "4x5 is a draw: {json}");
-    assert_eq!(version(&db), 5);
+    assert_eq!(version(&db), 6);
     // What was done before the migration was kept, not searched again.
     let after = units(&db);
     for (id, (state, leases, summary)) in &before {
@@ -115,25 +127,25 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(&format!(
-            "{DOWN_TO_3} DROP TABLE lemmas; PRAGMA user_version = 2;"
+            "{DOWN_TO_5} {DOWN_TO_3} DROP TABLE lemmas; PRAGMA user_version = 2;"
         ))
         .unwrap();
     }
     let json = run_json(&args);
     assert_eq!(json["winner"], 0, "{json}");
-    assert_eq!(version(&db), 5);
+    assert_eq!(version(&db), 6);
 
     // Version 3 (before verified jobs): migrated, its job one of a single
     // replica, the answer kept.
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch(&format!("{DOWN_TO_3} PRAGMA user_version = 3;"))
+        conn.execute_batch(&format!("{DOWN_TO_5} {DOWN_TO_3} PRAGMA user_version = 3;"))
             .unwrap();
     }
     let json = run_json(&args);
     assert_eq!(json["winner"], 0, "{json}");
     assert_eq!(json["replicas"], 1, "{json}");
-    assert_eq!(version(&db), 5);
+    assert_eq!(version(&db), 6);
     let replicas: i64 = rusqlite::Connection::open(&db)
         .unwrap()
         .query_row("SELECT replicas FROM jobs", [], |r| r.get(0))
@@ -144,12 +156,56 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     // from the rows it holds, so that it opens again as it is...
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch(&format!("{DOWN_TO_4} PRAGMA user_version = 4;"))
+        conn.execute_batch(&format!("{DOWN_TO_5} {DOWN_TO_4} PRAGMA user_version = 4;"))
             .unwrap();
     }
     let json = run_json(&args);
     assert_eq!(json["winner"], 0, "{json}");
-    assert_eq!(version(&db), 5);
+    assert_eq!(version(&db), 6);
+    let json = run_json(&args);
+    assert_eq!(json["winner"], 0, "{json}");
+
+    // Version 5 (before durable exclusions), with a replica and a mismatch
+    // stored: migrated, the replica's worker known by its declared name
+    // (its host column), the mismatch's identities empty and no loser, no
+    // exclusion; it opens again as it is.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(&format!(
+            "{DOWN_TO_5} PRAGMA user_version = 5;
+             INSERT INTO replicas (unit_id, job_id, worker, host, nodes, bound, summary,
+                                   summary_crc, rest, reported_ms)
+             VALUES (1, 1, 'worker 7 (old-host, 1 threads)', 'old-host', 1, 0, x'00', 0, x'00', 0);
+             INSERT INTO mismatches (job_id, unit_id, unit_label, worker_a, summary_a,
+                                     worker_b, summary_b, found_ms)
+             VALUES (1, 1, 'root', 'a', 'x', 'b', 'y', 0);"
+        ))
+        .unwrap();
+    }
+    let json = run_json(&args);
+    assert_eq!(json["winner"], 0, "{json}");
+    assert_eq!(version(&db), 6);
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let identity: (String, String) = conn
+            .query_row("SELECT identity, identity_label FROM replicas", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!(identity, ("name:old-host".into(), "name:old-host".into()));
+        let mismatch: (String, String, i64, i64) = conn
+            .query_row(
+                "SELECT identity_a, identity_b, loser_a, loser_b FROM mismatches",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!(mismatch, (String::new(), String::new(), 0, 0));
+        let exclusions: i64 = conn
+            .query_row("SELECT count(*) FROM exclusions", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(exclusions, 0);
+    }
     let json = run_json(&args);
     assert_eq!(json["winner"], 0, "{json}");
     // ... and a unit row deleted after it is refused: one line naming the
@@ -173,13 +229,13 @@ fn a_version_1_database_is_migrated_and_its_job_resumes() {
     // A newer schema: one line, a non-zero exit, the file untouched.
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch("PRAGMA user_version = 6;").unwrap();
+        conn.execute_batch("PRAGMA user_version = 7;").unwrap();
     }
     let bytes = std::fs::read(&db).unwrap();
     let out = run(&args);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("schema version 6 is not supported"), "{err}");
+    assert!(err.contains("schema version 7 is not supported"), "{err}");
     assert_eq!(std::fs::read(&db).unwrap(), bytes);
 }

@@ -10,6 +10,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use common::pki::{CertFiles, TestCa};
+use common::raw_worker::RawWorker;
 use common::{free_port, orchard, run_json, Proc, TempDir};
 use orchard_proto::access::{endpoint, ClientIdentity, ClientTls};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
@@ -260,4 +261,139 @@ fn a_client_certificate_without_tls_is_a_usage_error() {
         me.cert.to_str().unwrap(),
     ])));
     assert!(err.contains("--tls-client-key"), "{err}");
+}
+
+/// Under mutual TLS a worker is known by its certificate, not by the name
+/// it declares: of two workers that declare the same name under different
+/// certificates, the one outvoted is excluded and the other still gets the
+/// job's units; the liar's certificate stays excluded under any name it
+/// registers with, also after the coordinator is SIGKILLed and restarted,
+/// and status names it by certificate.
+#[test]
+fn under_mutual_tls_the_certificate_not_the_name_is_excluded() {
+    let dir = TempDir::new("mtls-exclusion");
+    let ca = TestCa::new(&dir, "cluster");
+    let server = ca.server(&dir);
+    let (liar_cert, honest_cert, other_cert, admin) = (
+        ca.client(&dir, "liar-cert"),
+        ca.client(&dir, "honest-cert"),
+        ca.client(&dir, "other-cert"),
+        ca.client(&dir, "admin"),
+    );
+    let port = free_port();
+    let url = format!("https://localhost:{port}");
+    let coordinator_args = [
+        "--tls-cert",
+        server.cert.to_str().unwrap(),
+        "--tls-key",
+        server.key.to_str().unwrap(),
+        "--tls-client-ca",
+        ca.pem.to_str().unwrap(),
+    ];
+    let mut coordinator = common::start_coordinator_with(&dir, port, &coordinator_args);
+    let admin_run = |args: &[&str]| {
+        let mut a = strings(args);
+        a.extend(access(&url, &ca, Some(&admin)));
+        a.push("--json".into());
+        run_with(&a)
+    };
+    let wait_up = || {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !admin_run(&["status"]).status.success() {
+            assert!(Instant::now() < deadline, "coordinator did not come up");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let job_status = |job: u64| -> serde_json::Value {
+        let out = admin_run(&["status", &job.to_string()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    wait_up();
+    let out = admin_run(&["submit", "queens", "--n", "8", "--replicas", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let job = serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["job_id"]
+        .as_u64()
+        .unwrap();
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let connect = |cert: &CertFiles| {
+        let tls = client_tls(&ca, cert);
+        let url = url.clone();
+        async move {
+            let channel = endpoint(&url, &tls).unwrap().connect().await.unwrap();
+            WorkerServiceClient::new(channel)
+        }
+    };
+    let replicated = rt.block_on(async {
+        // The liar and an honest worker declare the same name; a third
+        // worker on another host takes the second replica (replicas go to
+        // another host while one is live), the honest namesake the third.
+        let mut liar = RawWorker::register_on(connect(&liar_cert).await, "shared", "queens").await;
+        let mut honest =
+            RawWorker::register_on(connect(&honest_cert).await, "shared", "queens").await;
+        let mut other =
+            RawWorker::register_on(connect(&other_cert).await, "elsewhere", "queens").await;
+        let unit = liar.lease(1).await.remove(0);
+        assert!(liar.report(&unit, true).await.unwrap());
+        for w in [&mut other, &mut honest] {
+            let again = w.lease(1).await.remove(0);
+            assert_eq!(again.unit_id, unit.unit_id);
+            assert!(w.report(&again, false).await.unwrap());
+        }
+        assert!(liar.lease(10).await.is_empty(), "the liar is shut out");
+        // Its namesake under another certificate is not.
+        let next = honest.lease(1).await;
+        assert_eq!(next.len(), 1, "the honest namesake still gets units");
+        assert!(honest.report(&next[0], false).await.unwrap());
+        // The liar's certificate under a new name: still excluded.
+        let mut renamed =
+            RawWorker::register_on(connect(&liar_cert).await, "fresh-name", "queens").await;
+        assert!(
+            renamed.lease(10).await.is_empty(),
+            "excluded by certificate"
+        );
+        next[0].unit_id
+    });
+    let s = job_status(job);
+    let excluded = s["excluded"].as_array().unwrap();
+    assert_eq!(excluded.len(), 1, "{s}");
+    let label = excluded[0].as_str().unwrap();
+    assert!(label.starts_with("cert:liar-cert sha256:"), "{label}");
+    assert_eq!(label.len(), "cert:liar-cert sha256:".len() + 64, "{label}");
+
+    coordinator.sigkill();
+    let _coordinator = common::start_coordinator_with(&dir, port, &coordinator_args);
+    wait_up();
+    assert_eq!(
+        job_status(job)["excluded"],
+        s["excluded"],
+        "kept across the crash"
+    );
+    rt.block_on(async {
+        let mut liar = RawWorker::register_on(connect(&liar_cert).await, "shared", "queens").await;
+        assert!(
+            liar.lease(10).await.is_empty(),
+            "still excluded after the restart"
+        );
+        let mut honest =
+            RawWorker::register_on(connect(&honest_cert).await, "shared", "queens").await;
+        let more = honest.lease(1).await;
+        assert_eq!(more.len(), 1, "its namesake still gets units");
+        // Not the unit it explored before the crash (the first pending one):
+        // one certificate is one vote, whatever its registrations.
+        assert_ne!(
+            more[0].unit_id, replicated,
+            "a second vote of one certificate"
+        );
+        assert!(honest.report(&more[0], false).await.unwrap());
+    });
 }

@@ -8,127 +8,12 @@ mod common;
 use std::time::Duration;
 
 use common::http::{http_get, metric};
+use common::raw_worker::{explore_whole, RawWorker};
 use common::{
     final_results, free_port, run_json, start_coordinator_with, start_worker, submit_job,
     wait_coordinator, wait_status, TempDir,
 };
-use orchard_core::{ExploreContext, Host};
-use orchard_proto::v1::worker_service_client::WorkerServiceClient;
-use orchard_proto::v1::*;
-use tonic::transport::Channel;
 use tonic::Code;
-
-/// A worker speaking the protocol by hand: register, lease, explore with the
-/// family in this process, report (honestly or not).
-struct RawWorker {
-    client: WorkerServiceClient<Channel>,
-    id: u64,
-}
-
-impl RawWorker {
-    async fn register(url: &str, name: &str) -> RawWorker {
-        Self::register_for(url, name, "queens").await
-    }
-
-    async fn register_for(url: &str, name: &str, family: &str) -> RawWorker {
-        let mut client = WorkerServiceClient::connect(url.to_string()).await.unwrap();
-        let id = client
-            .register(RegisterRequest {
-                hostname: name.into(),
-                threads: 1,
-                protocol_version: orchard_proto::PROTOCOL_VERSION,
-                families: vec![family.into()],
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
-        RawWorker { client, id }
-    }
-
-    async fn lease(&mut self, max: u32) -> Vec<UnitLease> {
-        self.client
-            .lease(LeaseRequest {
-                worker_id: self.id,
-                max_units: max,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .leases
-    }
-
-    /// Explores `unit` whole with the family; `lie` adds one to a count
-    /// (a queens job's solutions, a synthetic job's nodes).
-    async fn report(&mut self, unit: &UnitLease, lie: bool) -> Result<bool, tonic::Status> {
-        let (mut summary, nodes) = explore_whole(unit);
-        if lie {
-            summary = corrupt(&unit.family, &summary);
-        }
-        self.report_raw(unit.unit_id, summary, nodes).await
-    }
-
-    async fn report_raw(
-        &mut self,
-        unit_id: u64,
-        summary: Vec<u8>,
-        nodes: u64,
-    ) -> Result<bool, tonic::Status> {
-        self.client
-            .report(ReportRequest {
-                worker_id: self.id,
-                unit_id,
-                summary,
-                nodes,
-                ..Default::default()
-            })
-            .await
-            .map(|r| r.into_inner().accepted)
-    }
-}
-
-/// A well-formed summary of `family` with one count too many.
-fn corrupt(family: &str, summary: &[u8]) -> Vec<u8> {
-    use orchard_core::codec::{decode, encode};
-    match family {
-        "queens" => {
-            let mut s: orchard_queens::QueensSummary = decode(summary).unwrap();
-            s.solutions += 1;
-            encode(&s)
-        }
-        "synthetic" => {
-            let mut s: orchard_synthetic::SyntheticSummary = decode(summary).unwrap();
-            s.nodes += 1;
-            encode(&s)
-        }
-        other => panic!("no lie for {other}"),
-    }
-}
-
-/// Explores a leased unit to its end (a verified job's leases have no
-/// budget): its summary and nodes.
-fn explore_whole(unit: &UnitLease) -> (Vec<u8>, u64) {
-    assert_eq!(
-        unit.node_budget,
-        u64::MAX,
-        "a verified unit is explored whole"
-    );
-    let prepared = orchard::families::registry()
-        .by_name(&unit.family)
-        .unwrap()
-        .prepare(&unit.params_json, &Host::default())
-        .unwrap();
-    let (stop, bound, progress) = Default::default();
-    let ctx = ExploreContext {
-        budget: unit.node_budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
-    let x = prepared.explore(&unit.unit, &ctx).unwrap();
-    assert!(x.rest.is_empty());
-    (x.summary, x.nodes)
-}
 
 /// The lines of a results file that are not about verification.
 fn answer_lines(path: &str) -> Vec<String> {
@@ -299,6 +184,96 @@ fn replicas_and_mismatches_survive_a_coordinator_crash() {
     assert!(
         mismatch.contains("honest-a") && mismatch.contains("liar"),
         "{mismatch}"
+    );
+}
+
+/// The exclusion outlives the liar's registration and the coordinator: the
+/// liar, outvoted, registers again under its name and gets no unit of the
+/// job; the coordinator is SIGKILLed and restarted on the same database, and
+/// the liar, registering again, still gets none of that job's units, but
+/// does get units of another job; status lists it; honest workers finish the
+/// job with the exact answer.
+#[test]
+fn a_liar_stays_excluded_after_registering_again_and_a_coordinator_crash() {
+    let dir = TempDir::new("replicas-excluded");
+    let port = free_port();
+    let mut coordinator = start_coordinator_with(&dir, port, &[]);
+    let url = format!("http://127.0.0.1:{port}");
+    wait_coordinator(&url, Duration::from_secs(30));
+    let job = submit_job(&url, &["queens", "--n", "8", "--replicas", "2"]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut liar = RawWorker::register(&url, "liar").await;
+        let mut h1 = RawWorker::register(&url, "honest-1").await;
+        let mut h2 = RawWorker::register(&url, "honest-2").await;
+        let unit = liar.lease(1).await.remove(0);
+        assert!(liar.report(&unit, true).await.unwrap());
+        for h in [&mut h1, &mut h2] {
+            let again = h.lease(1).await.remove(0);
+            assert_eq!(again.unit_id, unit.unit_id);
+            assert!(h.report(&again, false).await.unwrap());
+        }
+        // Registered again: a new worker id, the same declared name.
+        let mut again = RawWorker::register(&url, "liar").await;
+        assert_ne!(again.id, liar.id);
+        assert!(again.lease(10).await.is_empty(), "excluded by its name");
+    });
+    let s = wait_status(&url, job, Duration::from_secs(10), |s| {
+        s["verified_units"] == 1
+    });
+    assert_eq!(s["excluded"], serde_json::json!(["name:liar"]), "{s}");
+
+    coordinator.sigkill();
+    let _coordinator = start_coordinator_with(&dir, port, &[]);
+    wait_coordinator(&url, Duration::from_secs(30));
+    let s = wait_status(&url, job, Duration::from_secs(10), |_| true);
+    assert_eq!(
+        s["excluded"],
+        serde_json::json!(["name:liar"]),
+        "stored: {s}"
+    );
+    assert!(s["units_pending"].as_u64().unwrap() > 0, "{s}");
+    let other = submit_job(&url, &["queens", "--n", "6", "--replicas", "2"]);
+    rt.block_on(async {
+        let mut liar = RawWorker::register(&url, "liar").await;
+        let leases = liar.lease(100).await;
+        assert!(!leases.is_empty(), "the other job's units are its to take");
+        for l in &leases {
+            assert_eq!(l.job_id, other, "a unit of the job it lied in");
+            // Honest in the other job: its replicas count.
+            assert!(liar.report(l, false).await.unwrap());
+        }
+        assert!(
+            liar.lease(100).await.iter().all(|l| l.job_id == other),
+            "still none of the job it lied in"
+        );
+    });
+    let _w1 = start_worker(&dir, &url, "worker-a");
+    let _w2 = start_worker(&dir, &url, "worker-b");
+    for (j, solutions) in [(job, 92), (other, 4)] {
+        let done = wait_status(&url, j, Duration::from_secs(120), |s| s["state"] == "done");
+        assert_eq!(done["verified_units"], done["units_done"], "{done}");
+        assert_eq!(final_results(&url, j)["solutions"], solutions);
+    }
+    let done = wait_status(&url, job, Duration::from_secs(10), |_| true);
+    assert_eq!(done["mismatches"], 1, "{done}");
+    assert_eq!(done["excluded"], serde_json::json!(["name:liar"]), "{done}");
+    let other = wait_status(&url, other, Duration::from_secs(10), |_| true);
+    assert_eq!(other["excluded"], serde_json::json!([]), "{other}");
+    // The mismatch record names the liar the loser; the exclusion points
+    // at it.
+    let db = rusqlite::Connection::open(dir.path("coord.db")).unwrap();
+    let (a, lost_a, lost_b, pointed): (String, i64, i64, i64) = db
+        .query_row(
+            "SELECT m.identity_a, m.loser_a, m.loser_b, e.mismatch_id = m.id
+             FROM mismatches m JOIN exclusions e ON e.job_id = m.job_id",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (a.as_str(), lost_a, lost_b, pointed),
+        ("name:liar", 1, 0, 1)
     );
 }
 

@@ -54,6 +54,58 @@ impl PeerIdentity {
     }
 }
 
+/// Who a worker is beyond one connection and one coordinator process: the
+/// key a job's exclusion of a worker found lying is stored under (see
+/// `scheduler::replicas`), so that registering again, or a restart of the
+/// coordinator, does not wash it clean.
+///
+/// * Under mutual TLS, the SHA-256 fingerprint of the client certificate
+///   (`sha256:<64 hex>`), not its subject CN: the fingerprint names the one
+///   certificate whose private key the TLS handshake proved the worker
+///   holds, while a CN is whatever string the CA wrote, which need not be
+///   unique (one CA may issue "worker" to many machines, and excluding by
+///   it would shut honest machines out for another's lie). The cost: a
+///   certificate re-issued to the liar is a new identity, which only the
+///   CA's operator can grant (and should not).
+/// * Without mutual TLS, the name the worker declared when it registered
+///   (`name:<name>`, its `--name`, by default its host name). Anyone can
+///   declare any name, so this exclusion only binds honest mistakes (a
+///   broken machine that keeps its name); only mutual TLS makes it binding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorkerIdentity {
+    /// What is compared and stored: `sha256:<hex>` or `name:<name>`.
+    pub key: String,
+    /// For people: the certificate's name and full fingerprint, or the
+    /// declared name (the key itself).
+    pub label: String,
+}
+
+impl WorkerIdentity {
+    /// Whether `key` names a certificate (mutual TLS), which the handshake
+    /// proved, rather than a declared name, which anyone may declare.
+    pub fn is_certificate(key: &str) -> bool {
+        key.starts_with("sha256:")
+    }
+
+    /// The identity of a worker that registered as `name` under the client
+    /// certificate `peer` (mutual TLS), or under none.
+    pub fn of(peer: Option<&PeerIdentity>, name: &str) -> WorkerIdentity {
+        match peer {
+            Some(p) => WorkerIdentity {
+                key: format!("sha256:{}", p.sha256),
+                label: format!("cert:{} sha256:{}", p.name, p.sha256),
+            },
+            None => {
+                let key = format!("name:{name}");
+                WorkerIdentity {
+                    label: key.clone(),
+                    key,
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

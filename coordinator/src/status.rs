@@ -126,6 +126,11 @@ pub struct JobStatus {
     /// Why the job's units wait, when they do (too few distinct live
     /// workers for its replicas); empty otherwise.
     pub waiting: String,
+    /// The workers a verified job shut out for losing a vote, by durable
+    /// identity (`sha256:` and certificate name under mutual TLS, else
+    /// `name:` and the name the worker declared; see
+    /// `identity::WorkerIdentity`), kept across restarts.
+    pub excluded: Vec<String>,
 }
 
 fn json_object<S: Serializer>(params_json: &str, s: S) -> Result<S::Ok, S::Error> {
@@ -171,6 +176,7 @@ macro_rules! job_status_with_state {
             verified_units: $s.verified_units,
             mismatches: $s.mismatches,
             waiting: $s.waiting,
+            excluded: $s.excluded,
         }
     };
 }
@@ -305,6 +311,7 @@ mod tests {
             verified_units: 3,
             mismatches: 1,
             waiting: String::new(),
+            excluded: Vec::new(),
         }
     }
 
@@ -359,6 +366,7 @@ mod tests {
             "replicas",
             "verified_units",
             "mismatches",
+            "excluded",
         ] {
             assert!(j.get(key).is_some(), "{key} missing from {j}");
         }

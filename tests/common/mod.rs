@@ -13,6 +13,7 @@ pub mod nn;
 pub mod pki;
 pub mod process;
 pub mod proxy;
+pub mod raw_worker;
 
 #[allow(unused_imports)] // not every test file uses each part
 pub use cluster::*;

@@ -141,6 +141,7 @@ mod tests {
             verified_units: 0,
             mismatches: 0,
             waiting: String::new(),
+            excluded: Vec::new(),
             eta_seconds: 0.0,
         };
         h.record(1_700_000_000_000, &[s]);

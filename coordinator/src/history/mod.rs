@@ -214,6 +214,7 @@ mod tests {
             verified_units: 0,
             mismatches: 0,
             waiting: String::new(),
+            excluded: Vec::new(),
             eta_seconds: 5.0,
         }
     }

@@ -93,12 +93,13 @@ impl Scheduler {
                 continue;
             };
             let job = self.jobs.get_mut(&unit.job).expect("live unit has a job");
-            let excluded = job.excluded.contains(&worker_id);
+            let excluded = job.excluded.contains_key(&worker.durable.key);
             let adoptable = !excluded
                 && (job.replicas <= 1
                     || may_take(
                         unit,
                         worker_id,
+                        &worker.durable.key,
                         &worker.hostname,
                         live_hosts.get(&unit.job).copied().unwrap_or(0),
                     ));

@@ -7,7 +7,7 @@
 //! sets the one thing it computes outside, the estimate, with
 //! [`Scheduler::set_estimate`].
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,7 +17,7 @@ use super::figures::FiguresKey;
 use super::moot::MootJudgeSlot;
 use super::rate::RateMeter;
 use super::unit::{tree_prefix, Unit};
-use super::{Scheduler, WorkerId};
+use super::Scheduler;
 use crate::status::JobState;
 use crate::store::{JobId, UnitId, Write};
 
@@ -102,9 +102,12 @@ pub struct Job {
     pub(super) verified_units: u64,
     /// Reports found to disagree with another replica of their unit.
     pub(super) mismatches: u64,
-    /// Workers found on the losing side of a mismatch: they get no more
-    /// units of this job (for the coordinator's life).
-    pub(super) excluded: HashSet<WorkerId>,
+    /// Workers found on the losing side of a mismatch, by durable identity
+    /// (key to label, see [`crate::identity::WorkerIdentity`]): they get no
+    /// more units of this job. Stored (`exclusions`) in the transaction of
+    /// the report that decided the vote, and loaded at open: an exclusion
+    /// outlives the process and the worker's registration.
+    pub(super) excluded: BTreeMap<String, String>,
 }
 
 impl Job {
@@ -148,7 +151,7 @@ impl Job {
             replicas: 1,
             verified_units: 0,
             mismatches: 0,
-            excluded: HashSet::new(),
+            excluded: BTreeMap::new(),
         }
     }
 

@@ -65,7 +65,7 @@ impl Scheduler {
             }
             if !job.live()
                 || !worker.families.contains(&job.family)
-                || job.excluded.contains(&worker_id)
+                || job.excluded.contains_key(&worker.durable.key)
             {
                 continue;
             }
@@ -96,7 +96,13 @@ impl Scheduler {
                 }
                 if verified {
                     let hosts = live_hosts.get(&job.id).copied().unwrap_or(0);
-                    if !may_take(unit, worker_id, &worker.hostname, hosts) {
+                    if !may_take(
+                        unit,
+                        worker_id,
+                        &worker.durable.key,
+                        &worker.hostname,
+                        hosts,
+                    ) {
                         skipped.push((position, uid));
                         if skipped.len() >= MAX_WAIT_CHECKS {
                             break;

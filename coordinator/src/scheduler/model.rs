@@ -16,7 +16,7 @@ use super::test_family;
 use super::{FinalResult, Finishing, JobState, Scheduler, WorkerId};
 use crate::clock::ManualClock;
 use crate::store::{
-    JobId, JobRow, Loaded, MismatchRow, NewUnit, ReplicaRow, UnitId, UnitRow, Write,
+    ExclusionRow, JobId, JobRow, Loaded, MismatchRow, NewUnit, ReplicaRow, UnitId, UnitRow, Write,
 };
 
 struct ModelUnit {
@@ -38,6 +38,8 @@ pub struct ModelStore {
     pub replicas: Vec<(JobId, ReplicaRow)>,
     /// The `mismatches` table.
     pub mismatches: Vec<(JobId, MismatchRow)>,
+    /// The `exclusions` table: (job, identity), one row each.
+    pub exclusions: Vec<ExclusionRow>,
 }
 
 impl ModelStore {
@@ -114,6 +116,7 @@ impl ModelStore {
                     job_id,
                     worker,
                     host,
+                    identity,
                     nodes,
                     bound,
                     summary,
@@ -125,6 +128,7 @@ impl ModelStore {
                         unit_id: *unit_id,
                         worker: worker.clone(),
                         host: host.clone(),
+                        identity: identity.clone(),
                         nodes: *nodes,
                         bound: *bound,
                         summary: summary.clone(),
@@ -133,6 +137,21 @@ impl ModelStore {
                 )),
                 Write::Mismatch { job_id, row, .. } => {
                     self.mismatches.push((*job_id, row.clone()));
+                }
+                Write::Exclude {
+                    job_id, identity, ..
+                } => {
+                    // UNIQUE (job_id, identity), inserted or ignored.
+                    if !self
+                        .exclusions
+                        .iter()
+                        .any(|e| e.job_id == *job_id && e.identity.key == identity.key)
+                    {
+                        self.exclusions.push(ExclusionRow {
+                            job_id: *job_id,
+                            identity: identity.clone(),
+                        });
+                    }
                 }
                 Write::Leased { .. } => {}
                 Write::SetBound { job_id, bound } => {
@@ -228,6 +247,7 @@ impl ModelStore {
                 .filter(|(j, _)| running(*j))
                 .map(|(_, r)| r.clone())
                 .collect(),
+            exclusions: self.exclusions.clone(),
         }
     }
 

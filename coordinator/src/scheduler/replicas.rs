@@ -23,15 +23,19 @@
 //!
 //! Replicas waiting for agreement are stored (`Write::Replica`), so a
 //! coordinator restart keeps them; worker ids do not survive a restart, so a
-//! restored replica is known by its host only, and the exclusion of a worker
-//! found lying lasts for the coordinator's life (a restarted coordinator
-//! catches it again the same way).
+//! restored replica is known by its host and its worker's durable identity
+//! ([`crate::identity::WorkerIdentity`]: its certificate's fingerprint under
+//! mutual TLS, else its declared name). A worker found lying is excluded by
+//! that identity, durably (`Write::Exclude`, in the same transaction as the
+//! report that decided the vote): registering again under the same
+//! certificate (or name), or a restart of the coordinator, does not lift it.
 
 use std::collections::{HashMap, HashSet};
 
 use super::job::Job;
 use super::unit::{Replica, Unit};
 use super::{Scheduler, WorkerId};
+use crate::identity::WorkerIdentity;
 use crate::store::{JobId, MismatchRow};
 
 /// The most replicas a job may ask for.
@@ -50,8 +54,9 @@ pub struct Verification {
     pub decided: Option<Replica>,
     /// The report disagrees with an earlier replica.
     pub mismatch: Option<MismatchRow>,
-    /// Workers whose replicas lost the vote.
-    pub liars: Vec<WorkerId>,
+    /// Workers whose replicas lost the vote, by durable identity (a replica
+    /// restored after a restart has no worker id, but has its identity).
+    pub liars: Vec<WorkerIdentity>,
     /// The unit took every replica it may without a majority.
     pub no_majority: bool,
 }
@@ -77,11 +82,27 @@ pub(super) fn verdict(parts: &[Vec<u8>], k: usize) -> Option<usize> {
     (count == n || (n > k && 2 * count > n)).then_some(first)
 }
 
-/// Whether a worker (`id`, `host`) may explore the next replica of `unit`:
-/// it has not explored it, and, when `live_hosts` (hosts that can take the
-/// job) are enough for one more distinct host, neither has its host.
-pub(super) fn may_take(unit: &Unit, id: WorkerId, host: &str, live_hosts: usize) -> bool {
-    if unit.replicas.iter().any(|r| r.worker == Some(id)) {
+/// Whether a worker (`id`, durable identity `key`, `host`) may explore the
+/// next replica of `unit`: it has not explored it, neither under this
+/// registration nor, under mutual TLS, under its certificate (so a worker
+/// cannot vote twice by registering again, or after a restart, when the
+/// replica stored before it has no worker id); and, when `live_hosts`
+/// (hosts that can take the job) are enough for one more distinct host,
+/// neither has its host. A declared name is not held to this (workers may
+/// share one; the host rule covers them as far as names can).
+pub(super) fn may_take(
+    unit: &Unit,
+    id: WorkerId,
+    key: &str,
+    host: &str,
+    live_hosts: usize,
+) -> bool {
+    let certified = WorkerIdentity::is_certificate(key);
+    if unit
+        .replicas
+        .iter()
+        .any(|r| r.worker == Some(id) || (certified && r.identity.key == key))
+    {
         return false;
     }
     let new_host_needed = live_hosts > unit.replicas.len();
@@ -107,7 +128,9 @@ impl Scheduler {
         self.workers
             .iter()
             .filter(|(_, w)| now.duration_since(w.last_seen) < self.lease_ttl)
-            .filter(|(id, w)| w.families.contains(&job.family) && !job.excluded.contains(id))
+            .filter(|(_, w)| {
+                w.families.contains(&job.family) && !job.excluded.contains_key(&w.durable.key)
+            })
             .map(|(&id, w)| (id, w.hostname.clone()))
             .collect()
     }
@@ -138,7 +161,12 @@ impl Scheduler {
             .iter()
             .take(1_000)
             .filter_map(|(_, id)| self.units.get(id))
-            .filter(|u| !workers.iter().any(|(w, h)| may_take(u, *w, h, hosts)))
+            .filter(|u| {
+                !workers.iter().any(|(w, h)| {
+                    let key = self.workers.get(w).map_or("", |w| w.durable.key.as_str());
+                    may_take(u, *w, key, h, hosts)
+                })
+            })
             .count();
         if stuck > 0 {
             format!("{stuck} unit(s) wait for a live worker that has not explored them")

@@ -9,6 +9,7 @@ use super::finish::Finishing;
 use super::replicas::{verdict, Verification, MAX_EXTRA_REPLICAS};
 use super::unit::{Replica, Unit};
 use super::{Scheduler, SchedulerError, WorkerId};
+use crate::identity::WorkerIdentity;
 use crate::store::{JobId, MismatchRow, NewUnit, UnitId, Write};
 
 /// A report accepted for commit; see [`Scheduler::begin_report`].
@@ -145,17 +146,31 @@ impl Scheduler {
         let job = &self.jobs[&unit.job];
         let prepared = job.prepared.as_ref().expect("running job is prepared");
         if (stopped && !rest.is_empty())
-            || job.excluded.contains(&worker)
+            || self.is_excluded(unit.job, worker)
             || unit.replicas.iter().any(|r| r.worker == Some(worker))
         {
             return Ok(None);
         }
-        let (describe, host) = match self.workers.get(&worker) {
-            Some(w) => (self.describe_worker(worker), w.hostname.clone()),
-            None => (format!("worker {worker}"), String::new()),
+        let (describe, host, identity) = match self.workers.get(&worker) {
+            Some(w) => (
+                self.describe_worker(worker),
+                w.hostname.clone(),
+                w.durable.clone(),
+            ),
+            // Forgotten since it was leased the unit (it held it before a
+            // restart): known by this run's number only.
+            None => {
+                let key = format!("worker:{worker}");
+                let identity = WorkerIdentity {
+                    label: key.clone(),
+                    key,
+                };
+                (format!("worker {worker}"), String::new(), identity)
+            }
         };
         let replica = Replica {
             worker: Some(worker),
+            identity,
             describe,
             host,
             nodes,
@@ -193,8 +208,10 @@ impl Scheduler {
                 .unit_label(&unit.payload)
                 .unwrap_or_else(|_| "?".into()),
             worker_a: all[0].describe.clone(),
+            identity_a: all[0].identity.key.clone(),
             summary_a: describe(all[0]),
             worker_b: replica.describe.clone(),
+            identity_b: replica.identity.key.clone(),
             summary_b: describe(&replica),
         });
         let k = job.replicas as usize;
@@ -204,7 +221,7 @@ impl Scheduler {
                 all.iter()
                     .zip(&parts)
                     .filter(|(_, p)| **p != parts[w])
-                    .filter_map(|(r, _)| r.worker)
+                    .map(|(r, _)| r.identity.clone())
                     .collect()
             })
             .unwrap_or_default();
@@ -290,13 +307,16 @@ impl Scheduler {
             job.mismatches += 1;
         }
         if !v.liars.is_empty() {
+            let identities: Vec<&str> = v.liars.iter().map(|l| l.label.as_str()).collect();
             tracing::warn!(
                 job = job_id,
                 unit = r.unit_id,
-                workers = ?v.liars,
+                workers = ?identities,
                 "replicas disagreed: the workers outvoted get no more units of this job"
             );
-            job.excluded.extend(v.liars.iter().copied());
+            for l in &v.liars {
+                job.excluded.insert(l.key.clone(), l.label.clone());
+            }
         }
         if v.no_majority {
             job.state = super::JobState::Failed;
@@ -309,13 +329,19 @@ impl Scheduler {
         if v.decided.is_some() {
             job.verified_units += 1;
         }
-        // The liars' other leases of the job go back to the queue.
+        // The liars' other leases of the job go back to the queue: those of
+        // every registration under an excluded identity.
+        let excluded = &job.excluded;
         let held: Vec<(WorkerId, UnitId)> = self
             .units
             .iter()
             .filter(|(_, u)| u.job == job_id && !u.reporting)
             .filter_map(|(&id, u)| u.lease.as_ref().map(|l| (l.worker, id)))
-            .filter(|(w, _)| v.liars.contains(w))
+            .filter(|(w, _)| {
+                self.workers
+                    .get(w)
+                    .is_some_and(|w| excluded.contains_key(&w.durable.key))
+            })
             .collect();
         for (w, id) in held {
             self.release(w, id);

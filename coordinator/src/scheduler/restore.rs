@@ -123,12 +123,13 @@ impl Scheduler {
                 s.units.insert(u.id, Unit::new(u.job_id, unit));
             }
         }
-        // Replicas of undecided units: known by their host only (worker ids
-        // do not survive a restart).
+        // Replicas of undecided units: known by their host and identity
+        // (worker ids do not survive a restart).
         for r in loaded.replicas {
             if let Some(unit) = s.units.get_mut(&r.unit_id) {
                 unit.replicas.push(Replica {
                     worker: None,
+                    identity: r.identity,
                     describe: r.worker,
                     host: r.host,
                     nodes: r.nodes,
@@ -136,6 +137,13 @@ impl Scheduler {
                     summary: r.summary,
                     rest: r.rest,
                 });
+            }
+        }
+        // Workers found lying stay excluded, by identity: whoever registers
+        // under it again is refused the job's units.
+        for e in loaded.exclusions {
+            if let Some(job) = s.jobs.get_mut(&e.job_id) {
+                job.excluded.insert(e.identity.key, e.identity.label);
             }
         }
         for job in s.jobs.values_mut() {

@@ -477,6 +477,76 @@ fn a_lying_replica_is_outvoted_recorded_and_gets_no_more_units() {
     assert_eq!((status.verified_units, status.mismatches), (3, 1));
 }
 
+/// The exclusion is by identity, and stored: the liar registering again
+/// (a new worker id), or after a restart, gets no unit of the job; its
+/// mismatch names it the loser; status lists it. Another job still leases
+/// to it.
+#[test]
+fn a_liar_stays_excluded_when_it_registers_again_and_after_a_restart() {
+    let mut h = Harness::new();
+    let job = h.submit_verified("leaves", 30, 3, None, 2);
+    let liar = h.worker_on("liar");
+    let (u, p) = h.lease(liar, 1).remove(0);
+    lie_as(&mut h, liar, u, &p, job);
+    let (h1, h2) = (h.worker_on("honest-1"), h.worker_on("honest-2"));
+    for w in [h1, h2] {
+        let (u2, p2) = h.lease(w, 1).remove(0);
+        assert_eq!(u2, u);
+        assert!(report_as(&mut h, w, u, &p2));
+    }
+    let excluded: Vec<_> = h
+        .store
+        .exclusions
+        .iter()
+        .map(|e| (e.job_id, e.identity.key.clone()))
+        .collect();
+    assert_eq!(excluded, [(job, "name:liar".to_string())]);
+    assert_eq!(h.s.status(job).unwrap().excluded, ["name:liar"]);
+    // Registered again: a new id, the same identity.
+    let again = h.worker_on("liar");
+    assert_ne!(again, liar);
+    assert!(h.lease(again, 10).is_empty(), "excluded by its name");
+    h.restart();
+    let other = h.submit("leaves", 10, 2, None);
+    let back = h.worker_on("liar");
+    let leased = h.lease(back, 10);
+    assert!(!leased.is_empty(), "the other job's units are its to take");
+    assert!(
+        leased.iter().all(|(u, _)| h.s.units[u].job == other),
+        "no unit of the job it lied in, after the restart"
+    );
+    assert_eq!(h.s.status(job).unwrap().excluded, ["name:liar"]);
+    let honest = [h.worker_on("honest-1"), h.worker_on("honest-2")];
+    drain_with(&mut h, job, &honest);
+    assert_eq!(h.finished[&job]["leaves"], 30, "the honest answer");
+}
+
+/// A replica stored before a restart and outvoted after it: its worker
+/// has no id in this run, but its identity is excluded all the same.
+#[test]
+fn a_replica_outvoted_after_a_restart_excludes_its_identity() {
+    let mut h = Harness::new();
+    let job = h.submit_verified("leaves", 30, 3, None, 2);
+    let liar = h.worker_on("liar");
+    let (u, p) = h.lease(liar, 1).remove(0);
+    lie_as(&mut h, liar, u, &p, job);
+    let h1 = h.worker_on("honest-1");
+    let (_, p1) = h.lease(h1, 1).remove(0);
+    assert!(report_as(&mut h, h1, u, &p1));
+    assert!(
+        h.store.exclusions.is_empty(),
+        "one against one decides nothing"
+    );
+    h.restart();
+    let h2 = h.worker_on("honest-2");
+    let (u2, p2) = h.lease(h2, 1).remove(0);
+    assert_eq!(u2, u);
+    assert!(report_as(&mut h, h2, u, &p2));
+    assert_eq!(h.s.status(job).unwrap().excluded, ["name:liar"]);
+    let back = h.worker_on("liar");
+    assert!(h.lease(back, 10).is_empty());
+}
+
 /// Leases and reports every unit of `job` with `workers` until it ends.
 fn drain_with(h: &mut Harness, job: u64, workers: &[u64]) {
     for _ in 0..100 {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::lease::Lease;
 use super::moot::JudgeId;
 use super::{Scheduler, WorkerId};
+use crate::identity::WorkerIdentity;
 use crate::store::{JobId, NewUnit};
 
 /// How deep the dashboard's picture of the search tree goes.
@@ -44,6 +45,9 @@ pub struct Replica {
     /// The worker that explored it; `None` when it reported before the
     /// coordinator restarted (worker ids do not survive a restart).
     pub worker: Option<WorkerId>,
+    /// Who it is beyond its registration (stored with the replica): whom
+    /// to exclude if this replica loses the vote, also after a restart.
+    pub identity: WorkerIdentity,
     /// The worker's description and name, as recorded.
     pub describe: String,
     pub host: String,

@@ -85,6 +85,7 @@ impl Scheduler {
             verified_units: job.verified_units,
             mismatches: job.mismatches,
             waiting,
+            excluded: job.excluded.values().cloned().collect(),
         })
     }
 

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use super::rate::RateMeter;
 use super::{Scheduler, WorkerId};
-use crate::identity::PeerIdentity;
-use crate::store::UnitId;
+use crate::identity::{PeerIdentity, WorkerIdentity};
+use crate::store::{JobId, UnitId};
 
 pub(super) struct Worker {
     pub(super) hostname: String,
@@ -22,6 +22,9 @@ pub(super) struct Worker {
     pub(super) rate: RateMeter,
     /// The client certificate it registered under (mutual TLS only).
     pub(super) identity: Option<PeerIdentity>,
+    /// Who it is beyond this registration (its certificate's fingerprint,
+    /// or its declared name): what a job's exclusion is checked against.
+    pub(super) durable: WorkerIdentity,
 }
 
 impl Scheduler {
@@ -32,13 +35,14 @@ impl Scheduler {
         self.workers.insert(
             id,
             Worker {
-                hostname,
                 threads,
                 families: families.into_iter().collect(),
                 last_seen: self.clock.now(),
                 units: HashSet::new(),
                 nodes_reported: 0,
                 rate: RateMeter::default(),
+                durable: WorkerIdentity::of(None, &hostname),
+                hostname,
                 identity: None,
             },
         );
@@ -59,10 +63,21 @@ impl Scheduler {
             .retain(|_, w| !w.units.is_empty() || now.duration_since(w.last_seen) < limit);
     }
 
-    /// Records the client certificate `worker` registered under.
+    /// Records the client certificate `worker` registered under, which is
+    /// then its durable identity (see [`WorkerIdentity`]).
     pub fn set_worker_identity(&mut self, worker: WorkerId, identity: Option<PeerIdentity>) {
         if let Some(w) = self.workers.get_mut(&worker) {
+            w.durable = WorkerIdentity::of(identity.as_ref(), &w.hostname);
             w.identity = identity;
+        }
+    }
+
+    /// Whether `worker` was found lying in `job` (by its durable identity,
+    /// so also under an earlier registration or before a restart).
+    pub(super) fn is_excluded(&self, job: JobId, worker: WorkerId) -> bool {
+        match (self.jobs.get(&job), self.workers.get(&worker)) {
+            (Some(j), Some(w)) => j.excluded.contains_key(&w.durable.key),
+            _ => false,
         }
     }
 

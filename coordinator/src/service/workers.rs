@@ -412,11 +412,23 @@ pub(crate) fn report_writes(p: &PendingReport, worker: String, now_ms: u64) -> V
                 job_id: p.job_id,
                 worker: r.describe.clone(),
                 host: r.host.clone(),
+                identity: r.identity.clone(),
                 nodes: r.nodes,
                 bound: r.bound,
                 summary: r.summary.clone(),
                 rest: r.rest.clone(),
                 reported_ms: now_ms,
+            });
+        }
+    }
+    // The outvoted, excluded by identity in the same transaction.
+    if let Some(v) = &p.verified {
+        for l in &v.liars {
+            writes.push(Write::Exclude {
+                job_id: p.job_id,
+                unit_id: p.unit_id,
+                identity: l.clone(),
+                found_ms: now_ms,
             });
         }
     }

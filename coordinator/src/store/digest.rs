@@ -110,6 +110,23 @@ pub(crate) fn job_hash(row: &Row<'_>, first: usize) -> rusqlite::Result<i64> {
     Ok(hash_values(values) as i64)
 }
 
+/// The columns of an exclusion row (schema version 6) that its `row_crc`
+/// covers, in order: all but its `id`.
+pub(crate) const EXCLUSION_COLUMNS: &str =
+    "job_id, identity, label, unit_id, mismatch_id, found_ms";
+
+/// The `row_crc` of the exclusion row read by a query selecting
+/// [`EXCLUSION_COLUMNS`] from column `first` on. An exclusion row edited
+/// (another identity, another job) is refused at open; one deleted is not
+/// seen by its own checksum, but its mismatch still names the loser (see
+/// `load`).
+pub(crate) fn exclusion_hash(row: &Row<'_>, first: usize) -> rusqlite::Result<i64> {
+    let values = (first..first + 6)
+        .map(|i| row.get_ref(i))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(hash_values(values) as i64)
+}
+
 /// Rewrites the `row_crc` of job `id` from its columns as stored now.
 pub(crate) fn seal_job(tx: &Connection, id: i64) -> rusqlite::Result<()> {
     let hash: Option<i64> = tx

@@ -66,7 +66,7 @@ impl Store {
     pub fn mismatches(&self, job_id: JobId) -> Result<Vec<MismatchRow>, StoreError> {
         let conn = self.reader()?;
         let mut stmt = conn.prepare(
-            "SELECT unit_id, unit_label, worker_a, summary_a, worker_b, summary_b
+            "SELECT unit_id, unit_label, worker_a, summary_a, worker_b, summary_b, identity_a, identity_b
              FROM mismatches WHERE job_id = ?1 ORDER BY id",
         )?;
         let rows = stmt.query_map(params![to_i64(job_id)], |r| {
@@ -77,6 +77,8 @@ impl Store {
                 summary_a: r.get(3)?,
                 worker_b: r.get(4)?,
                 summary_b: r.get(5)?,
+                identity_a: r.get(6)?,
+                identity_b: r.get(7)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -23,8 +23,12 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::digest::{job_hash, unit_hash, JOB_COLUMNS, UNIT_COLUMNS};
-use super::{crc, to_u64, JobRow, Loaded, ReplicaRow, StoreError, UnitRow};
+use super::digest::{
+    exclusion_hash, job_hash, unit_hash, EXCLUSION_COLUMNS, JOB_COLUMNS, UNIT_COLUMNS,
+};
+use super::{
+    crc, to_u64, ExclusionRow, JobRow, Loaded, ReplicaRow, StoreError, UnitRow, WorkerIdentity,
+};
 
 pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     let mut jobs = Vec::new();
@@ -190,7 +194,8 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         .query_map([], |r| Ok((to_u64(r.get(0)?), to_u64(r.get(1)?))))?
         .collect::<Result<Vec<_>, _>>()?;
     let mut stmt = conn.prepare(
-        "SELECT p.unit_id, p.worker, p.host, p.nodes, p.bound, p.summary, p.summary_crc, p.rest
+        "SELECT p.unit_id, p.worker, p.host, p.nodes, p.bound, p.summary, p.summary_crc, p.rest,
+                p.identity, p.identity_label
          FROM replicas p JOIN jobs j ON j.id = p.job_id
          WHERE j.state = 'running' ORDER BY p.id",
     )?;
@@ -213,12 +218,18 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             unit_id,
             worker: r.get(1)?,
             host: r.get(2)?,
+            identity: WorkerIdentity {
+                key: r.get(8)?,
+                label: r.get(9)?,
+            },
             nodes: to_u64(r.get(3)?),
             bound: to_u64(r.get(4)?),
             summary,
         });
     }
+    let exclusions = load_exclusions(conn)?;
     Ok(Loaded {
+        exclusions,
         replicas,
         jobs,
         units,
@@ -226,6 +237,55 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
         lemma_bytes,
     })
+}
+
+/// Every job's exclusions (schema version 6), each row checked against its
+/// `row_crc`; and every mismatch that says an identity lost must have that
+/// identity's exclusion (a deleted exclusion row would otherwise let a
+/// liar back in without a word).
+fn load_exclusions(conn: &Connection) -> Result<Vec<ExclusionRow>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT row_crc, {EXCLUSION_COLUMNS} FROM exclusions ORDER BY id"
+    ))?;
+    let mut rows = stmt.query([])?;
+    let mut exclusions = Vec::new();
+    while let Some(r) = rows.next()? {
+        let job_id = to_u64(r.get(1)?);
+        if r.get::<_, i64>(0)? != exclusion_hash(r, 1)? {
+            return Err(StoreError::Corrupt(format!(
+                "job {job_id}: an exclusion row does not match its checksum (its job, worker \
+                 identity, unit or mismatch was changed)"
+            )));
+        }
+        exclusions.push(ExclusionRow {
+            job_id,
+            identity: WorkerIdentity {
+                key: r.get(2)?,
+                label: r.get(3)?,
+            },
+        });
+    }
+    let missing: Option<(i64, String)> = conn
+        .query_row(
+            "SELECT m.job_id, CASE WHEN m.loser_a != 0 AND NOT EXISTS
+                 (SELECT 1 FROM exclusions e WHERE e.job_id = m.job_id AND e.identity = m.identity_a)
+                 THEN m.identity_a ELSE m.identity_b END
+             FROM mismatches m
+             WHERE (m.loser_a != 0 AND NOT EXISTS
+                     (SELECT 1 FROM exclusions e WHERE e.job_id = m.job_id AND e.identity = m.identity_a))
+                OR (m.loser_b != 0 AND NOT EXISTS
+                     (SELECT 1 FROM exclusions e WHERE e.job_id = m.job_id AND e.identity = m.identity_b))
+             LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    if let Some((job, identity)) = missing {
+        return Err(StoreError::Corrupt(format!(
+            "job {job}: a mismatch says {identity} lost the vote, but its exclusion row is missing"
+        )));
+    }
+    Ok(exclusions)
 }
 
 /// Every job's unit rows against its seals (see [`super::digest`]): their

@@ -1,5 +1,6 @@
 //! The durable store: one SQLite database (WAL, `synchronous = FULL`) with
-//! the tables `jobs`, `units`, `results` and `lemmas`.
+//! the tables `jobs`, `units`, `results` and `lemmas`, and for verified
+//! jobs `replicas`, `mismatches` and `exclusions`.
 //!
 //! Invariants:
 //! * A result is committed before it is acknowledged to the worker: the
@@ -38,6 +39,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{mpsc, Arc};
 
 use rusqlite::Connection;
+
+pub use crate::identity::WorkerIdentity;
 
 pub use digest::reseal_job_row;
 pub(crate) use load::load;
@@ -117,11 +120,22 @@ pub struct ReplicaRow {
     /// The worker's description and name (host) when it reported.
     pub worker: String,
     pub host: String,
+    /// The worker's durable identity (schema version 6; a replica stored
+    /// before it is known by its declared name, `name:<host>`).
+    pub identity: WorkerIdentity,
     pub nodes: u64,
     pub bound: u64,
     pub summary: Vec<u8>,
     /// The units the family split off in this replica.
     pub rest: Vec<Vec<u8>>,
+}
+
+/// A worker's identity excluded from a job (schema version 6), as loaded
+/// at startup.
+#[derive(Debug, Clone)]
+pub struct ExclusionRow {
+    pub job_id: JobId,
+    pub identity: WorkerIdentity,
 }
 
 /// A recorded disagreement between two replicas of a unit.
@@ -130,8 +144,14 @@ pub struct MismatchRow {
     pub unit_id: UnitId,
     pub unit_label: String,
     pub worker_a: String,
+    /// The durable identities of both workers (keys of
+    /// [`WorkerIdentity`]; empty in a mismatch stored before schema
+    /// version 6). Which of them lost the vote is recorded once it is
+    /// decided (`loser_a`, `loser_b` in the table).
+    pub identity_a: String,
     pub summary_a: String,
     pub worker_b: String,
+    pub identity_b: String,
     pub summary_b: String,
 }
 
@@ -209,6 +229,7 @@ pub enum Write {
         job_id: JobId,
         worker: String,
         host: String,
+        identity: WorkerIdentity,
         nodes: u64,
         bound: u64,
         summary: Vec<u8>,
@@ -219,6 +240,16 @@ pub enum Write {
     Mismatch {
         job_id: JobId,
         row: MismatchRow,
+        found_ms: u64,
+    },
+    /// A worker found on the losing side of a vote in `unit_id` gets no
+    /// more units of the job: the exclusion row (sealed with its CRC), and
+    /// the unit's mismatch rows naming the identity marked as lost. Written
+    /// in the transaction of the report that decided the vote.
+    Exclude {
+        job_id: JobId,
+        unit_id: UnitId,
+        identity: WorkerIdentity,
         found_ms: u64,
     },
     /// Counts a lease (for auditing re-runs after failures).
@@ -305,6 +336,8 @@ pub struct Loaded {
     pub lemma_bytes: Vec<(JobId, u64)>,
     /// Replica reports of the pending units of running jobs.
     pub replicas: Vec<ReplicaRow>,
+    /// Every job's excluded workers, each row checked against its CRC.
+    pub exclusions: Vec<ExclusionRow>,
 }
 
 impl Store {

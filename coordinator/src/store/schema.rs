@@ -13,7 +13,7 @@ use super::StoreError;
 pub const APPLICATION_ID: i32 = 0x4F52_4348;
 /// `PRAGMA user_version`: the schema version. Older versions are migrated in
 /// place when opened (see [`migrate`]).
-pub const SCHEMA_VERSION: i32 = 5;
+pub const SCHEMA_VERSION: i32 = 6;
 
 /// The lemmas table (schema version 3): blobs of lemmas in the order they
 /// were stored (`seq`, never reused), with the CRC32 of each.
@@ -63,6 +63,32 @@ const CREATE_REPLICAS: &str = "CREATE TABLE replicas (
                  found_ms INTEGER NOT NULL
              );
              CREATE INDEX mismatches_by_job ON mismatches(job_id, id);";
+
+/// What schema version 6 adds for durable exclusions: the `exclusions`
+/// table (a job, the durable identity of a worker found on the losing side
+/// of a vote and its label for people, the unit and mismatch that caused
+/// it, when, and a checksum of the row, see [`super::digest::exclusion_hash`]);
+/// each replica's worker identity (a replica stored before version 6 was
+/// reported under its declared name, its `host`); and in each mismatch the
+/// identities of both workers and which of them lost the vote.
+const V6: &str = "CREATE TABLE exclusions (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 job_id INTEGER NOT NULL,
+                 identity TEXT NOT NULL,
+                 label TEXT NOT NULL,
+                 unit_id INTEGER NOT NULL,
+                 mismatch_id INTEGER,
+                 found_ms INTEGER NOT NULL,
+                 row_crc INTEGER NOT NULL,
+                 UNIQUE (job_id, identity)
+             );
+             ALTER TABLE replicas ADD COLUMN identity TEXT NOT NULL DEFAULT '';
+             ALTER TABLE replicas ADD COLUMN identity_label TEXT NOT NULL DEFAULT '';
+             UPDATE replicas SET identity = 'name:' || host, identity_label = 'name:' || host;
+             ALTER TABLE mismatches ADD COLUMN identity_a TEXT NOT NULL DEFAULT '';
+             ALTER TABLE mismatches ADD COLUMN identity_b TEXT NOT NULL DEFAULT '';
+             ALTER TABLE mismatches ADD COLUMN loser_a INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE mismatches ADD COLUMN loser_b INTEGER NOT NULL DEFAULT 0;";
 
 /// What the header of the database behind `conn` says: `None` for an empty
 /// database (no schema yet), the schema version of an orchard database this
@@ -148,6 +174,7 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
              );
              {CREATE_LEMMAS}
              {CREATE_REPLICAS}
+             {V6}
              COMMIT;"
         ))?;
     } else {
@@ -163,7 +190,8 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
 /// version 4 `jobs.replicas` and the `replicas` and `mismatches` tables
 /// (every job of an older database ran with one replica, the default),
 /// version 5 each job's unit count, unit digest and row checksum, computed
-/// here from the rows as they are (see [`super::digest`]).
+/// here from the rows as they are (see [`super::digest`]), version 6 the
+/// `exclusions` table and the identities of replicas and mismatches ([`V6`]).
 pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
     let v2 = if from < 2 {
         "ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;"
@@ -186,12 +214,14 @@ pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
     } else {
         String::new()
     };
+    let v6 = if from < 6 { V6 } else { "" };
     let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(&format!(
         "{v2}
          {v3}
          {v4}
          {v5}
+         {v6}
          PRAGMA user_version = {SCHEMA_VERSION};"
     ))?;
     super::digest::reseal_all(&tx)?;

@@ -16,9 +16,12 @@ use std::thread;
 use rusqlite::{params, Connection};
 use tokio::sync::{oneshot, watch};
 
-use super::digest::{new_unit_hash, seal_job, stored_unit, Deltas};
+use super::digest::{
+    exclusion_hash, new_unit_hash, seal_job, stored_unit, Deltas, EXCLUSION_COLUMNS,
+};
 use super::{
-    crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, Write, SCHEMA_VERSION,
+    crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, WorkerIdentity, Write,
+    SCHEMA_VERSION,
 };
 
 /// Why a commit failed, as the writer tells the waiting caller.
@@ -302,6 +305,7 @@ fn apply_one(
             job_id,
             worker,
             host,
+            identity,
             nodes,
             bound,
             summary,
@@ -309,8 +313,8 @@ fn apply_one(
             reported_ms,
         } => {
             tx.prepare_cached(
-                "INSERT INTO replicas (unit_id, job_id, worker, host, nodes, bound, summary, summary_crc, rest, reported_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO replicas (unit_id, job_id, worker, host, nodes, bound, summary, summary_crc, rest, reported_ms, identity, identity_label)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
             .execute(params![
                 to_i64(*unit_id),
@@ -322,17 +326,25 @@ fn apply_one(
                 summary,
                 crc(summary),
                 orchard_core::codec::encode(rest),
-                to_i64(*reported_ms)
+                to_i64(*reported_ms),
+                identity.key,
+                identity.label
             ])?;
         }
+        Write::Exclude {
+            job_id,
+            unit_id,
+            identity,
+            found_ms,
+        } => exclude(tx, *job_id, *unit_id, identity, *found_ms)?,
         Write::Mismatch {
             job_id,
             row,
             found_ms,
         } => {
             tx.prepare_cached(
-                "INSERT INTO mismatches (job_id, unit_id, unit_label, worker_a, summary_a, worker_b, summary_b, found_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO mismatches (job_id, unit_id, unit_label, worker_a, summary_a, worker_b, summary_b, found_ms, identity_a, identity_b)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?
             .execute(params![
                 to_i64(*job_id),
@@ -342,7 +354,9 @@ fn apply_one(
                 row.summary_a,
                 row.worker_b,
                 row.summary_b,
-                to_i64(*found_ms)
+                to_i64(*found_ms),
+                row.identity_a,
+                row.identity_b
             ])?;
         }
         Write::Leased { unit_ids } => {
@@ -421,6 +435,62 @@ fn apply_one(
     Ok(())
 }
 
+/// `identity` is excluded from job `job_id` for losing the vote of unit
+/// `unit_id` (see [`Write::Exclude`]): the unit's mismatches that name it
+/// say it lost, and the exclusion row points at the latest of them (or the
+/// unit's latest mismatch, when it sided with another loser and so never
+/// appeared in one). Excluded twice (a stored replica outvoted after a
+/// restart, for one already excluded): the first row stays.
+fn exclude(
+    tx: &rusqlite::Transaction<'_>,
+    job_id: JobId,
+    unit_id: UnitId,
+    identity: &WorkerIdentity,
+    found_ms: u64,
+) -> Result<(), rusqlite::Error> {
+    let (job, unit) = (to_i64(job_id), to_i64(unit_id));
+    tx.prepare_cached(
+        "UPDATE mismatches SET loser_a = 1 WHERE job_id = ?1 AND unit_id = ?2 AND identity_a = ?3",
+    )?
+    .execute(params![job, unit, identity.key])?;
+    tx.prepare_cached(
+        "UPDATE mismatches SET loser_b = 1 WHERE job_id = ?1 AND unit_id = ?2 AND identity_b = ?3",
+    )?
+    .execute(params![job, unit, identity.key])?;
+    let mismatch: Option<i64> = tx
+        .prepare_cached(
+            "SELECT coalesce(
+                 (SELECT max(id) FROM mismatches WHERE job_id = ?1 AND unit_id = ?2
+                    AND (identity_a = ?3 OR identity_b = ?3)),
+                 (SELECT max(id) FROM mismatches WHERE job_id = ?1 AND unit_id = ?2))",
+        )?
+        .query_row(params![job, unit, identity.key], |r| r.get(0))?;
+    let inserted = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO exclusions (job_id, identity, label, unit_id, mismatch_id, found_ms, row_crc)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)",
+        )?
+        .execute(params![
+            job,
+            identity.key,
+            identity.label,
+            unit,
+            mismatch,
+            to_i64(found_ms)
+        ])?;
+    if inserted > 0 {
+        let id = tx.last_insert_rowid();
+        let hash: i64 = tx
+            .prepare_cached(&format!(
+                "SELECT {EXCLUSION_COLUMNS} FROM exclusions WHERE id = ?1"
+            ))?
+            .query_row(params![id], |r| exclusion_hash(r, 0))?;
+        tx.prepare_cached("UPDATE exclusions SET row_crc = ?2 WHERE id = ?1")?
+            .execute(params![id, hash])?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     //! The seals kept by the writer against the seals computed from the
@@ -429,7 +499,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::store::{digest, load, schema, MismatchRow};
+    use crate::store::{digest, load, schema, MismatchRow, WorkerIdentity};
 
     /// A fresh database file, removed on drop.
     struct TempDb(PathBuf);
@@ -572,6 +642,7 @@ mod tests {
                         job_id: 2,
                         worker: "a".into(),
                         host: "h".into(),
+                        identity: WorkerIdentity::of(None, "a"),
                         nodes: 3,
                         bound: 0,
                         summary: vec![1],
@@ -584,11 +655,26 @@ mod tests {
                             unit_id: 5,
                             unit_label: "5".into(),
                             worker_a: "a".into(),
+                            identity_a: "name:a".into(),
                             summary_a: "x".into(),
                             worker_b: "b".into(),
+                            identity_b: "name:b".into(),
                             summary_b: "y".into(),
                         },
                         found_ms: 3,
+                    },
+                    // b lost the vote (twice over: the second is ignored).
+                    Write::Exclude {
+                        job_id: 2,
+                        unit_id: 5,
+                        identity: WorkerIdentity::of(None, "b"),
+                        found_ms: 4,
+                    },
+                    Write::Exclude {
+                        job_id: 2,
+                        unit_id: 5,
+                        identity: WorkerIdentity::of(None, "b"),
+                        found_ms: 5,
                     },
                     Write::CancelUnits {
                         units: vec![(3, 40), (1, 7)],
@@ -599,6 +685,24 @@ mod tests {
         )
         .unwrap();
         assert_exact(&mut conn);
+        // The exclusion is loaded, points at its mismatch, which names the
+        // loser.
+        let loaded = load(&conn).unwrap();
+        let excluded: Vec<(JobId, String)> = loaded
+            .exclusions
+            .iter()
+            .map(|e| (e.job_id, e.identity.key.clone()))
+            .collect();
+        assert_eq!(excluded, [(2, "name:b".to_string())]);
+        let (losers, pointed): ((i64, i64), i64) = conn
+            .query_row(
+                "SELECT m.loser_a, m.loser_b, e.mismatch_id = m.id
+                 FROM mismatches m JOIN exclusions e ON e.unit_id = m.unit_id",
+                [],
+                |r| Ok(((r.get(0)?, r.get(1)?), r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!((losers, pointed), ((0, 1), 1));
         // A transaction that fails half way (a unit reported twice) is
         // rolled back whole, the seals with it.
         let before = seals(&conn);
@@ -665,6 +769,18 @@ mod tests {
             ("UPDATE results SET nodes = 1 WHERE unit_id = 11", "job 1: its unit rows do not match"),
             ("UPDATE units SET position = x'00' WHERE id = 12", "job 1: its unit rows do not match"),
             ("UPDATE jobs SET result_json = '{\"nodes\":2}' WHERE id = 1", "job 1: its row does not match"),
+            (
+                "UPDATE exclusions SET identity = 'name:c'",
+                "job 2: an exclusion row does not match its checksum",
+            ),
+            (
+                "UPDATE exclusions SET job_id = 1",
+                "job 1: an exclusion row does not match its checksum",
+            ),
+            (
+                "DELETE FROM exclusions",
+                "job 2: a mismatch says name:b lost the vote, but its exclusion row is missing",
+            ),
             (
                 "INSERT INTO results (unit_id, job_id, nodes, summary, summary_crc, worker, reported_ms)
                  VALUES (99, 1, 5, x'', 0, 'w', 0)",
