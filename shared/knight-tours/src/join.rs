@@ -45,11 +45,41 @@
 //! `u128`, checked.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use orchard_core::FamilyError;
 
 use crate::frontier::{Frontier, Slots, EMPTY, FULL, MAX_W};
 use crate::table::{Packed, Table, WIDE};
+
+/// A hasher for the meeting's `u64` class keys: one multiplication by the
+/// golden ratio, as the sweep's tables hash their keys (`table::hash`).
+/// The standard library's SipHash, safe against keys chosen by an
+/// attacker, cost about a tenth of the meeting's time in its two lookups
+/// a state; these keys come from the search itself.
+#[derive(Default, Clone, Copy)]
+struct ClassHasher(u64);
+
+impl Hasher for ClassHasher {
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    #[inline(always)]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+}
+
+type ClassMap<V> = HashMap<u64, V, BuildHasherDefault<ClassHasher>>;
+type ClassSet = HashSet<u64, BuildHasherDefault<ClassHasher>>;
 
 /// Where the halves meet on one board, and the window's inner edges.
 #[derive(Debug, Clone)]
@@ -66,9 +96,15 @@ pub struct Meeting {
     rank: Vec<u8>,
     /// Per window slot, every slot it has an edge to.
     inner_adj: Vec<Vec<u8>>,
+    /// Per window slot, the set (bit per slot) of its inner neighbours.
+    inner_bits: Vec<u32>,
     /// Per window slot, its neighbours after the window (right edges it
     /// can get at most).
     right_degree: Vec<u8>,
+    /// Per step `k` of the inner sweep, the slots not yet taken after it
+    /// (`order[k + 1..]`) and those not taken before it (`order[k..]`).
+    later: Vec<u32>,
+    from: Vec<u32>,
     /// Per step `k` of the inner sweep, the class bits of the slots taken
     /// by then (`order[..=k]`).
     masks: Vec<u64>,
@@ -88,12 +124,12 @@ struct Half {
 pub struct Mirror {
     halves: Vec<Half>,
     /// Class to the range of `halves` holding it.
-    classes: HashMap<u64, (u32, u32)>,
+    classes: ClassMap<(u32, u32)>,
     wide: HashMap<(u64, u64), u128>,
     /// Per step `k` of the inner sweep, the classes' bits of the slots
     /// taken by then: a joined state whose taken slots need what no right
     /// state gives is dropped at once instead of at the end.
-    prefixes: Vec<HashSet<u64>>,
+    prefixes: Vec<ClassSet>,
 }
 
 /// What the meeting did.
@@ -150,6 +186,17 @@ fn interface(s: &Slots, w: usize, need: bool) -> (u64, u64, u32) {
         }
     }
     (class, pairing, (ends / 2) as u32)
+}
+
+/// The class of `s` seen from the right ([`interface`]'s first part
+/// alone, without the pairing).
+#[inline]
+fn need_class(s: &Slots, w: usize) -> u64 {
+    let mut class = 0u64;
+    for (i, &x) in s.iter().enumerate().take(w) {
+        class |= (2 - degree(x)) << (2 * i);
+    }
+    class
 }
 
 /// Whether the paths of two pairings of the same `pairs * 2` ends close
@@ -236,6 +283,13 @@ impl Meeting {
             mask |= 3 << (2 * x);
             masks.push(mask);
         }
+        let inner_bits = inner_adj
+            .iter()
+            .map(|adj| adj.iter().fold(0u32, |bits, &c| bits | 1 << c))
+            .collect();
+        let after = |k: usize| order[k..].iter().fold(0u32, |bits, &x| bits | 1 << x);
+        let from = (0..w).map(after).collect();
+        let later = (0..w).map(|k| after(k + 1)).collect();
         Some(Meeting {
             left,
             right,
@@ -243,27 +297,41 @@ impl Meeting {
             order,
             rank,
             inner_adj,
+            inner_bits,
             right_degree,
+            later,
+            from,
             masks,
         })
     }
 
-    /// Whether slot `b` of `s` (the slots of `order[..=k]` taken) can still
-    /// get the edges it lacks: from slots not yet taken and from the right.
+    /// Whether every slot not taken before step `k` (`order[k..]`) can
+    /// still get the edges it lacks in `s` (`2 - degree`): from the right,
+    /// and, if it is not taken by step `k` either, from its inner
+    /// neighbours not taken by then that are not full. Sets of slots as
+    /// bits: this test runs on every state the inner sweep makes.
     #[inline]
-    fn can_finish(&self, s: &Slots, k: usize, b: usize) -> bool {
-        let lack = 2 - degree(s[b]) as u8;
-        if lack == 0 {
-            return true;
+    fn all_can_finish(&self, s: &Slots, k: usize) -> bool {
+        let mut open = 0u32;
+        for (i, &x) in s.iter().enumerate().take(self.w) {
+            open |= u32::from(x != FULL) << i;
         }
-        let mut avail = self.right_degree[b];
-        if self.rank[b] as usize > k {
-            avail += self.inner_adj[b]
-                .iter()
-                .filter(|&&c| self.rank[c as usize] as usize > k && s[c as usize] != FULL)
-                .count() as u8;
+        let later = self.later[k];
+        // A full slot lacks nothing.
+        let mut todo = self.from[k] & open;
+        while todo != 0 {
+            let b = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let lack = 2 - degree(s[b]) as u32;
+            let mut avail = u32::from(self.right_degree[b]);
+            if later >> b & 1 == 1 {
+                avail += (self.inner_bits[b] & later & open).count_ones();
+            }
+            if avail < lack {
+                return false;
+            }
         }
-        avail >= lack
+        true
     }
 
     /// Step `k` of the inner sweep: slot `order[k]` takes its inner edges
@@ -275,8 +343,7 @@ impl Meeting {
         let w = self.w;
         let a = self.order[k] as usize;
         let fine = |t: &Slots| {
-            (0..w).all(|b| (self.rank[b] as usize) < k || self.can_finish(t, k, b))
-                && mirror.has_prefix(k, interface(t, w, true).0 & self.masks[k])
+            self.all_can_finish(t, k) && mirror.has_prefix(k, need_class(t, w) & self.masks[k])
         };
         let room = 2 - degree(s[a]);
         if fine(s) {
@@ -358,7 +425,7 @@ impl Mirror {
         debug_assert!(halves
             .windows(2)
             .all(|p| (p[0].class, p[0].pairing) != (p[1].class, p[1].pairing)));
-        let mut classes = HashMap::new();
+        let mut classes = ClassMap::default();
         let mut start = 0;
         for i in 1..=halves.len() {
             if i == halves.len() || halves[i].class != halves[start].class {
@@ -366,7 +433,7 @@ impl Mirror {
                 start = i;
             }
         }
-        let prefixes: Vec<HashSet<u64>> = m
+        let prefixes: Vec<ClassSet> = m
             .masks
             .iter()
             .map(|&mask| classes.keys().map(|c| c & mask).collect())
@@ -620,6 +687,55 @@ mod tests {
             // The inner sweep's cap is honoured.
             let r = meet(&f, &m, &mirror, left, 3, &mut |_| {});
             assert!(matches!(r, Err(FamilyError::Capacity(_))), "{r:?}");
+        }
+    }
+
+    /// [`Meeting::all_can_finish`] by its definition, slot by slot.
+    fn can_finish_plainly(m: &Meeting, s: &Slots, k: usize) -> bool {
+        (0..m.w).all(|b| {
+            let lack = 2 - degree(s[b]) as usize;
+            if (m.rank[b] as usize) < k || lack == 0 {
+                return true;
+            }
+            let mut avail = m.right_degree[b] as usize;
+            if m.rank[b] as usize > k {
+                avail += m.inner_adj[b]
+                    .iter()
+                    .filter(|&&c| m.rank[c as usize] as usize > k && s[c as usize] != FULL)
+                    .count();
+            }
+            avail >= lack
+        })
+    }
+
+    #[test]
+    fn the_finish_test_on_bits_is_the_plain_one() {
+        for (r, c) in [(6, 6), (5, 8), (4, 9)] {
+            let f = Frontier::new(r, c);
+            let m = Meeting::new(&f).unwrap();
+            let (left, mirror) = halves_of(&f, &m);
+            // Every state of every layer of the inner sweep, at every step.
+            let mut layer: Vec<Slots> = left.iter().map(|(k, _)| f.decode(k).unwrap()).collect();
+            let (mut checked, mut refused) = (0u64, 0u64);
+            for a in 0..m.w {
+                let mut next = Vec::new();
+                for s in &layer {
+                    for k in 0..m.w {
+                        let want = can_finish_plainly(&m, s, k);
+                        assert_eq!(m.all_can_finish(s, k), want, "{r} x {c}: {s:?} at {k}");
+                        checked += 1;
+                        refused += u64::from(!want);
+                    }
+                    m.inner_step(a, s, &mirror, &mut |t| next.push(*t));
+                }
+                next.sort_unstable();
+                next.dedup();
+                layer = next;
+            }
+            assert!(
+                refused > 0 && refused < checked,
+                "{r} x {c}: {refused} of {checked}"
+            );
         }
     }
 
