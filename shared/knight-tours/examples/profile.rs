@@ -98,8 +98,8 @@ fn main() {
                 layer.len()
             );
         }
-        let met = match join::meet_in_parts(&f, m, mirror, layer, per, cap, &mut |_| {}) {
-            Ok(x) => x,
+        let met = match join::meet_in_parts(&f, m, mirror, layer, per, cap, &mut |_| true) {
+            Ok(x) => x.expect("never stopped"),
             Err(e) => {
                 println!("meeting: {e}; stopped");
                 return;

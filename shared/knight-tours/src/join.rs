@@ -532,8 +532,8 @@ pub fn meet_in_parts(
     left: Packed,
     part_states: usize,
     max_states: u64,
-    poll: &mut dyn FnMut(u64),
-) -> Result<Met, FamilyError> {
+    poll: &mut dyn FnMut(u64) -> bool,
+) -> Result<Option<Met>, FamilyError> {
     let part_states = part_states.max(1);
     if left.len() <= part_states {
         return meet(f, m, mirror, left, max_states, poll);
@@ -549,38 +549,44 @@ pub fn meet_in_parts(
     for i in 0..parts {
         let part = &states[crate::parts::part_range(states.len(), i, parts)];
         let base = met.inner_states;
-        let x = meet(
+        let Some(x) = meet(
             f,
             m,
             mirror,
             Packed::from_states(part)?,
             max_states,
             &mut |n| poll(base + n),
-        )?;
+        )?
+        else {
+            return Ok(None);
+        };
         met.add(&x)?;
     }
     met.peak_bytes += copy_bytes;
-    Ok(met)
+    Ok(Some(met))
 }
 
 /// The tours whose left states are `left` (states before `m.left`, any
 /// part of that layer) and whose right states are `mirror` (all of them).
 /// More than `max_states` states in a layer of the inner sweep is an error.
-/// `poll` gets the states expanded so far now and then.
+/// `poll` gets the states expanded so far now and then (after each shard of
+/// a layer: a few seconds of work at most); when it answers false the
+/// meeting is abandoned and `None` returned (the meeting has no hand-back:
+/// what it did is lost).
 pub fn meet(
     f: &Frontier,
     m: &Meeting,
     mirror: &Mirror,
     left: Packed,
     max_states: u64,
-    poll: &mut dyn FnMut(u64),
-) -> Result<Met, FamilyError> {
+    poll: &mut dyn FnMut(u64) -> bool,
+) -> Result<Option<Met>, FamilyError> {
     let mut met = Met::default();
     let mut layer = left;
     for a in 0..m.w {
         let mut next = Table::with_capacity(layer.len());
         let mut error = None;
-        layer.consume(|shard, wide, held| {
+        let consumed = layer.consume(|shard, wide, held| {
             for slot in shard {
                 let count = Packed::count_of(wide, slot);
                 let s = f.decode(slot.key).expect("keys in a layer decode");
@@ -591,18 +597,25 @@ pub fn meet(
                     }
                 });
                 if let Some(e) = error.take() {
-                    return Err(e);
+                    return Err(Abandoned::Error(e));
                 }
                 if next.len() as u64 > max_states {
-                    return Err(FamilyError::Capacity(format!(
+                    return Err(Abandoned::Error(FamilyError::Capacity(format!(
                         "more than {max_states} states of the meeting after slot {a}"
-                    )));
+                    ))));
                 }
             }
             met.peak_bytes = met.peak_bytes.max((held + next.bytes()) as u64);
-            poll(met.inner_states);
+            if !poll(met.inner_states) {
+                return Err(Abandoned::Stop);
+            }
             Ok(())
-        })?;
+        });
+        match consumed {
+            Ok(()) => {}
+            Err(Abandoned::Stop) => return Ok(None),
+            Err(Abandoned::Error(e)) => return Err(e),
+        }
         layer = next.into_packed();
     }
     let overflow = || FamilyError::Overflow("knight-tours tours");
@@ -626,7 +639,14 @@ pub fn meet(
             met.tours = met.tours.checked_add(t).ok_or_else(overflow)?;
         }
     }
-    Ok(met)
+    Ok(Some(met))
+}
+
+/// Why the inner sweep's consumption of a layer ended early.
+enum Abandoned {
+    /// `poll` asked for a stop.
+    Stop,
+    Error(FamilyError),
 }
 
 #[cfg(test)]
@@ -671,11 +691,15 @@ mod tests {
             let (left, mirror) = halves_of(&f, &m);
             let n = left.len();
             assert!(n > 20, "{r} x {c}: {n} left states");
-            let whole = meet(&f, &m, &mirror, left.clone(), u64::MAX, &mut |_| {}).unwrap();
+            let whole = meet(&f, &m, &mirror, left.clone(), u64::MAX, &mut |_| true)
+                .unwrap()
+                .unwrap();
             assert_eq!(whole.tours, want, "{r} x {c}");
             for part in [5, n / 3, n - 1, n] {
-                let met = meet_in_parts(&f, &m, &mirror, left.clone(), part, u64::MAX, &mut |_| {})
-                    .unwrap();
+                let met =
+                    meet_in_parts(&f, &m, &mirror, left.clone(), part, u64::MAX, &mut |_| true)
+                        .unwrap()
+                        .unwrap();
                 assert_eq!(met.tours, want, "{r} x {c}, parts of {part}");
                 if part < n {
                     // Parts never merge: at least the work of one part.
@@ -685,8 +709,20 @@ mod tests {
                 }
             }
             // The inner sweep's cap is honoured.
-            let r = meet(&f, &m, &mirror, left, 3, &mut |_| {});
-            assert!(matches!(r, Err(FamilyError::Capacity(_))), "{r:?}");
+            let capped = meet(&f, &m, &mirror, left.clone(), 3, &mut |_| true);
+            assert!(
+                matches!(capped, Err(FamilyError::Capacity(_))),
+                "{capped:?}"
+            );
+            // A stop abandons the meeting, in one part or in several.
+            let mut polls = 0;
+            let stopped = meet(&f, &m, &mirror, left.clone(), u64::MAX, &mut |_| {
+                polls += 1;
+                polls < 2
+            });
+            assert_eq!(stopped.unwrap(), None, "{r} x {c}");
+            let stopped = meet_in_parts(&f, &m, &mirror, left, 5, u64::MAX, &mut |_| false);
+            assert_eq!(stopped.unwrap(), None, "{r} x {c}");
         }
     }
 

@@ -267,8 +267,8 @@ pub fn rebuild(
 
 /// Meets part `unit` (checked with [`check`] first): the layer and the
 /// right states from `cache` and `mirror`, rebuilt here if this process has
-/// none. Not split: a stop request before it starts hands it back whole,
-/// after that the part runs to its end (the meeting has no hand-back).
+/// none. Not split: a stop request hands it back whole, its meeting so far
+/// lost (the meeting has no hand-back).
 #[allow(clippy::too_many_arguments)]
 pub fn explore(
     f: &Frontier,
@@ -305,16 +305,29 @@ pub fn explore(
             mirror.get().expect("just set")
         }
     };
+    s.rebuilt = rebuilt;
     let met = join::meet(
         f,
         m,
         right,
         Packed::from_states(part)?,
         max_states,
-        &mut |n| ctx.progress.store(n, Ordering::Relaxed),
+        &mut |n| {
+            ctx.progress.store(n, Ordering::Relaxed);
+            !ctx.stop_requested()
+        },
     )?;
+    let Some(met) = met else {
+        // Stopped (a shutdown, or the job cancelled; idle workers' split
+        // requests never reach a part, see `split_on_idle`): the part is
+        // handed back whole and met again from its start, as if its worker
+        // had died, instead of holding the shutdown until it ends.
+        return Ok(Exploration::Split {
+            explored: s,
+            rest: vec![KnightUnit::Part(unit.clone())],
+        });
+    };
     let v = m.left;
-    s.rebuilt = rebuilt;
     s.nodes = met
         .inner_states
         .checked_add(met.joined)

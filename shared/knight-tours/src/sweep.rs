@@ -385,8 +385,16 @@ pub fn explore(
                 sweep.into_layer(),
                 part_states,
                 max_states,
-                &mut |n| ctx.progress.store(base + n, Ordering::Relaxed),
-            )?;
+                // Met to the end whatever a stop says, as before parts
+                // could be abandoned: this unit swept its layer itself, a
+                // piece of the meeting layer (a whole one is handed back as
+                // part units above), which a hand-back would lose too.
+                &mut |n| {
+                    ctx.progress.store(base + n, Ordering::Relaxed);
+                    true
+                },
+            )?
+            .expect("a meeting that is never stopped ends");
             s.nodes = s
                 .nodes
                 .checked_add(met.inner_states + met.joined)

@@ -599,3 +599,57 @@ fn a_whole_layer_handed_back_still_hands_back_the_parts() {
         assert_eq!(total.states, search(rows, cols, u64::MAX).states);
     }
 }
+
+/// A stop that comes while a part is being met (a shutdown, a cancel)
+/// abandons the meeting and hands the part back whole, its states not
+/// counted, instead of holding the stop until the part ends (an 8 x 8
+/// part is minutes to hours); met again, it counts what it would have.
+#[test]
+fn a_part_stopped_mid_meeting_is_handed_back_whole() {
+    let j = job_parts(6, 8, Method::Halves, 1 << 20);
+    let flags = LocalFlags::default();
+    let Exploration::Split { rest, .. } = j
+        .explore(&j.root_units()[0], &flags.context(u64::MAX))
+        .unwrap()
+    else {
+        panic!("6 x 8: the root met its layer itself");
+    };
+    let part = rest[0].clone();
+    assert!(matches!(part, KnightUnit::Part(_)), "{part:?}");
+    let whole = match j.explore(&part, &flags.context(u64::MAX)).unwrap() {
+        Exploration::Finished(s) => s,
+        e => panic!("an unstopped part split: {e:?}"),
+    };
+    assert!(whole.tours > 0 && whole.nodes > 0);
+    // The stop is raised as soon as the meeting reports progress.
+    let flags = LocalFlags::default();
+    let stopped = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while flags.progress.load(Ordering::Relaxed) == 0 {
+                std::hint::spin_loop();
+            }
+            flags.stop.store(true, Ordering::Relaxed);
+        });
+        j.explore(&part, &flags.context(u64::MAX)).unwrap()
+    });
+    match stopped {
+        Exploration::Split { explored, rest } => {
+            assert_eq!(explored.nodes, 0, "nothing of the abandoned part counted");
+            assert_eq!(explored.tours, 0);
+            assert_eq!(rest, vec![part.clone()]);
+        }
+        Exploration::Finished(s) => panic!(
+            "the stop came after {} of {} states and the part ran to its end",
+            flags.progress.load(Ordering::Relaxed),
+            s.nodes
+        ),
+    }
+    let again = match j
+        .explore(&part, &LocalFlags::default().context(u64::MAX))
+        .unwrap()
+    {
+        Exploration::Finished(s) => s,
+        e => panic!("the part met again split: {e:?}"),
+    };
+    assert_eq!(counts(again), counts(whole));
+}
