@@ -558,7 +558,10 @@ impl Sim {
                 let held = self.held.lock().unwrap();
                 for id in &resp.split_units {
                     if let Some(h) = held.get(id) {
-                        self.run.stats.split_requests.fetch_add(1, Ordering::Relaxed);
+                        self.run
+                            .stats
+                            .split_requests
+                            .fetch_add(1, Ordering::Relaxed);
                         self.run.stats.prompt_splits.fetch_add(1, Ordering::Relaxed);
                         h.stop.notify_one();
                     }
