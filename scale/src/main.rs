@@ -294,13 +294,17 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
             let mut busy_seconds = 0.0;
             let mut peak = 0u64;
             let tick = Duration::from_millis(10);
+            let mut last = Instant::now();
             loop {
                 tokio::select! {
                     _ = done.wait_for(|d| *d) => break,
                     _ = tokio::time::sleep(tick) => {}
                 }
+                // The time since the last sample, not the tick: on a
+                // loaded machine the sleep overshoots.
                 let busy = shared.stats.busy_workers.load(Ordering::Relaxed);
-                busy_seconds += busy as f64 * tick.as_secs_f64();
+                busy_seconds += busy as f64 * last.elapsed().as_secs_f64();
+                last = Instant::now();
                 peak = peak.max(busy);
                 let t = t0.elapsed().as_secs_f64();
                 if half.is_none() && busy * 2 >= at_start {
