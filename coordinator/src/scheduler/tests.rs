@@ -98,7 +98,11 @@ fn split_requests_reach_the_long_poll_once() {
     let signal_a = h.s.split_signal(a).expect("a known worker");
     let signal_b = h.s.split_signal(b).expect("a known worker");
     assert!(h.s.split_signal(9_999).is_none());
-    assert_eq!(h.s.take_split_requests(a), Some(vec![]), "nothing asked yet");
+    assert_eq!(
+        h.s.take_split_requests(a),
+        Some(vec![]),
+        "nothing asked yet"
+    );
     h.advance(TTL / 4);
     assert_eq!(h.s.request_splits(1, MS), 1);
     // The signal is kept for a call that starts waiting later.
