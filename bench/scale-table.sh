@@ -3,32 +3,30 @@
 # and prints one markdown row per run (the full JSON lines go to
 # scale-runs.jsonl in the current directory).
 #
-#   bench/scale-table.sh [SECONDS]    (ideal makespan of each job, default 10)
+#   bench/scale-table.sh [SECONDS]    (ideal makespan of each job, default 60:
+#   a 10 s job on 1,000 workers measures the fan-out from one root unit more
+#   than the cluster; see BENCHMARKS.md, "Scale", session 19)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs="${1:-10}"
+secs="${1:-60}"
 out="${SCALE_OUT:-scale-runs.jsonl}"
 row() {
     local line
-    line=$(bench/scale.sh "$@" --seconds "$secs" --heartbeat 1 2>/dev/null | tail -1)
+    line=$(bench/scale.sh "$@" --seconds "$secs" 2>/dev/null | tail -1)
     echo "$line" >> "$out"
     python3 - "$line" <<'PY'
 import json, sys
 d = json.loads(sys.argv[1])
-print("| {workers:,} | {rtt_ms:g} | {leave:.0%} | {prefetch} | {units:,} | {ideal_makespan_s} | {makespan_s} | {eff:.1%} | {reports_per_second:,} | {reports_per_second_mean:,.0f} | {coordinator_cpu_seconds} | {rss:.0f} | {db:.1f} | {exact} |".format(
-    eff=d["efficiency"], rss=d["coordinator_rss_bytes"] / 2**20, db=d["db_bytes"] / 2**20, **d))
+print("| {workers:,} | {rtt_ms:g} | {leave:.0%} | {units:,} | {ideal_makespan_s} | {makespan_s} | {eff:.1%} | {f90} | {busy:.1%} | {reports_per_second:,} | {coordinator_cpu_seconds} | {coordinator_cpu_us_per_unit} | {rss:.0f} | {db:.1f} | {exact} |".format(
+    eff=d["efficiency"], busy=d["busy_share"], f90=d["fan_out_90pct_s"], rss=d["coordinator_rss_bytes"] / 2**20, db=d["db_bytes"] / 2**20, **d))
 PY
 }
-echo "| workers | RTT ms | leaving | prefetch | units | ideal s | makespan s | efficiency | peak reports/s | mean reports/s | coord. CPU s | coord. RSS MiB | DB MiB | exact |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| workers | RTT ms | leaving | units | ideal s | makespan s | efficiency | 90% busy at s | busy share | peak reports/s | coord. CPU s | CPU us/unit | coord. RSS MiB | DB MiB | exact |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 # Recorded on 2026-11-24 (a loaded 2-core machine: see BENCHMARKS.md).
-row 10 --rtt-ms 0
-row 10 --rtt-ms 50
-row 10 --rtt-ms 50 --prefetch 16
-row 10 --rtt-ms 50 --prefetch 16 --leave 0.2
-row 100 --rtt-ms 0 --prefetch 16
-row 100 --rtt-ms 50
-row 100 --rtt-ms 50 --prefetch 16
-row 100 --rtt-ms 50 --prefetch 16 --leave 0.2
-row 1000 --rtt-ms 0 --prefetch 16
-row 10000 --rtt-ms 0 --prefetch 16 --unit-seconds 10
+for w in 10 100 1000; do
+    row $w --rtt-ms 0
+    row $w --rtt-ms 50
+    row $w --rtt-ms 50 --leave 0.2
+done
+row 10000 --rtt-ms 0 --heartbeat 5 --lease-ttl 30 --unit-seconds 10 --timeout 420

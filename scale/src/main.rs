@@ -83,6 +83,11 @@ struct Args {
     /// the background (0: as the real worker, which does neither).
     #[arg(long, default_value_t = 0)]
     prefetch: u32,
+    /// Do not long-poll `AwaitSplits` (split requests then travel with
+    /// heartbeats only, as before the call existed; an older coordinator
+    /// refuses the call and the workers fall back by themselves).
+    #[arg(long)]
+    no_await_splits: bool,
     /// HTTP/2 connections the workers share (default: one per worker, as
     /// real machines have).
     #[arg(long)]
@@ -230,6 +235,7 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         rtt: Duration::from_secs_f64(a.rtt_ms / 1000.0),
         slots: a.slots.max(1),
         prefetch: a.prefetch,
+        await_splits: !a.no_await_splits,
         stats: Stats::new(stats_seconds),
         started: started_rx,
         done: done_rx,
@@ -277,6 +283,41 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
     let t0 = Instant::now();
     started_tx.send_replace(Some(t0));
 
+    // The fan-out: when half and 90% of the workers present at the start
+    // first run a unit at once, and the busy worker-seconds over the run
+    // (sampled every 10 ms).
+    let fan_out = {
+        let shared = shared.clone();
+        let mut done = shared.done.clone();
+        tokio::spawn(async move {
+            let (mut half, mut most) = (None, None);
+            let mut busy_seconds = 0.0;
+            let mut peak = 0u64;
+            let tick = Duration::from_millis(10);
+            let mut last = Instant::now();
+            loop {
+                tokio::select! {
+                    _ = done.wait_for(|d| *d) => break,
+                    _ = tokio::time::sleep(tick) => {}
+                }
+                // The time since the last sample, not the tick: on a
+                // loaded machine the sleep overshoots.
+                let busy = shared.stats.busy_workers.load(Ordering::Relaxed);
+                busy_seconds += busy as f64 * last.elapsed().as_secs_f64();
+                last = Instant::now();
+                peak = peak.max(busy);
+                let t = t0.elapsed().as_secs_f64();
+                if half.is_none() && busy * 2 >= at_start {
+                    half = Some(t);
+                }
+                if most.is_none() && busy * 10 >= at_start * 9 {
+                    most = Some(t);
+                }
+            }
+            (half, most, busy_seconds, peak)
+        })
+    };
+
     // Wait for the end, printing progress now and then.
     let deadline = t0 + Duration::from_secs_f64(a.timeout);
     let mut last_print = Instant::now();
@@ -308,6 +349,8 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
     };
     let wall = t0.elapsed().as_secs_f64();
     done_tx.send_replace(true);
+    let (fan_out_half, fan_out_90, busy_seconds, peak_busy) =
+        fan_out.await.map_err(|e| format!("fan-out sampler: {e}"))?;
     let coordinator_cpu = process::cpu_seconds(pid).unwrap_or(f64::NAN) - cpu_at_start;
     let harness_cpu =
         process::cpu_seconds(process::own_pid()).unwrap_or(f64::NAN) - own_cpu_at_start;
@@ -364,6 +407,11 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         "ideal_makespan_s": round(ideal, 2),
         "makespan_s": round(makespan, 2),
         "efficiency": round(ideal / makespan, 4),
+        "fan_out_50pct_s": fan_out_half.map(|t| round(t, 2)),
+        "fan_out_90pct_s": fan_out_90.map(|t| round(t, 2)),
+        "peak_busy_workers": peak_busy,
+        "busy_share": round(busy_seconds / (wall * at_start as f64).max(1e-9), 4),
+        "prompt_splits": st.prompt_splits.load(Ordering::Relaxed),
         "finished": finished,
         "exact": exact,
         "merged_nodes": merged_nodes,

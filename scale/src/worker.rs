@@ -45,6 +45,10 @@ pub struct Stats {
     pub heartbeats: AtomicU64,
     pub call_errors: AtomicU64,
     pub registered: AtomicU64,
+    /// Workers running at least one unit now (for the fan-out times).
+    pub busy_workers: AtomicU64,
+    /// Split requests that came by `AwaitSplits` rather than a heartbeat.
+    pub prompt_splits: AtomicU64,
     /// Microseconds the coordinator took to answer (the injected round
     /// trip not counted): reports (their commit included), and lease calls
     /// that brought units.
@@ -68,6 +72,8 @@ impl Stats {
             heartbeats: AtomicU64::new(0),
             call_errors: AtomicU64::new(0),
             registered: AtomicU64::new(0),
+            busy_workers: AtomicU64::new(0),
+            prompt_splits: AtomicU64::new(0),
             report_micros: AtomicU64::new(0),
             lease_micros: AtomicU64::new(0),
             buckets: (0..seconds * 10).map(|_| AtomicU64::new(0)).collect(),
@@ -92,6 +98,9 @@ pub struct Run {
     pub slots: u32,
     /// Units leased ahead of the free slots (0: as the real worker).
     pub prefetch: u32,
+    /// Long-poll `AwaitSplits` beside the heartbeats (off, or refused by an
+    /// older coordinator: split requests come with heartbeats only).
+    pub await_splits: bool,
     pub stats: Stats,
     /// When the job was submitted (None before).
     pub started: watch::Receiver<Option<Instant>>,
@@ -152,6 +161,8 @@ struct Sim {
     /// A unit left the worker (or started): the lease loop may ask again.
     changed: Notify,
     stopping: AtomicBool,
+    /// Units running now (not leased ahead).
+    running: AtomicU64,
 }
 
 /// One call after half a round trip, answered after the other half.
@@ -188,6 +199,7 @@ pub async fn simulate(
         held: Mutex::new(HashMap::new()),
         changed: Notify::new(),
         stopping: AtomicBool::new(false),
+        running: AtomicU64::new(0),
     });
     if !sim.register().await {
         return;
@@ -197,6 +209,9 @@ pub async fn simulate(
     let mut tasks = JoinSet::new();
     tasks.spawn(sim.clone().heartbeat_loop());
     tasks.spawn(sim.clone().lease_loop());
+    if run.await_splits {
+        tasks.spawn(sim.clone().await_splits_loop());
+    }
     let mut done = run.done.clone();
     let leave_after = plan.leave_at.map(|(after, _)| after);
     let left = tokio::select! {
@@ -410,6 +425,7 @@ impl Sim {
             };
             h.started = Some(t);
         }
+        let busy = Busy::start(&self);
         self.changed.notify_waiters();
         let outcome = tokio::select! {
             _ = tokio::time::sleep(duration) => plan,
@@ -455,12 +471,14 @@ impl Sim {
         if self.run.prefetch > 0 {
             // The slot is free as soon as the exploration is; the report
             // travels while the next unit runs.
+            drop(busy);
             drop(permit);
             self.report(req).await;
             self.leave(id);
         } else {
             self.report(req).await;
             self.leave(id);
+            drop(busy);
             drop(permit);
         }
     }
@@ -506,6 +524,52 @@ impl Sim {
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
+            }
+        }
+    }
+
+    /// Split requests as soon as the coordinator makes them (a long poll
+    /// beside the heartbeats). Stops for good if the coordinator does not
+    /// know the call (an older one): heartbeats still bring the requests.
+    async fn await_splits_loop(self: Arc<Self>) {
+        loop {
+            let every = *self.heartbeat.lock().unwrap();
+            let mut c = self.client.clone();
+            let req = AwaitSplitsRequest {
+                worker_id: self.id.load(Ordering::SeqCst),
+                wait_ms: every.as_millis().min(u32::MAX as u128) as u32,
+            };
+            let t = Instant::now();
+            let resp = match call(self.rtt(), c.await_splits(req)).await {
+                Ok(r) => r.into_inner(),
+                Err(e) if e.code() == tonic::Code::Unimplemented => return,
+                Err(_) => {
+                    self.run.stats.call_errors.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+            };
+            if resp.unknown_worker {
+                // The heartbeat loop registers again.
+                tokio::time::sleep(every).await;
+                continue;
+            }
+            {
+                let held = self.held.lock().unwrap();
+                for id in &resp.split_units {
+                    if let Some(h) = held.get(id) {
+                        self.run
+                            .stats
+                            .split_requests
+                            .fetch_add(1, Ordering::Relaxed);
+                        self.run.stats.prompt_splits.fetch_add(1, Ordering::Relaxed);
+                        h.stop.notify_one();
+                    }
+                }
+            }
+            if resp.split_units.is_empty() && t.elapsed() < every / 2 {
+                // Answered early with nothing: do not spin.
+                tokio::time::sleep(every / 2).await;
             }
         }
     }
@@ -561,6 +625,26 @@ impl Sim {
                     h.stop.notify_one();
                 }
             }
+        }
+    }
+}
+
+/// A unit running on a worker: counts the worker busy while it has one.
+struct Busy<'a>(&'a Sim);
+
+impl<'a> Busy<'a> {
+    fn start(sim: &'a Sim) -> Busy<'a> {
+        if sim.running.fetch_add(1, Ordering::SeqCst) == 0 {
+            sim.run.stats.busy_workers.fetch_add(1, Ordering::SeqCst);
+        }
+        Busy(sim)
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        if self.0.running.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.run.stats.busy_workers.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }

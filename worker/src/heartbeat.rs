@@ -143,6 +143,52 @@ pub(crate) async fn heartbeat_loop(state: Arc<State>) {
     }
 }
 
+/// Split requests as soon as the coordinator makes them: a long poll
+/// (`AwaitSplits`) beside the heartbeats, answered when one of this
+/// worker's units is asked to split or after an interval. Without it a
+/// request waits for the next heartbeat, and a job fanning out from one
+/// unit to many idle workers takes a heartbeat interval per generation of
+/// splits. Ends for good against an older coordinator (UNIMPLEMENTED):
+/// heartbeats still bring the requests. Errors are not fatal here (the
+/// heartbeat and the lease calls decide when the coordinator is gone):
+/// the poll waits an interval and asks again.
+pub(crate) async fn await_splits_loop(state: Arc<State>) {
+    loop {
+        let schedule = *state.heartbeat.lock().unwrap();
+        let wait = schedule.interval;
+        let mut c = state.client.clone();
+        let mut req = tonic::Request::new(AwaitSplitsRequest {
+            worker_id: state.id(),
+            wait_ms: wait.as_millis().min(u128::from(u32::MAX)) as u32,
+        });
+        req.set_timeout(wait + schedule.call_timeout);
+        let started = std::time::Instant::now();
+        let resp = match c.await_splits(req).await {
+            Ok(r) => r.into_inner(),
+            Err(e) if e.code() == tonic::Code::Unimplemented => {
+                tracing::debug!("the coordinator has no AwaitSplits: splits come with heartbeats");
+                return;
+            }
+            Err(_) => {
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+        };
+        if !resp.split_units.is_empty() {
+            let running = state.running.lock().unwrap();
+            for id in resp.split_units {
+                if let Some(r) = running.get(&id) {
+                    r.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        } else if resp.unknown_worker || started.elapsed() < wait / 2 {
+            // Registering again is the heartbeat's business; an early
+            // empty answer must not make this loop spin.
+            tokio::time::sleep(wait / 2).await;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

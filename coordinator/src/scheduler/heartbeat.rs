@@ -50,6 +50,11 @@ impl Scheduler {
                 if is_split_candidate(u, since) && splits_on_idle(&self.jobs, u) {
                     u.split_requested = true;
                     asked += 1;
+                    // Its holder's `AwaitSplits` call, if any, answers now.
+                    let holder = u.lease.as_ref().map(|l| l.worker);
+                    if let Some(w) = holder.and_then(|w| self.workers.get(&w)) {
+                        w.split_signal.notify_one();
+                    }
                 }
             }
         }

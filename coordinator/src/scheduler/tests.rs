@@ -86,6 +86,39 @@ fn split_requests_take_the_oldest_leases_once_each() {
     assert_eq!(reply.split.len(), 4);
 }
 
+/// A split request signals its holder's `AwaitSplits` at once and is
+/// delivered once: by `take_split_requests` (the long poll) or by the next
+/// heartbeat, whichever asks first; other workers are not signalled.
+#[test]
+fn split_requests_reach_the_long_poll_once() {
+    let mut h = Harness::new();
+    h.submit("leaves", 40, 4, None);
+    let (a, b) = (h.worker(), h.worker());
+    let mine = h.lease(a, 1);
+    let signal_a = h.s.split_signal(a).expect("a known worker");
+    let signal_b = h.s.split_signal(b).expect("a known worker");
+    assert!(h.s.split_signal(9_999).is_none());
+    assert_eq!(
+        h.s.take_split_requests(a),
+        Some(vec![]),
+        "nothing asked yet"
+    );
+    h.advance(TTL / 4);
+    assert_eq!(h.s.request_splits(1, MS), 1);
+    // The signal is kept for a call that starts waiting later.
+    let waited = signal_a.notified();
+    tokio::pin!(waited);
+    assert!(waited.as_mut().enable(), "a's long poll is woken");
+    let not_b = signal_b.notified();
+    tokio::pin!(not_b);
+    assert!(!not_b.as_mut().enable(), "b holds nothing asked");
+    assert_eq!(h.s.take_split_requests(a), Some(vec![mine[0].0]));
+    assert_eq!(h.s.take_split_requests(a), Some(vec![]), "delivered once");
+    let reply = h.s.heartbeat(a, &[(mine[0].0, 0)], &[]).unwrap();
+    assert!(reply.split.is_empty(), "not again by the heartbeat");
+    assert_eq!(h.s.take_split_requests(9_999), None);
+}
+
 #[test]
 fn lease_order_follows_positions() {
     let mut h = Harness::new();

@@ -4,7 +4,10 @@
 //! TLS the certificate they registered with.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Instant;
+
+use tokio::sync::Notify;
 
 use super::rate::RateMeter;
 use super::{Scheduler, WorkerId};
@@ -25,6 +28,10 @@ pub(super) struct Worker {
     /// Who it is beyond this registration (its certificate's fingerprint,
     /// or its declared name): what a job's exclusion is checked against.
     pub(super) durable: WorkerIdentity,
+    /// Woken when one of its units is asked to split, so that a waiting
+    /// `AwaitSplits` call answers at once instead of the request waiting
+    /// for the unit's next heartbeat (see [`Scheduler::take_split_requests`]).
+    pub(super) split_signal: Arc<Notify>,
 }
 
 impl Scheduler {
@@ -44,9 +51,37 @@ impl Scheduler {
                 durable: WorkerIdentity::of(None, &hostname),
                 hostname,
                 identity: None,
+                split_signal: Arc::new(Notify::new()),
             },
         );
         id
+    }
+
+    /// What an `AwaitSplits` call of `worker` waits on (None: unknown
+    /// worker). A signal given while no call waits is kept for the next.
+    pub fn split_signal(&self, worker: WorkerId) -> Option<Arc<Notify>> {
+        self.workers.get(&worker).map(|w| w.split_signal.clone())
+    }
+
+    /// The units of `worker` asked to split and not yet told so, marked as
+    /// told (each split request is delivered once, by this or by the next
+    /// heartbeat, whichever comes first). None: unknown worker. Counts as
+    /// hearing from the worker.
+    pub fn take_split_requests(&mut self, worker: WorkerId) -> Option<Vec<UnitId>> {
+        let now = self.clock.now();
+        let w = self.workers.get_mut(&worker)?;
+        w.last_seen = now;
+        let mut split = Vec::new();
+        for id in &w.units {
+            if let Some(u) = self.units.get_mut(id) {
+                let held = u.lease.as_ref().is_some_and(|l| l.worker == worker);
+                if held && u.split_requested && !u.split_sent && !u.reporting {
+                    u.split_sent = true;
+                    split.push(*id);
+                }
+            }
+        }
+        Some(split)
     }
 
     /// Registered workers, live or not yet forgotten.

@@ -295,6 +295,49 @@ impl WorkerService for Workers {
         }))
     }
 
+    /// Holds the call until one of the worker's units is asked to split
+    /// (see `Scheduler::request_splits`) or `wait_ms` passes (capped at
+    /// half the lease time, so a worker that loops on it never looks dead
+    /// to a proxy's idle timeout for long). Split requests then reach a
+    /// busy worker within a round trip instead of at its next heartbeat:
+    /// the generations of splits that fan one unit out to a thousand idle
+    /// workers take round trips, not heartbeat intervals.
+    async fn await_splits(
+        &self,
+        req: Request<AwaitSplitsRequest>,
+    ) -> Result<Response<AwaitSplitsResponse>, Status> {
+        let peer = PeerIdentity::of_request(&req);
+        let r = req.into_inner();
+        self.check_speaks_for(r.worker_id, peer.as_ref())?;
+        let cap = (self.0.config.lease_ttl / 2).max(Duration::from_millis(1));
+        let deadline = Instant::now() + Duration::from_millis(u64::from(r.wait_ms)).min(cap);
+        let Some(signal) = self.0.lock().split_signal(r.worker_id) else {
+            return Ok(Response::new(AwaitSplitsResponse {
+                split_units: Vec::new(),
+                unknown_worker: true,
+            }));
+        };
+        loop {
+            // A signal given since the last look is kept by the `Notify`
+            // (one permit), so none is lost between the look and the wait.
+            let split = self.0.lock().take_split_requests(r.worker_id);
+            let Some(split) = split else {
+                return Ok(Response::new(AwaitSplitsResponse {
+                    split_units: Vec::new(),
+                    unknown_worker: true,
+                }));
+            };
+            let now = Instant::now();
+            if !split.is_empty() || now >= deadline {
+                return Ok(Response::new(AwaitSplitsResponse {
+                    split_units: split,
+                    unknown_worker: false,
+                }));
+            }
+            let _ = tokio::time::timeout(deadline - now, signal.notified()).await;
+        }
+    }
+
     async fn return_leases(
         &self,
         req: Request<ReturnLeasesRequest>,

@@ -30,7 +30,7 @@ use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
 };
 
-pub use tree::{Count, Node, Tree, MAX_BRANCHING, MAX_ROOT_UNITS, MAX_TAIL};
+pub use tree::{Count, Node, Tree, MAX_BRANCHING, MAX_ROOT_UNITS, MAX_TAIL, SHALLOW_LEVELS};
 
 /// Parameters of a `synthetic` job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]

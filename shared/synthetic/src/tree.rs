@@ -240,6 +240,28 @@ impl Tree {
         let Some((&last, _)) = at.split_last() else {
             return vec![(root.to_vec(), Vec::new())];
         };
+        if at.len() > SHALLOW_LEVELS + 1 {
+            // Below the shallowest levels, the rest of the node at depth
+            // SHALLOW_LEVELS on the path as ONE piece resuming at `at`,
+            // then a range per level above it.
+            let (above, below) = at.split_at(SHALLOW_LEVELS);
+            let mut deep_root = root.to_vec();
+            deep_root.extend_from_slice(above);
+            let mut pieces = vec![(deep_root, below.to_vec())];
+            let mut n = node;
+            let mut parent = root.to_vec();
+            let mut ranges = Vec::with_capacity(SHALLOW_LEVELS);
+            for &i in above {
+                let children = self.children(&n);
+                if i + 1 < children.len() as u32 {
+                    ranges.push((parent.clone(), vec![i + 1]));
+                }
+                parent.push(i);
+                n = children[i as usize];
+            }
+            pieces.extend(ranges.into_iter().rev());
+            return pieces;
+        }
         // The number of children of each node on the path, root first.
         let mut counts = Vec::with_capacity(at.len());
         let mut n = node;
@@ -262,6 +284,17 @@ impl Tree {
         pieces
     }
 }
+
+/// How many levels of a cut path, from the piece's root down, hand back
+/// their later siblings as a range each; the rest below them goes back as
+/// one piece resuming where the walk stopped. Ranges at every level (a
+/// path is 20-40 levels deep) made most units tiny: at 1,000 workers and
+/// 50 ms a unit averaged 0.15 s of work against 0.3-0.5 s of round trips,
+/// commit and lease wait (BENCHMARKS.md, "Scale", session 19), while the
+/// heavy-tailed tree keeps most of a rest's work at the shallowest levels,
+/// which stay shareable as ranges. The deep rest is one unit that split
+/// requests can cut again.
+pub const SHALLOW_LEVELS: usize = 4;
 
 /// A piece of the tree as `(root, from)`: the subtree at `root` from its
 /// node `root ++ from` on (see [`Piece`](crate::Piece)).

@@ -133,6 +133,13 @@ fn a_budgeted_exploration_is_the_references_first_nodes_and_its_rest_the_others(
                 // Fanned out: one range of siblings per level at most.
                 let depth = after.first().map_or(0, |v| v.path.len() - unit.root.len());
                 assert!(rest.len() <= depth.max(1), "{what}: {} pieces", rest.len());
+                // Ranges at the shallowest levels only, one resuming piece
+                // below them.
+                assert!(
+                    rest.len() <= orchard_synthetic::SHALLOW_LEVELS + 1,
+                    "{what}: {} pieces",
+                    rest.len()
+                );
             }
         }
     }
