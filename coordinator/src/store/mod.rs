@@ -155,6 +155,18 @@ pub struct MismatchRow {
     pub summary_b: String,
 }
 
+/// A mismatch as stored, with the verdict the vote gave (see
+/// [`Write::Exclude`]): which side lost, if the vote was decided.
+#[derive(Debug, Clone)]
+pub struct RecordedMismatch {
+    pub row: MismatchRow,
+    /// Whether worker A, worker B was found on the losing side (outvoted
+    /// by the majority of the unit's replicas). Neither: the vote was not
+    /// decided when the job ended.
+    pub loser_a: bool,
+    pub loser_b: bool,
+}
+
 /// A unit row as loaded at startup.
 #[derive(Debug, Clone)]
 pub struct UnitRow {
