@@ -42,7 +42,7 @@ use rusqlite::Connection;
 
 pub use crate::identity::WorkerIdentity;
 
-pub use digest::reseal_job_row;
+pub use digest::{reseal_job, reseal_job_row};
 pub(crate) use load::load;
 pub use schema::SCHEMA_VERSION;
 pub(crate) use schema::{migrate, schema_version};
