@@ -395,6 +395,7 @@ fn check_beside_units(conn: &Connection) -> Result<(), StoreError> {
 fn shown(v: rusqlite::types::Value) -> String {
     match v {
         rusqlite::types::Value::Text(t) => t.escape_debug().to_string(),
+        rusqlite::types::Value::Integer(i) => i.to_string(),
         other => format!("{other:?}"),
     }
 }
