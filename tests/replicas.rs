@@ -25,6 +25,42 @@ fn answer_lines(path: &str) -> Vec<String> {
         .collect()
 }
 
+/// One side of a results file's mismatch line: its verdict (`lost`,
+/// `majority`, `undecided`), its worker, its identity and its summary.
+#[derive(Debug)]
+struct Side {
+    verdict: String,
+    worker: String,
+    identity: String,
+    summary: String,
+}
+
+/// The two sides of the first mismatch line of `text`, checking the line's
+/// shape: `# mismatch: unit ID (LABEL): VERDICT: WORKER [IDENTITY] reported
+/// SUMMARY | VERDICT: WORKER [IDENTITY] reported SUMMARY`.
+fn mismatch_sides(text: &str) -> (Side, Side) {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("# mismatch: unit "))
+        .unwrap_or_else(|| panic!("no mismatch line in {text}"));
+    let (_, sides) = line.split_once("): ").unwrap_or_else(|| panic!("{line}"));
+    let side = |s: &str| {
+        let (verdict, rest) = s.split_once(": ").unwrap_or_else(|| panic!("{line}"));
+        let (worker, rest) = rest.split_once(" [").unwrap_or_else(|| panic!("{line}"));
+        let (identity, summary) = rest
+            .split_once("] reported ")
+            .unwrap_or_else(|| panic!("{line}"));
+        Side {
+            verdict: verdict.into(),
+            worker: worker.into(),
+            identity: identity.into(),
+            summary: summary.into(),
+        }
+    };
+    let (a, b) = sides.split_once(" | ").unwrap_or_else(|| panic!("{line}"));
+    (side(a), side(b))
+}
+
 /// The liar's corrupted replica is outvoted by two honest ones, recorded
 /// with both summaries, and the liar gets no more units of the job; a
 /// stranger's report of a unit it never leased is refused and counted in
@@ -114,14 +150,24 @@ fn a_lying_worker_is_outvoted_recorded_and_shut_out() {
         text.contains("# verified: each unit explored by 2 different workers"),
         "{text}"
     );
-    let mismatch = text
-        .lines()
-        .find(|l| l.starts_with("# mismatch:"))
-        .unwrap_or_else(|| panic!("no mismatch line in {text}"));
-    assert!(
-        mismatch.contains("liar") && mismatch.contains("honest-1"),
-        "{mismatch}"
+    // It names the loser: the liar's side lost (outvoted two to one),
+    // honest-1's is the majority's, each with its durable identity and its
+    // summary's figures, which differ by the liar's corrupted count.
+    let (liar, honest) = mismatch_sides(&text);
+    assert!(liar.worker.contains("liar"), "{liar:?}");
+    assert_eq!(
+        (liar.verdict.as_str(), liar.identity.as_str()),
+        ("lost", "name:liar"),
+        "{liar:?}"
     );
+    assert!(honest.worker.contains("honest-1"), "{honest:?}");
+    assert_eq!(
+        (honest.verdict.as_str(), honest.identity.as_str()),
+        ("majority", "name:honest-1"),
+        "{honest:?}"
+    );
+    assert!(!honest.summary.is_empty(), "{honest:?}");
+    assert_ne!(liar.summary, honest.summary);
     assert_eq!(
         answer_lines(file),
         answer_lines(plain["results_file"].as_str().unwrap())
@@ -177,14 +223,16 @@ fn replicas_and_mismatches_survive_a_coordinator_crash() {
     let r = final_results(&url, job);
     assert_eq!(r["solutions"], 92, "{r}");
     let text = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
-    let mismatch = text
-        .lines()
-        .find(|l| l.starts_with("# mismatch:"))
-        .unwrap_or_else(|| panic!("no mismatch line in {text}"));
-    assert!(
-        mismatch.contains("honest-a") && mismatch.contains("liar"),
-        "{mismatch}"
+    // The vote decided after the restart names the liar the loser.
+    let (honest, liar) = mismatch_sides(&text);
+    assert!(honest.worker.contains("honest-a"), "{honest:?}");
+    assert_eq!(honest.verdict, "majority", "{honest:?}");
+    assert!(liar.worker.contains("liar"), "{liar:?}");
+    assert_eq!(
+        (liar.verdict.as_str(), liar.identity.as_str()),
+        ("lost", "name:liar")
     );
+    assert_ne!(liar.summary, honest.summary);
 }
 
 /// The exclusion outlives the liar's registration and the coordinator: the

@@ -44,7 +44,7 @@ use tonic::service::interceptor::InterceptedService;
 
 use service::{Jobs, Shared, Workers};
 pub use status::{JobAnswer, JobState, JobStatus};
-pub use store::{reseal_job_row, StoreError};
+pub use store::{reseal_job, reseal_job_row, StoreError};
 
 /// Probes per estimate of a job's size (Knuth's estimator; a few
 /// hundredths of a second for `hc`), redone whenever the job's bound rises.

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use orchard_core::{FamilyReport, PreparedJob};
 
-use crate::store::{LedgerRow, MismatchRow};
+use crate::store::{LedgerRow, RecordedMismatch};
 
 /// The header of a units file.
 pub const UNITS_HEADER: &str = "# id\tparent\tstate\tnodes\tdiscarded\tleases\tworker\tunit";
@@ -126,12 +126,16 @@ pub fn rebuild_report(
 
 /// The lines a verified job's results file ends with (none for a job of one
 /// replica, whose file is the family's lines alone): how many workers
-/// explored each unit, how many units were verified, and every mismatch,
-/// with both replicas' summaries in the family's words.
+/// explored each unit, how many units were verified, and every mismatch:
+/// the unit, then each side's worker, its durable identity (what an
+/// exclusion is keyed by) and its summary in the family's words, marked
+/// `lost` (outvoted by the majority of the unit's replicas, and excluded
+/// from the job) or `majority`, or both `undecided` when the vote was not
+/// decided (a job cancelled first).
 pub fn verification_lines(
     replicas: u32,
     verified_units: u64,
-    mismatches: &[MismatchRow],
+    mismatches: &[RecordedMismatch],
 ) -> Vec<String> {
     if replicas <= 1 {
         return Vec::new();
@@ -141,9 +145,32 @@ pub fn verification_lines(
         mismatches.len()
     )];
     for m in mismatches {
+        let decided = m.loser_a || m.loser_b;
+        let side = |lost: bool| match (decided, lost) {
+            (false, _) => "undecided",
+            (true, true) => "lost",
+            (true, false) => "majority",
+        };
+        let r = &m.row;
+        let identity = |key: &str| {
+            if key.is_empty() {
+                "-".to_string()
+            } else {
+                key.to_string()
+            }
+        };
         lines.push(format!(
-            "# mismatch: unit {} ({}): {} reported {} | {} reported {}",
-            m.unit_id, m.unit_label, m.worker_a, m.summary_a, m.worker_b, m.summary_b
+            "# mismatch: unit {} ({}): {}: {} [{}] reported {} | {}: {} [{}] reported {}",
+            r.unit_id,
+            r.unit_label,
+            side(m.loser_a),
+            r.worker_a,
+            identity(&r.identity_a),
+            r.summary_a,
+            side(m.loser_b),
+            r.worker_b,
+            identity(&r.identity_b),
+            r.summary_b
         ));
     }
     lines

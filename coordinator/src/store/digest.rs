@@ -1,4 +1,5 @@
-//! What makes a deleted, moved or edited row visible (schema version 5).
+//! What makes a deleted, moved or edited row visible (schema versions 5
+//! and 7).
 //!
 //! The CRCs cover blobs one row at a time; they cannot see a row that is
 //! no longer there. So every job row also holds:
@@ -12,14 +13,23 @@
 //!   old hash and adding its new one. The writer keeps both exact in the
 //!   same transaction as every unit insert and update (see [`Deltas`]), so
 //!   no crash between two writes can leave them apart from the rows.
-//! * `row_crc`, a hash of the job row's own columns but `bound` (which only
-//!   prunes, and is raised by SQL on every report): its family, parameters,
-//!   state, answer (`result_json`), results file and error. Rewritten
-//!   whenever the writer writes those (a job's insert and its end).
+//! * `row_crc`, a hash of the job row's own columns: its family,
+//!   parameters, state, answer (`result_json`), results file, error and
+//!   (since version 7) `bound`. Rewritten whenever the writer writes those
+//!   (a job's insert, its end, and every bound a report raises).
+//! * Since version 7, the same count and digest for each job's rows of the
+//!   four tables beside its units ([`Rows`]): the replicas waiting for a
+//!   vote, the mismatches found (with which side lost), the exclusions of
+//!   workers found lying, and the lemmas shared (their length and CRC, not
+//!   their bytes: a damaged blob is skipped when served, lemmas only save
+//!   work). Each row's hash covers its key (`id`, `seq`) and every column
+//!   orchard reads, so a row moved to another job or altered is seen. The
+//!   writer keeps them like the unit seals: each row's hash read before and
+//!   after every insert, update and delete, in the same transaction.
 //!
-//! At open, [`crate::store::load`] counts every job's unit rows and sums
-//! their hashes; any difference refuses the database in one line naming
-//! the job.
+//! At open, [`crate::store::load`] counts every job's rows of each kind and
+//! sums their hashes; any difference refuses the database in one line
+//! naming the job and the kind of row.
 //!
 //! The hash is the first 8 bytes of a SHA-256 (ring, already in the build)
 //! of each column's type and bytes: stable across builds and platforms, and
@@ -36,9 +46,123 @@ pub(crate) const UNIT_COLUMNS: &str = "u.id, u.job_id, u.parent_id, u.position, 
      u.payload_crc, u.discarded_nodes, r.job_id, r.nodes, r.summary_crc";
 /// How many columns [`UNIT_COLUMNS`] lists.
 pub(crate) const UNIT_COLUMN_COUNT: usize = 10;
-/// The columns of a job row that `row_crc` covers, in order.
+/// The columns of a job row that `row_crc` covers, in order (`bound`
+/// since schema version 7).
 pub(crate) const JOB_COLUMNS: &str = "id, family, params_json, state, created_ms, finished_ms, \
-     result_json, results_file, error, replicas";
+     result_json, results_file, error, replicas, bound";
+/// How many columns [`JOB_COLUMNS`] lists.
+const JOB_COLUMN_COUNT: usize = 11;
+
+/// The kinds of row each job keeps a count and a digest of, in its own
+/// columns (`<kind>_count`, `<kind>_digest`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Rows {
+    /// Unit rows with their results (schema version 5).
+    Units,
+    /// The rows of the tables beside them (schema version 7).
+    Replicas,
+    Mismatches,
+    Exclusions,
+    Lemmas,
+}
+
+impl Rows {
+    /// The kinds kept since schema version 7, beside the units.
+    pub(crate) const BESIDE_UNITS: [Rows; 4] = [
+        Rows::Replicas,
+        Rows::Mismatches,
+        Rows::Exclusions,
+        Rows::Lemmas,
+    ];
+
+    /// The job's columns holding the count and the digest of its rows.
+    pub(crate) fn seal_columns(self) -> (&'static str, &'static str) {
+        match self {
+            Rows::Units => ("unit_count", "unit_digest"),
+            Rows::Replicas => ("replica_count", "replica_digest"),
+            Rows::Mismatches => ("mismatch_count", "mismatch_digest"),
+            Rows::Exclusions => ("exclusion_count", "exclusion_digest"),
+            Rows::Lemmas => ("lemma_count", "lemma_digest"),
+        }
+    }
+
+    /// What one row is called in an error.
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            Rows::Units => "unit",
+            Rows::Replicas => "replica",
+            Rows::Mismatches => "mismatch",
+            Rows::Exclusions => "exclusion",
+            Rows::Lemmas => "lemma",
+        }
+    }
+
+    /// The table and the columns a row's hash covers, its job's id second
+    /// (for the tables beside the units; a unit's are [`UNIT_COLUMNS`]).
+    fn table_columns(self) -> (&'static str, &'static str) {
+        match self {
+            Rows::Units => unreachable!("unit rows are read with their results"),
+            Rows::Replicas => (
+                "replicas",
+                "id, job_id, unit_id, worker, host, nodes, bound, summary_crc, rest, \
+                 reported_ms, identity, identity_label",
+            ),
+            Rows::Mismatches => (
+                "mismatches",
+                "id, job_id, unit_id, unit_label, worker_a, summary_a, worker_b, summary_b, \
+                 found_ms, identity_a, identity_b, loser_a, loser_b",
+            ),
+            Rows::Exclusions => (
+                "exclusions",
+                "id, job_id, identity, label, unit_id, mismatch_id, found_ms, row_crc",
+            ),
+            Rows::Lemmas => ("lemmas", "seq, job_id, source, length(blob), blob_crc"),
+        }
+    }
+}
+
+/// The job and hash of every row of kind `rows` (not units) that `filter`
+/// (an SQL condition on the table's columns, with `params`) selects.
+pub(crate) fn row_hashes(
+    conn: &Connection,
+    rows: Rows,
+    filter: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<Vec<(i64, u64)>> {
+    let (table, columns) = rows.table_columns();
+    let n = columns.split(',').count();
+    let mut stmt = conn.prepare_cached(&format!("SELECT {columns} FROM {table} WHERE {filter}"))?;
+    let mut found = stmt.query(params)?;
+    let mut out = Vec::new();
+    while let Some(r) = found.next()? {
+        let values = (0..n)
+            .map(|i| r.get_ref(i))
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        out.push((r.get(1)?, hash_values(values)));
+    }
+    Ok(out)
+}
+
+/// Every job's count and digest of its rows of kind `rows` (not units),
+/// computed from the rows as they are; `job`: of that job alone. A row
+/// whose job does not exist has its sum too (the caller finds it).
+pub(crate) fn sums_beside_units(
+    conn: &Connection,
+    rows: Rows,
+    job: Option<i64>,
+) -> rusqlite::Result<HashMap<i64, (i64, u64)>> {
+    let found = match job {
+        Some(job) => row_hashes(conn, rows, "job_id = ?1", params![job])?,
+        None => row_hashes(conn, rows, "1", [])?,
+    };
+    let mut sums: HashMap<i64, (i64, u64)> = HashMap::new();
+    for (job, hash) in found {
+        let d = sums.entry(job).or_default();
+        d.0 += 1;
+        d.1 = d.1.wrapping_add(hash);
+    }
+    Ok(sums)
+}
 
 /// The hash of a row's values, each with its type, so that `1` and `'1'`
 /// differ, and with its length, so that no two rows run into each other.
@@ -104,7 +228,7 @@ pub(crate) fn stored_unit(tx: &Transaction<'_>, id: i64) -> rusqlite::Result<Opt
 /// The `row_crc` of the job row read by a query selecting [`JOB_COLUMNS`]
 /// from column `first` on.
 pub(crate) fn job_hash(row: &Row<'_>, first: usize) -> rusqlite::Result<i64> {
-    let values = (first..first + 10)
+    let values = (first..first + JOB_COLUMN_COUNT)
         .map(|i| row.get_ref(i))
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(hash_values(values) as i64)
@@ -140,23 +264,28 @@ pub(crate) fn seal_job(tx: &Connection, id: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The changes to each job's unit count and digest made by one
-/// transaction, written to the job rows once, just before it commits (one
-/// read and one write per job touched, however many reports it holds).
+/// The changes to each job's counts and digests made by one transaction,
+/// written to the job rows once, just before it commits (one read and one
+/// write per job and kind of row touched, however many reports it holds).
 #[derive(Default)]
-pub(crate) struct Deltas(HashMap<i64, (i64, u64)>);
+pub(crate) struct Deltas(HashMap<(i64, Rows), (i64, u64)>);
 
 impl Deltas {
     /// A unit row of `job` with hash `hash` was inserted.
     pub(crate) fn add(&mut self, job: i64, hash: u64) {
-        let d = self.0.entry(job).or_default();
+        self.add_row(Rows::Units, job, hash);
+    }
+
+    /// A row of kind `rows` of `job` with hash `hash` was inserted.
+    pub(crate) fn add_row(&mut self, rows: Rows, job: i64, hash: u64) {
+        let d = self.0.entry((job, rows)).or_default();
         d.0 += 1;
         d.1 = d.1.wrapping_add(hash);
     }
 
-    /// A unit row of `job` with hash `hash` was deleted.
-    pub(crate) fn remove(&mut self, job: i64, hash: u64) {
-        let d = self.0.entry(job).or_default();
+    /// A row of kind `rows` of `job` with hash `hash` was deleted.
+    pub(crate) fn remove_row(&mut self, rows: Rows, job: i64, hash: u64) {
+        let d = self.0.entry((job, rows)).or_default();
         d.0 -= 1;
         d.1 = d.1.wrapping_sub(hash);
     }
@@ -168,28 +297,42 @@ impl Deltas {
             return;
         }
         if let Some((job, hash)) = before {
-            self.remove(job, hash);
+            self.remove_row(Rows::Units, job, hash);
         }
         if let Some((job, hash)) = after {
             self.add(job, hash);
         }
     }
 
+    /// Rows of kind `rows` changed from `before` to `after` (each a list
+    /// of jobs and hashes, as [`row_hashes`] read them).
+    pub(crate) fn replace_rows(&mut self, rows: Rows, before: &[(i64, u64)], after: &[(i64, u64)]) {
+        for &(job, hash) in before {
+            self.remove_row(rows, job, hash);
+        }
+        for &(job, hash) in after {
+            self.add_row(rows, job, hash);
+        }
+    }
+
     /// Adds the changes to the job rows (a job row that does not exist
     /// has nothing to keep).
     pub(crate) fn write(self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
-        for (job, (count, digest)) in self.0 {
+        for ((job, rows), (count, digest)) in self.0 {
             if count == 0 && digest == 0 {
                 continue;
             }
+            let (count_column, digest_column) = rows.seal_columns();
             let stored: Option<(i64, i64)> = tx
-                .prepare_cached("SELECT unit_count, unit_digest FROM jobs WHERE id = ?1")?
+                .prepare_cached(&format!(
+                    "SELECT {count_column}, {digest_column} FROM jobs WHERE id = ?1"
+                ))?
                 .query_row(params![job], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?;
             if let Some((c, d)) = stored {
-                tx.prepare_cached(
-                    "UPDATE jobs SET unit_count = ?2, unit_digest = ?3 WHERE id = ?1",
-                )?
+                tx.prepare_cached(&format!(
+                    "UPDATE jobs SET {count_column} = ?2, {digest_column} = ?3 WHERE id = ?1"
+                ))?
                 .execute(params![
                     job,
                     c.wrapping_add(count),
@@ -201,36 +344,55 @@ impl Deltas {
     }
 }
 
-/// Every job's unit count and digest computed from the rows as they are
-/// (for the migration to version 5, which must start from the rows it
-/// finds), and each job's `row_crc`: written to the job rows.
-pub(crate) fn reseal_all(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+/// The count and digest of each job's unit rows, computed from the rows as
+/// they are; `job`: of that job alone.
+fn unit_sums(conn: &Connection, job: Option<i64>) -> rusqlite::Result<HashMap<i64, (i64, u64)>> {
     let mut sums: HashMap<i64, (i64, u64)> = HashMap::new();
-    {
-        let mut stmt = tx.prepare(&format!(
-            "SELECT {UNIT_COLUMNS} FROM units u LEFT JOIN results r ON r.unit_id = u.id"
-        ))?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let job: i64 = r.get(1)?;
-            let d = sums.entry(job).or_default();
-            d.0 += 1;
-            d.1 = d.1.wrapping_add(unit_hash(r, 0)?);
-        }
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {UNIT_COLUMNS} FROM units u LEFT JOIN results r ON r.unit_id = u.id
+         WHERE ?1 IS NULL OR u.job_id = ?1"
+    ))?;
+    let mut rows = stmt.query(params![job])?;
+    while let Some(r) = rows.next()? {
+        let job: i64 = r.get(1)?;
+        let d = sums.entry(job).or_default();
+        d.0 += 1;
+        d.1 = d.1.wrapping_add(unit_hash(r, 0)?);
     }
-    let ids: Vec<i64> = tx
-        .prepare("SELECT id FROM jobs")?
-        .query_map([], |r| r.get(0))?
+    Ok(sums)
+}
+
+/// Writes every seal of job `job` (all jobs: `None`) computed from the
+/// rows as they are: the counts and digests of each kind of its rows, and
+/// its `row_crc`.
+fn reseal(conn: &Connection, job: Option<i64>) -> rusqlite::Result<()> {
+    let mut kinds = vec![(Rows::Units, unit_sums(conn, job)?)];
+    for rows in Rows::BESIDE_UNITS {
+        kinds.push((rows, sums_beside_units(conn, rows, job)?));
+    }
+    let ids: Vec<i64> = conn
+        .prepare("SELECT id FROM jobs WHERE ?1 IS NULL OR id = ?1")?
+        .query_map(params![job], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     for id in ids {
-        let (count, digest) = sums.get(&id).copied().unwrap_or_default();
-        tx.execute(
-            "UPDATE jobs SET unit_count = ?2, unit_digest = ?3 WHERE id = ?1",
-            params![id, count, digest as i64],
-        )?;
-        seal_job(tx, id)?;
+        for (rows, sums) in &kinds {
+            let (count, digest) = sums.get(&id).copied().unwrap_or_default();
+            let (count_column, digest_column) = rows.seal_columns();
+            conn.execute(
+                &format!("UPDATE jobs SET {count_column} = ?2, {digest_column} = ?3 WHERE id = ?1"),
+                params![id, count, digest as i64],
+            )?;
+        }
+        seal_job(conn, id)?;
     }
     Ok(())
+}
+
+/// Every job's seals computed from the rows as they are (for the
+/// migrations to versions 5 and 7, which must start from the rows they
+/// find), written to the job rows.
+pub(crate) fn reseal_all(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    reseal(tx, None)
 }
 
 /// Makes the checksum of job `job_id`'s row match the row as it is now, in
@@ -240,4 +402,12 @@ pub(crate) fn reseal_all(tx: &Transaction<'_>) -> rusqlite::Result<()> {
 /// open as damaged.
 pub fn reseal_job_row(conn: &Connection, job_id: u64) -> Result<(), super::StoreError> {
     Ok(seal_job(conn, super::to_i64(job_id))?)
+}
+
+/// Makes every seal of job `job_id` match its rows as they are now (the
+/// counts and digests of its units, replicas, mismatches, exclusions and
+/// lemmas, and its row's checksum): for a test that writes rows on purpose
+/// (lemmas, say), which the coordinator would otherwise refuse at open.
+pub fn reseal_job(conn: &Connection, job_id: u64) -> Result<(), super::StoreError> {
+    Ok(reseal(conn, Some(super::to_i64(job_id)))?)
 }

@@ -5,7 +5,9 @@
 
 use rusqlite::params;
 
-use super::{crc, to_i64, to_u64, JobId, LedgerRow, MismatchRow, Store, StoreError};
+use super::{
+    crc, to_i64, to_u64, JobId, LedgerRow, MismatchRow, RecordedMismatch, Store, StoreError,
+};
 
 impl Store {
     /// Every unit of a job, in id order, with the nodes each reported. Read
@@ -61,24 +63,30 @@ impl Store {
         Ok(summaries)
     }
 
-    /// The mismatches recorded for a job, oldest first (for its results
-    /// file). Read like [`Store::unit_ledger`].
-    pub fn mismatches(&self, job_id: JobId) -> Result<Vec<MismatchRow>, StoreError> {
+    /// The mismatches recorded for a job, oldest first, each with which
+    /// side lost the vote (for its results file). Read like
+    /// [`Store::unit_ledger`].
+    pub fn mismatches(&self, job_id: JobId) -> Result<Vec<RecordedMismatch>, StoreError> {
         let conn = self.reader()?;
         let mut stmt = conn.prepare(
-            "SELECT unit_id, unit_label, worker_a, summary_a, worker_b, summary_b, identity_a, identity_b
+            "SELECT unit_id, unit_label, worker_a, summary_a, worker_b, summary_b, identity_a, identity_b,
+                    loser_a, loser_b
              FROM mismatches WHERE job_id = ?1 ORDER BY id",
         )?;
         let rows = stmt.query_map(params![to_i64(job_id)], |r| {
-            Ok(MismatchRow {
-                unit_id: to_u64(r.get(0)?),
-                unit_label: r.get(1)?,
-                worker_a: r.get(2)?,
-                summary_a: r.get(3)?,
-                worker_b: r.get(4)?,
-                summary_b: r.get(5)?,
-                identity_a: r.get(6)?,
-                identity_b: r.get(7)?,
+            Ok(RecordedMismatch {
+                row: MismatchRow {
+                    unit_id: to_u64(r.get(0)?),
+                    unit_label: r.get(1)?,
+                    worker_a: r.get(2)?,
+                    summary_a: r.get(3)?,
+                    worker_b: r.get(4)?,
+                    summary_b: r.get(5)?,
+                    identity_a: r.get(6)?,
+                    identity_b: r.get(7)?,
+                },
+                loser_a: r.get::<_, i64>(8)? != 0,
+                loser_b: r.get::<_, i64>(9)? != 0,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -17,14 +17,17 @@
 //! match its `row_crc`, its unit rows must be as many as its `unit_count`
 //! and sum to its `unit_digest` (the rows of the jobs that are over are
 //! read for this alone: a job's figures are read from them), and every
-//! result must belong to a unit of its own job.
+//! result must belong to a unit of its own job. Since version 7 the rows
+//! beside the units (replicas, mismatches, exclusions, lemmas) are counted
+//! and summed the same way, every one of them, whatever its job's state.
 
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension};
 
 use super::digest::{
-    exclusion_hash, job_hash, unit_hash, EXCLUSION_COLUMNS, JOB_COLUMNS, UNIT_COLUMNS,
+    exclusion_hash, job_hash, sums_beside_units, unit_hash, Rows, EXCLUSION_COLUMNS, JOB_COLUMNS,
+    UNIT_COLUMNS,
 };
 use super::{
     crc, to_u64, ExclusionRow, JobRow, Loaded, ReplicaRow, StoreError, UnitRow, WorkerIdentity,
@@ -78,7 +81,7 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         if r.get::<_, i64>(0)? != job_hash(r, 3)? {
             return Err(StoreError::Corrupt(format!(
                 "job {id}: its row does not match its checksum (its state, answer, results \
-                 file, error or parameters were changed)"
+                 file, error, bound or parameters were changed)"
             )));
         }
         seals.insert(id, (r.get(1)?, r.get(2)?));
@@ -228,6 +231,7 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         });
     }
     let exclusions = load_exclusions(conn)?;
+    check_beside_units(conn)?;
     Ok(Loaded {
         exclusions,
         replicas,
@@ -265,7 +269,7 @@ fn load_exclusions(conn: &Connection) -> Result<Vec<ExclusionRow>, StoreError> {
             },
         });
     }
-    let missing: Option<(i64, String)> = conn
+    let missing: Option<(rusqlite::types::Value, String)> = conn
         .query_row(
             "SELECT m.job_id, CASE WHEN m.loser_a != 0 AND NOT EXISTS
                  (SELECT 1 FROM exclusions e WHERE e.job_id = m.job_id AND e.identity = m.identity_a)
@@ -277,12 +281,13 @@ fn load_exclusions(conn: &Connection) -> Result<Vec<ExclusionRow>, StoreError> {
                      (SELECT 1 FROM exclusions e WHERE e.job_id = m.job_id AND e.identity = m.identity_b))
              LIMIT 1",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, shown(r.get(1)?))),
         )
         .optional()?;
     if let Some((job, identity)) = missing {
         return Err(StoreError::Corrupt(format!(
-            "job {job}: a mismatch says {identity} lost the vote, but its exclusion row is missing"
+            "job {}: a mismatch says {identity} lost the vote, but its exclusion row is missing",
+            shown(job)
         )));
     }
     Ok(exclusions)
@@ -336,4 +341,61 @@ fn check_seals(
         )));
     }
     Ok(())
+}
+
+/// Every job's rows beside its units (schema version 7: replicas,
+/// mismatches, exclusions, lemmas) against its seals: their number and the
+/// sum of their hashes, computed here from every row. One line naming the
+/// job and the kind of row; a row of a job that does not exist is named
+/// too.
+fn check_beside_units(conn: &Connection) -> Result<(), StoreError> {
+    for rows in Rows::BESIDE_UNITS {
+        let mut found = sums_beside_units(conn, rows, None)?;
+        let (count_column, digest_column) = rows.seal_columns();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT id, {count_column}, {digest_column} FROM jobs ORDER BY id"
+        ))?;
+        let mut jobs = stmt.query([])?;
+        let noun = rows.noun();
+        while let Some(r) = jobs.next()? {
+            let (job, count, digest): (i64, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            let (n, sum) = found.remove(&job).unwrap_or_default();
+            if n != count {
+                let what = if n < count {
+                    format!(
+                        "{} of its {count} {noun} rows missing (deleted, or moved to another job)",
+                        count - n
+                    )
+                } else {
+                    format!(
+                        "{n} {noun} rows where {count} were written (added, or moved from another job)"
+                    )
+                };
+                return Err(StoreError::Corrupt(format!("job {job}: {what}")));
+            }
+            if sum != digest as u64 {
+                return Err(StoreError::Corrupt(format!(
+                    "job {job}: its {noun} rows do not match their digest (a {noun} row was \
+                     changed, replaced or moved)"
+                )));
+            }
+        }
+        if let Some(job) = found.keys().min() {
+            return Err(StoreError::Corrupt(format!(
+                "a {noun} row belongs to job {job}, which does not exist"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A value read from a damaged row, for a one-line error: text with its
+/// control characters escaped, anything else (a blob where text belongs)
+/// as its type and bytes.
+fn shown(v: rusqlite::types::Value) -> String {
+    match v {
+        rusqlite::types::Value::Text(t) => t.escape_debug().to_string(),
+        rusqlite::types::Value::Integer(i) => i.to_string(),
+        other => format!("{other:?}"),
+    }
 }

@@ -42,7 +42,7 @@ use rusqlite::Connection;
 
 pub use crate::identity::WorkerIdentity;
 
-pub use digest::reseal_job_row;
+pub use digest::{reseal_job, reseal_job_row};
 pub(crate) use load::load;
 pub use schema::SCHEMA_VERSION;
 pub(crate) use schema::{migrate, schema_version};
@@ -153,6 +153,18 @@ pub struct MismatchRow {
     pub worker_b: String,
     pub identity_b: String,
     pub summary_b: String,
+}
+
+/// A mismatch as stored, with the verdict the vote gave (see
+/// [`Write::Exclude`]): which side lost, if the vote was decided.
+#[derive(Debug, Clone)]
+pub struct RecordedMismatch {
+    pub row: MismatchRow,
+    /// Whether worker A, worker B was found on the losing side (outvoted
+    /// by the majority of the unit's replicas). Neither: the vote was not
+    /// decided when the job ended.
+    pub loser_a: bool,
+    pub loser_b: bool,
 }
 
 /// A unit row as loaded at startup.

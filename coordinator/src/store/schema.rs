@@ -13,7 +13,7 @@ use super::StoreError;
 pub const APPLICATION_ID: i32 = 0x4F52_4348;
 /// `PRAGMA user_version`: the schema version. Older versions are migrated in
 /// place when opened (see [`migrate`]).
-pub const SCHEMA_VERSION: i32 = 6;
+pub const SCHEMA_VERSION: i32 = 7;
 
 /// The lemmas table (schema version 3): blobs of lemmas in the order they
 /// were stored (`seq`, never reused), with the CRC32 of each.
@@ -89,6 +89,19 @@ const V6: &str = "CREATE TABLE exclusions (
              ALTER TABLE mismatches ADD COLUMN identity_b TEXT NOT NULL DEFAULT '';
              ALTER TABLE mismatches ADD COLUMN loser_a INTEGER NOT NULL DEFAULT 0;
              ALTER TABLE mismatches ADD COLUMN loser_b INTEGER NOT NULL DEFAULT 0;";
+
+/// What schema version 7 adds: each job's count and digest of its rows
+/// beside its units (replicas, mismatches, exclusions, lemmas; see
+/// [`super::digest::Rows`]), computed by the migration from the rows it
+/// finds; and `bound` joins what the job's `row_crc` covers.
+const V7: &str = "ALTER TABLE jobs ADD COLUMN replica_count INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE jobs ADD COLUMN replica_digest INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE jobs ADD COLUMN mismatch_count INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE jobs ADD COLUMN mismatch_digest INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE jobs ADD COLUMN exclusion_count INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE jobs ADD COLUMN exclusion_digest INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE jobs ADD COLUMN lemma_count INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE jobs ADD COLUMN lemma_digest INTEGER NOT NULL DEFAULT 0;";
 
 /// What the header of the database behind `conn` says: `None` for an empty
 /// database (no schema yet), the schema version of an orchard database this
@@ -175,6 +188,7 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
              {CREATE_LEMMAS}
              {CREATE_REPLICAS}
              {V6}
+             {V7}
              COMMIT;"
         ))?;
     } else {
@@ -191,7 +205,9 @@ pub(super) fn open_connection(path: &Path) -> Result<(Connection, Option<i32>), 
 /// (every job of an older database ran with one replica, the default),
 /// version 5 each job's unit count, unit digest and row checksum, computed
 /// here from the rows as they are (see [`super::digest`]), version 6 the
-/// `exclusions` table and the identities of replicas and mismatches ([`V6`]).
+/// `exclusions` table and the identities of replicas and mismatches ([`V6`]),
+/// version 7 the seals of the rows beside the units ([`V7`]), computed
+/// here from the rows as they are, like version 5's.
 pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
     let v2 = if from < 2 {
         "ALTER TABLE units ADD COLUMN discarded_nodes INTEGER NOT NULL DEFAULT 0;"
@@ -215,6 +231,7 @@ pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
         String::new()
     };
     let v6 = if from < 6 { V6 } else { "" };
+    let v7 = if from < 7 { V7 } else { "" };
     let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(&format!(
         "{v2}
@@ -222,6 +239,7 @@ pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
          {v4}
          {v5}
          {v6}
+         {v7}
          PRAGMA user_version = {SCHEMA_VERSION};"
     ))?;
     super::digest::reseal_all(&tx)?;

@@ -17,7 +17,8 @@ use rusqlite::{params, Connection};
 use tokio::sync::{oneshot, watch};
 
 use super::digest::{
-    exclusion_hash, new_unit_hash, seal_job, stored_unit, Deltas, EXCLUSION_COLUMNS,
+    exclusion_hash, new_unit_hash, row_hashes, seal_job, stored_unit, Deltas, Rows,
+    EXCLUSION_COLUMNS,
 };
 use super::{
     crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, WorkerIdentity, Write,
@@ -297,6 +298,13 @@ fn apply_one(
             ])?;
             deltas.replace(before, stored_unit(tx, to_i64(*unit_id))?);
             insert_units(tx, *job_id, Some(*unit_id), rest, deltas)?;
+            let gone = row_hashes(
+                tx,
+                Rows::Replicas,
+                "unit_id = ?1",
+                params![to_i64(*unit_id)],
+            )?;
+            deltas.replace_rows(Rows::Replicas, &gone, &[]);
             tx.prepare_cached("DELETE FROM replicas WHERE unit_id = ?1")?
                 .execute(params![to_i64(*unit_id)])?;
         }
@@ -330,13 +338,14 @@ fn apply_one(
                 identity.key,
                 identity.label
             ])?;
+            track_insert(tx, Rows::Replicas, "id", deltas)?;
         }
         Write::Exclude {
             job_id,
             unit_id,
             identity,
             found_ms,
-        } => exclude(tx, *job_id, *unit_id, identity, *found_ms)?,
+        } => exclude(tx, *job_id, *unit_id, identity, *found_ms, deltas)?,
         Write::Mismatch {
             job_id,
             row,
@@ -358,6 +367,7 @@ fn apply_one(
                 row.identity_a,
                 row.identity_b
             ])?;
+            track_insert(tx, Rows::Mismatches, "id", deltas)?;
         }
         Write::Leased { unit_ids } => {
             let mut stmt =
@@ -367,8 +377,13 @@ fn apply_one(
             }
         }
         Write::SetBound { job_id, bound } => {
-            tx.prepare_cached("UPDATE jobs SET bound = max(bound, ?2) WHERE id = ?1")?
+            // Only a raised bound rewrites the row (and its checksum).
+            let raised = tx
+                .prepare_cached("UPDATE jobs SET bound = ?2 WHERE id = ?1 AND bound < ?2")?
                 .execute(params![to_i64(*job_id), to_i64(*bound)])?;
+            if raised > 0 {
+                seal_job(tx, to_i64(*job_id))?;
+            }
         }
         Write::CancelUnits { units } => {
             let mut stmt = tx.prepare_cached(
@@ -412,6 +427,10 @@ fn apply_one(
                     deltas.replace(before, stored_unit(tx, id)?);
                 }
             }
+            for rows in [Rows::Replicas, Rows::Lemmas] {
+                let gone = row_hashes(tx, rows, "job_id = ?1", params![to_i64(*job_id)])?;
+                deltas.replace_rows(rows, &gone, &[]);
+            }
             tx.execute(
                 "DELETE FROM replicas WHERE job_id = ?1",
                 params![to_i64(*job_id)],
@@ -430,8 +449,23 @@ fn apply_one(
                 "INSERT INTO lemmas (job_id, source, blob, blob_crc) VALUES (?1, ?2, ?3, ?4)",
             )?
             .execute(params![to_i64(*job_id), *source as i64, blob, crc(blob)])?;
+            track_insert(tx, Rows::Lemmas, "seq", deltas)?;
         }
     }
+    Ok(())
+}
+
+/// The row of kind `rows` just inserted (its key column `key` is the last
+/// rowid) is added to its job's seal.
+fn track_insert(
+    tx: &rusqlite::Transaction<'_>,
+    rows: Rows,
+    key: &str,
+    deltas: &mut Deltas,
+) -> Result<(), rusqlite::Error> {
+    let id = tx.last_insert_rowid();
+    let new = row_hashes(tx, rows, &format!("{key} = ?1"), params![id])?;
+    deltas.replace_rows(rows, &[], &new);
     Ok(())
 }
 
@@ -447,8 +481,11 @@ fn exclude(
     unit_id: UnitId,
     identity: &WorkerIdentity,
     found_ms: u64,
+    deltas: &mut Deltas,
 ) -> Result<(), rusqlite::Error> {
     let (job, unit) = (to_i64(job_id), to_i64(unit_id));
+    let unit_mismatches = "job_id = ?1 AND unit_id = ?2";
+    let before = row_hashes(tx, Rows::Mismatches, unit_mismatches, params![job, unit])?;
     tx.prepare_cached(
         "UPDATE mismatches SET loser_a = 1 WHERE job_id = ?1 AND unit_id = ?2 AND identity_a = ?3",
     )?
@@ -457,6 +494,8 @@ fn exclude(
         "UPDATE mismatches SET loser_b = 1 WHERE job_id = ?1 AND unit_id = ?2 AND identity_b = ?3",
     )?
     .execute(params![job, unit, identity.key])?;
+    let after = row_hashes(tx, Rows::Mismatches, unit_mismatches, params![job, unit])?;
+    deltas.replace_rows(Rows::Mismatches, &before, &after);
     let mismatch: Option<i64> = tx
         .prepare_cached(
             "SELECT coalesce(
@@ -487,6 +526,8 @@ fn exclude(
             .query_row(params![id], |r| exclusion_hash(r, 0))?;
         tx.prepare_cached("UPDATE exclusions SET row_crc = ?2 WHERE id = ?1")?
             .execute(params![id, hash])?;
+        let new = row_hashes(tx, Rows::Exclusions, "id = ?1", params![id])?;
+        deltas.replace_rows(Rows::Exclusions, &[], &new);
     }
     Ok(())
 }
@@ -570,14 +611,23 @@ mod tests {
         apply(conn, &batches)
     }
 
-    /// Each job's (unit_count, unit_digest, row_crc) as stored.
-    fn seals(conn: &Connection) -> Vec<(i64, i64, i64, i64)> {
-        conn.prepare("SELECT id, unit_count, unit_digest, row_crc FROM jobs ORDER BY id")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+    /// Each job's seals as stored: its id, row_crc, and the count and
+    /// digest of each kind of its rows.
+    fn seals(conn: &Connection) -> Vec<Vec<i64>> {
+        let mut columns = vec!["id".to_string(), "row_crc".to_string()];
+        for rows in [Rows::Units].into_iter().chain(Rows::BESIDE_UNITS) {
+            let (c, d) = rows.seal_columns();
+            columns.extend([c.to_string(), d.to_string()]);
+        }
+        conn.prepare(&format!(
+            "SELECT {} FROM jobs ORDER BY id",
+            columns.join(", ")
+        ))
+        .unwrap()
+        .query_map([], |r| (0..columns.len()).map(|i| r.get(i)).collect())
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
     }
 
     /// The seals kept write by write equal the seals computed from the
@@ -678,6 +728,32 @@ mod tests {
                     },
                     Write::CancelUnits {
                         units: vec![(3, 40), (1, 7)],
+                    },
+                    Write::Replica {
+                        unit_id: 6,
+                        job_id: 2,
+                        worker: "c".into(),
+                        host: "h".into(),
+                        identity: WorkerIdentity::of(None, "c"),
+                        nodes: 4,
+                        bound: 0,
+                        summary: vec![2],
+                        rest: vec![vec![1, 2]],
+                        reported_ms: 2,
+                    },
+                    Write::InsertLemmas {
+                        job_id: 2,
+                        source: 1,
+                        blob: vec![5; 10],
+                    },
+                    Write::InsertLemmas {
+                        job_id: 2,
+                        source: 1,
+                        blob: vec![6; 3],
+                    },
+                    Write::SetBound {
+                        job_id: 2,
+                        bound: 4,
                     },
                     complete(7, 3, &[]),
                 ],
@@ -781,6 +857,42 @@ mod tests {
                 "DELETE FROM exclusions",
                 "job 2: a mismatch says name:b lost the vote, but its exclusion row is missing",
             ),
+            // The rows beside the units (schema version 7): deleted, moved
+            // to another job, altered; and the job's bound.
+            ("DELETE FROM replicas WHERE unit_id = 6", "job 2: 1 of its 2 replica rows missing"),
+            (
+                "UPDATE replicas SET job_id = 1 WHERE unit_id = 6",
+                "job 1: 1 replica rows where 0 were written",
+            ),
+            ("UPDATE replicas SET nodes = 5", "job 2: its replica rows do not match"),
+            ("UPDATE replicas SET rest = (SELECT rest FROM replicas WHERE unit_id = 6) WHERE unit_id = 5", "job 2: its replica rows do not match"),
+            ("DELETE FROM mismatches", "job 2: 1 of its 1 mismatch rows missing"),
+            ("UPDATE mismatches SET loser_b = 0, loser_a = 1, identity_a = 'name:b', identity_b = 'name:a'", "job 2: its mismatch rows do not match"),
+            ("UPDATE mismatches SET summary_b = 'x'", "job 2: its mismatch rows do not match"),
+            ("UPDATE mismatches SET job_id = 7", "job 7: a mismatch says name:b lost the vote"),
+            (
+                "UPDATE mismatches SET job_id = 7, loser_b = 0",
+                "job 2: 1 of its 1 mismatch rows missing",
+            ),
+            (
+                "UPDATE exclusions SET label = 'name:c'",
+                "job 2: an exclusion row does not match its checksum",
+            ),
+            (
+                "DELETE FROM lemmas WHERE seq = (SELECT min(seq) FROM lemmas)",
+                "job 2: 1 of its 2 lemma rows missing",
+            ),
+            (
+                "UPDATE lemmas SET job_id = 3 WHERE seq = (SELECT min(seq) FROM lemmas)",
+                "job 2: 1 of its 2 lemma rows missing",
+            ),
+            ("UPDATE lemmas SET blob = x'05', blob_crc = 0", "job 2: its lemma rows do not match"),
+            ("UPDATE lemmas SET source = 9", "job 2: its lemma rows do not match"),
+            (
+                "UPDATE lemmas SET job_id = 7 WHERE job_id = 2; UPDATE jobs SET lemma_count = 0, lemma_digest = 0 WHERE id = 2",
+                "a lemma row belongs to job 7, which does not exist",
+            ),
+            ("UPDATE jobs SET bound = 0 WHERE id = 2", "job 2: its row does not match"),
             (
                 "INSERT INTO results (unit_id, job_id, nodes, summary, summary_crc, worker, reported_ms)
                  VALUES (99, 1, 5, x'', 0, 'w', 0)",
