@@ -101,6 +101,7 @@ const HEARTBEAT: &str = "/orchard.v1.WorkerService/Heartbeat";
 const REPORT: &str = "/orchard.v1.WorkerService/Report";
 const RETURN: &str = "/orchard.v1.WorkerService/ReturnLeases";
 const LEMMAS: &str = "/orchard.v1.WorkerService/ShareLemmas";
+const AWAIT_SPLITS: &str = "/orchard.v1.WorkerService/AwaitSplits";
 const SUBMIT: &str = "/orchard.v1.JobService/Submit";
 const STATUS: &str = "/orchard.v1.JobService/Status";
 const RESULTS: &str = "/orchard.v1.JobService/Results";
@@ -201,6 +202,16 @@ fn valid_requests(k: &Known) -> Vec<(&'static str, Vec<u8>)> {
             .encode_to_vec(),
         ),
         (
+            // A long poll: a short wait keeps the fuzz loop moving (the
+            // coordinator caps any wait at half the lease time).
+            AWAIT_SPLITS,
+            AwaitSplitsRequest {
+                worker_id: k.worker,
+                wait_ms: 20,
+            }
+            .encode_to_vec(),
+        ),
+        (
             SUBMIT,
             SubmitRequest {
                 family: "hc".into(),
@@ -230,7 +241,7 @@ fn hostile_request(rng: &mut Rng, k: &Known) -> (&'static str, Vec<u8>) {
     // Giant repeated fields: up to 200,000 entries.
     let many = |rng: &mut Rng| [0, 1, 1000, 200_000][rng.below(4) as usize];
     let long = |rng: &mut Rng| "x".repeat([0, 300, 100_000][rng.below(3) as usize]);
-    match rng.below(8) {
+    match rng.below(9) {
         0 => (
             REGISTER,
             RegisterRequest {
@@ -310,6 +321,16 @@ fn hostile_request(rng: &mut Rng, k: &Known) -> (&'static str, Vec<u8>) {
             .encode_to_vec(),
         ),
         6 => (
+            AWAIT_SPLITS,
+            AwaitSplitsRequest {
+                worker_id: id(rng),
+                // Long waits are capped by the coordinator at half the
+                // lease time.
+                wait_ms: [0, 1, 20, 1_000, u32::MAX][rng.below(5) as usize],
+            }
+            .encode_to_vec(),
+        ),
+        7 => (
             [STATUS, RESULTS][rng.below(2) as usize],
             StatusRequest { job_id: id(rng) }.encode_to_vec(),
         ),
