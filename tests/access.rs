@@ -6,8 +6,8 @@ mod common;
 use std::process::Output;
 use std::time::Duration;
 
+use common::raw_worker::explore;
 use common::{free_port, orchard, wait_status, Proc, TempDir};
-use orchard_core::{DynExploration, ExploreContext, Host, Registry};
 use orchard_proto::v1::job_service_client::JobServiceClient;
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
@@ -315,24 +315,6 @@ async fn register_hc_worker(w: &mut WorkerServiceClient<Channel>, hostname: &str
     .worker_id
 }
 
-/// Explores a leased unit to the end in this process, as a worker would.
-fn explore_whole(unit: &UnitLease) -> DynExploration {
-    let families = Registry::default().with::<orchard_hc::HararyColumns>();
-    let prepared = families
-        .by_name(&unit.family)
-        .unwrap()
-        .prepare(&unit.params_json, &Host::default())
-        .unwrap();
-    let (stop, bound, progress) = Default::default();
-    let ctx = ExploreContext {
-        budget: u64::MAX,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
-    prepared.explore(&unit.unit, &ctx).unwrap()
-}
-
 #[test]
 fn oversized_and_malformed_requests_are_refused_without_harm() {
     let (_dir, _coord, url, rt) = plain_coordinator("malformed");
@@ -434,7 +416,7 @@ fn oversized_and_malformed_requests_are_refused_without_harm() {
         );
 
         // The real result of the unit is still accepted and finishes the job.
-        let x = explore_whole(&unit);
+        let x = explore(&unit, u64::MAX);
         let x_nodes = x.nodes;
         let ok = ReportRequest {
             worker_id: id,
@@ -510,7 +492,7 @@ fn a_report_abandoned_mid_commit_still_counts() {
                 .next()
                 .expect("a unit");
             assert_eq!(unit.job_id, job);
-            let x = explore_whole(&unit);
+            let x = explore(&unit, u64::MAX);
             assert!(x.rest.is_empty());
             let report = ReportRequest {
                 worker_id: id,

@@ -13,10 +13,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::raw_worker::explore;
 use common::{free_port, run_json, start_coordinator_with, start_worker, wait_status, TempDir};
 use orchard_core::estimate::Rng;
 use orchard_core::hostile::mutate;
-use orchard_core::{DynExploration, ExploreContext, Host};
+use orchard_core::DynExploration;
 use orchard_proto::v1::job_service_client::JobServiceClient;
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
@@ -113,23 +114,6 @@ struct Known {
     job: u64,
     unit: UnitLease,
     explored: DynExploration,
-}
-
-fn explore(unit: &UnitLease, budget: u64) -> DynExploration {
-    let prepared = orchard::families::FAMILIES
-        .registry
-        .by_name(&unit.family)
-        .unwrap()
-        .prepare(&unit.params_json, &Host::default())
-        .unwrap();
-    let (stop, bound, progress) = Default::default();
-    let ctx = ExploreContext {
-        budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
-    prepared.explore(&unit.unit, &ctx).unwrap()
 }
 
 /// One valid request of every method, encoded, about the known ids.

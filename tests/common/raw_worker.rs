@@ -3,7 +3,7 @@
 //! the family in the test process, and reports honestly or with one count
 //! corrupted.
 
-use orchard_core::{ExploreContext, Host};
+use orchard_core::{DynExploration, ExploreContext, Host};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
 use tonic::transport::Channel;
@@ -105,6 +105,24 @@ pub fn corrupt(family: &str, summary: &[u8]) -> Vec<u8> {
     }
 }
 
+/// Explores a leased unit with its family in this process, within `budget`
+/// nodes (`u64::MAX`: to its end), as a worker would.
+pub fn explore(unit: &UnitLease, budget: u64) -> DynExploration {
+    let prepared = orchard::families::registry()
+        .by_name(&unit.family)
+        .unwrap()
+        .prepare(&unit.params_json, &Host::default())
+        .unwrap();
+    let (stop, bound, progress) = Default::default();
+    let ctx = ExploreContext {
+        budget,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+    };
+    prepared.explore(&unit.unit, &ctx).unwrap()
+}
+
 /// Explores a leased unit to its end (a verified job's leases have no
 /// budget): its summary and nodes.
 pub fn explore_whole(unit: &UnitLease) -> (Vec<u8>, u64) {
@@ -113,19 +131,7 @@ pub fn explore_whole(unit: &UnitLease) -> (Vec<u8>, u64) {
         u64::MAX,
         "a verified unit is explored whole"
     );
-    let prepared = orchard::families::registry()
-        .by_name(&unit.family)
-        .unwrap()
-        .prepare(&unit.params_json, &Host::default())
-        .unwrap();
-    let (stop, bound, progress) = Default::default();
-    let ctx = ExploreContext {
-        budget: unit.node_budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-    };
-    let x = prepared.explore(&unit.unit, &ctx).unwrap();
+    let x = explore(unit, unit.node_budget);
     assert!(x.rest.is_empty());
     (x.summary, x.nodes)
 }
