@@ -329,6 +329,7 @@ fn explore_whole(unit: &UnitLease) -> DynExploration {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     prepared.explore(&unit.unit, &ctx).unwrap()
 }

@@ -124,6 +124,7 @@ pub fn explore_whole(unit: &UnitLease) -> (Vec<u8>, u64) {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     let x = prepared.explore(&unit.unit, &ctx).unwrap();
     assert!(x.rest.is_empty());
