@@ -196,8 +196,10 @@ impl Scheduler {
             .is_none_or(|t| now.duration_since(t) >= SPLITS_PRUNE_EVERY)
         {
             let live = &self.units;
-            self.splits_in_flight
-                .retain(|id| live.get(id).is_some_and(|u| u.split_sent && u.lease.is_some()));
+            self.splits_in_flight.retain(|id| {
+                live.get(id)
+                    .is_some_and(|u| u.split_sent && u.lease.is_some())
+            });
             self.splits_pruned = Some(now);
         }
         let idle = self.idle_slots.load(Ordering::Relaxed);

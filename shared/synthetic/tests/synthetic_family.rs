@@ -169,11 +169,7 @@ fn a_k_way_cut_hands_back_k_pieces_that_cover_exactly_the_rest() {
             else {
                 panic!("cut before its end")
             };
-            let largest_usual = usual
-                .iter()
-                .map(|p| covered(&all, p).len())
-                .max()
-                .unwrap();
+            let largest_usual = usual.iter().map(|p| covered(&all, p).len()).max().unwrap();
             for k in [1u32, 2, 3, 8, 30, 256, 10_000] {
                 let what = format!("unit {unit:?} cut at {nodes}, k {k}");
                 let (explored, rest) = match job.explore_cut_into(unit, nodes, k).unwrap() {
@@ -200,16 +196,18 @@ fn a_k_way_cut_hands_back_k_pieces_that_cover_exactly_the_rest() {
                 seen.dedup_by(|a, b| a.path == b.path);
                 assert_eq!(seen.len(), pieced, "{what}: pieces overlap");
                 assert_eq!(explored.nodes as usize + pieced, below.len(), "{what}");
-                let sum = |v: &[&reference::Visited]| {
-                    v.iter().fold(0u64, |a, x| a.wrapping_add(x.hash))
-                };
+                let sum =
+                    |v: &[&reference::Visited]| v.iter().fold(0u64, |a, x| a.wrapping_add(x.hash));
                 assert_eq!(
                     explored.checksum.wrapping_add(sum(&seen)),
                     sum(&below),
                     "{what}: checksum"
                 );
                 let largest = rest.iter().map(|p| covered(&all, p).len()).max().unwrap();
-                assert!(largest <= largest_usual, "{what}: {largest} > {largest_usual}");
+                assert!(
+                    largest <= largest_usual,
+                    "{what}: {largest} > {largest_usual}"
+                );
                 if k == 1 {
                     assert_eq!(rest, usual, "{what}: k = 1 is the usual cut");
                 }
