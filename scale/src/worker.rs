@@ -14,10 +14,16 @@
 //! leases expire) or *stopped* (running units cut and reported with their
 //! rest, units not started handed back with `ReturnLeases`).
 //!
+//! As the real worker does since session 19, a slot is freed as soon as its
+//! unit's exploration ends, the report travelling in the background (at
+//! most one report a slot in flight; `blocking_reports`: the slot waits for
+//! the acknowledgement, as before). A split request's `split_pieces` (the
+//! k-way hand-back) is passed to the family's cut, as the real worker passes
+//! it through `ExploreContext::pieces`.
+//!
 //! `prefetch` is what the real worker does not do: it keeps that many units
-//! leased ahead of its free slots, and frees a slot as soon as a unit's
-//! exploration ends, its report travelling in the background; so round
-//! trips overlap work instead of adding to it.
+//! leased ahead of its free slots; so the lease round trips overlap work
+//! instead of adding to it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
