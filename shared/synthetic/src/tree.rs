@@ -262,6 +262,14 @@ impl Tree {
             pieces.extend(ranges.into_iter().rev());
             return pieces;
         }
+        self.ranges_per_level(root, node, at, last)
+    }
+
+    /// The piece at `root` (the node `node`) from `root ++ at` on as one
+    /// range of siblings per level of `at` (non-empty, `last` its last
+    /// index), deepest first: the stopped node and its later siblings,
+    /// then the later siblings of each of its ancestors below `root`.
+    fn ranges_per_level(&self, root: &[u32], node: Node, at: &[u32], last: u32) -> Vec<Span> {
         // The number of children of each node on the path, root first.
         let mut counts = Vec::with_capacity(at.len());
         let mut n = node;
@@ -320,7 +328,7 @@ impl Tree {
     /// Cuts: a range of siblings `(p, [i])` into the subtree `p.i` and the
     /// range `(p, [i + 1])`; a subtree into its root (visited) and the range
     /// of its children; a deeper piece into one range per level of its path
-    /// (as `fan_out` below the shallow levels). Costs O(k x depth x
+    /// (`ranges_per_level`, as `fan_out` cuts a shallow path). Costs O(k x depth x
     /// branching).
     pub fn refine(&self, rest: Vec<Span>, k: usize) -> Result<(Count, Vec<Span>), String> {
         let mut visited = Count::default();
@@ -368,25 +376,10 @@ impl Tree {
                         vec![(first, Vec::new())]
                     }
                 }
-                _ => {
+                n => {
                     // One range per level of the path, deepest first.
-                    let mut node = self.locate(&root)?;
-                    let mut counts = Vec::with_capacity(from.len());
-                    for &i in &from {
-                        let children = self.children(&node);
-                        counts.push(children.len() as u32);
-                        node = children[i as usize];
-                    }
-                    let mut parent = root.clone();
-                    parent.extend_from_slice(&from[..from.len() - 1]);
-                    let mut parts = vec![(parent.clone(), vec![from[from.len() - 1]])];
-                    for level in (0..from.len() - 1).rev() {
-                        parent.pop();
-                        if from[level] + 1 < counts[level] {
-                            parts.push((parent.clone(), vec![from[level] + 1]));
-                        }
-                    }
-                    parts
+                    let node = self.locate(&root)?;
+                    self.ranges_per_level(&root, node, &from, from[n - 1])
                 }
             };
             let part_sizes = parts
