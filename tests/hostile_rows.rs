@@ -121,6 +121,7 @@ async fn work(url: &str, units: usize, budget: u64) -> Result<usize, tonic::Stat
             stop: &stop,
             bound: &bound,
             progress: &progress,
+            pieces: &std::sync::atomic::AtomicU32::new(0),
         };
         let explored = FAMILIES
             .registry

@@ -80,7 +80,8 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     slots: u32,
     /// Units a worker keeps leased ahead of its free slots, reporting in
-    /// the background (0: as the real worker, which does neither).
+    /// the background (0: as the real worker, which leases one unit a free
+    /// slot).
     #[arg(long, default_value_t = 0)]
     prefetch: u32,
     /// Do not long-poll `AwaitSplits` (split requests then travel with
@@ -88,6 +89,12 @@ struct Args {
     /// refuses the call and the workers fall back by themselves).
     #[arg(long)]
     no_await_splits: bool,
+    /// A slot waits for its report's acknowledgement before it leases again
+    /// (the real worker before session 19; by default a slot is freed when
+    /// its exploration ends, at most one report a slot in flight, as the
+    /// real worker does now). Ignored with --prefetch.
+    #[arg(long)]
+    blocking_reports: bool,
     /// HTTP/2 connections the workers share (default: one per worker, as
     /// real machines have).
     #[arg(long)]
@@ -235,6 +242,7 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         rtt: Duration::from_secs_f64(a.rtt_ms / 1000.0),
         slots: a.slots.max(1),
         prefetch: a.prefetch,
+        blocking_reports: a.blocking_reports,
         await_splits: !a.no_await_splits,
         stats: Stats::new(stats_seconds),
         started: started_rx,
@@ -412,6 +420,12 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         "peak_busy_workers": peak_busy,
         "busy_share": round(busy_seconds / (wall * at_start as f64).max(1e-9), 4),
         "prompt_splits": st.prompt_splits.load(Ordering::Relaxed),
+        "blocking_reports": a.blocking_reports,
+        "split_pieces_mean": round(
+            st.split_pieces.load(Ordering::Relaxed) as f64
+                / st.split_requests.load(Ordering::Relaxed).max(1) as f64,
+            2
+        ),
         "finished": finished,
         "exact": exact,
         "merged_nodes": merged_nodes,

@@ -14,13 +14,19 @@
 //! leases expire) or *stopped* (running units cut and reported with their
 //! rest, units not started handed back with `ReturnLeases`).
 //!
+//! As the real worker does since session 19, a slot is freed as soon as its
+//! unit's exploration ends, the report travelling in the background (at
+//! most one report a slot in flight; `blocking_reports`: the slot waits for
+//! the acknowledgement, as before). A split request's `split_pieces` (the
+//! k-way hand-back) is passed to the family's cut, as the real worker passes
+//! it through `ExploreContext::pieces`.
+//!
 //! `prefetch` is what the real worker does not do: it keeps that many units
-//! leased ahead of its free slots, and frees a slot as soon as a unit's
-//! exploration ends, its report travelling in the background; so round
-//! trips overlap work instead of adding to it.
+//! leased ahead of its free slots; so the lease round trips overlap work
+//! instead of adding to it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -49,6 +55,9 @@ pub struct Stats {
     pub busy_workers: AtomicU64,
     /// Split requests that came by `AwaitSplits` rather than a heartbeat.
     pub prompt_splits: AtomicU64,
+    /// The pieces the split requests asked for, summed (the k-way
+    /// hand-back: `split_pieces / split_requests` is the mean k).
+    pub split_pieces: AtomicU64,
     /// Microseconds the coordinator took to answer (the injected round
     /// trip not counted): reports (their commit included), and lease calls
     /// that brought units.
@@ -74,6 +83,7 @@ impl Stats {
             registered: AtomicU64::new(0),
             busy_workers: AtomicU64::new(0),
             prompt_splits: AtomicU64::new(0),
+            split_pieces: AtomicU64::new(0),
             report_micros: AtomicU64::new(0),
             lease_micros: AtomicU64::new(0),
             buckets: (0..seconds * 10).map(|_| AtomicU64::new(0)).collect(),
@@ -98,6 +108,10 @@ pub struct Run {
     pub slots: u32,
     /// Units leased ahead of the free slots (0: as the real worker).
     pub prefetch: u32,
+    /// A slot waits for its unit's report to be acknowledged before it
+    /// leases again (the real worker before session 19; now it frees the
+    /// slot when the exploration ends, at most one report a slot in flight).
+    pub blocking_reports: bool,
     /// Long-poll `AwaitSplits` beside the heartbeats (off, or refused by an
     /// older coordinator: split requests come with heartbeats only).
     pub await_splits: bool,
@@ -142,6 +156,8 @@ pub struct Plan {
 /// A unit held by a worker: running, or leased ahead and waiting for a slot.
 struct Held {
     stop: Arc<Notify>,
+    /// The pieces the split request asked for (0: none asked).
+    pieces: Arc<AtomicU32>,
     cancelled: Arc<AtomicBool>,
     /// When it started and when it will end, once running.
     started: Option<Instant>,
@@ -158,6 +174,8 @@ struct Sim {
     heartbeat: Mutex<Duration>,
     held: Mutex<HashMap<u64, Held>>,
     slots: Semaphore,
+    /// Reports in flight, at most one a slot (as the real worker).
+    reporting: Semaphore,
     /// A unit left the worker (or started): the lease loop may ask again.
     changed: Notify,
     stopping: AtomicBool,
@@ -190,6 +208,7 @@ pub async fn simulate(
     }
     let sim = Arc::new(Sim {
         slots: Semaphore::new(run.slots as usize),
+        reporting: Semaphore::new(run.slots as usize),
         run: run.clone(),
         client,
         name,
@@ -366,17 +385,19 @@ impl Sim {
             for lease in resp.leases {
                 let stop = Arc::new(Notify::new());
                 let cancelled = Arc::new(AtomicBool::new(false));
+                let pieces = Arc::new(AtomicU32::new(0));
                 self.held.lock().unwrap().insert(
                     lease.unit_id,
                     Held {
                         stop: stop.clone(),
+                        pieces: pieces.clone(),
                         cancelled: cancelled.clone(),
                         started: None,
                         task: None,
                     },
                 );
                 let id = lease.unit_id;
-                let task = tokio::spawn(self.clone().unit(lease, stop, cancelled));
+                let task = tokio::spawn(self.clone().unit(lease, stop, cancelled, pieces));
                 if let Some(h) = self.held.lock().unwrap().get_mut(&id) {
                     h.task = Some(task.abort_handle());
                 }
@@ -390,6 +411,7 @@ impl Sim {
         lease: UnitLease,
         stop: Arc<Notify>,
         cancelled: Arc<AtomicBool>,
+        pieces: Arc<AtomicU32>,
     ) {
         let id = lease.unit_id;
         let permit = self.slots.acquire().await.expect("slots stay open");
@@ -435,9 +457,10 @@ impl Sim {
                     plan
                 } else {
                     self.run.stats.units_cut.fetch_add(1, Ordering::Relaxed);
+                    let k = pieces.load(Ordering::Relaxed).max(1);
                     self.run
                         .job
-                        .explore_cut(&unit, paid.max(1))
+                        .explore_cut_into(&unit, paid.max(1), k)
                         .expect("the same unit again")
                 }
             }
@@ -475,12 +498,34 @@ impl Sim {
             drop(permit);
             self.report(req).await;
             self.leave(id);
-        } else {
+        } else if self.run.blocking_reports {
             self.report(req).await;
             self.leave(id);
             drop(busy);
             drop(permit);
+        } else {
+            // The real worker: the slot is free once a report slot is had
+            // (at most one report a slot in flight); the unit leaves the
+            // lease loop's count at once, so the slot leases again.
+            let in_flight = self.reporting.acquire().await.expect("stays open");
+            drop(busy);
+            drop(permit);
+            self.leave(id);
+            self.report(req).await;
+            drop(in_flight);
         }
+    }
+
+    /// A split request: the pieces asked for (absent from an older
+    /// coordinator: 1), then the stop.
+    fn split(&self, h: &Held, pieces: Option<u32>) {
+        let k = pieces.unwrap_or(1).max(1);
+        self.run
+            .stats
+            .split_pieces
+            .fetch_add(u64::from(k), Ordering::Relaxed);
+        h.pieces.store(k, Ordering::Relaxed);
+        h.stop.notify_one();
     }
 
     fn leave(&self, id: u64) {
@@ -556,14 +601,14 @@ impl Sim {
             }
             {
                 let held = self.held.lock().unwrap();
-                for id in &resp.split_units {
+                for (i, id) in resp.split_units.iter().enumerate() {
                     if let Some(h) = held.get(id) {
                         self.run
                             .stats
                             .split_requests
                             .fetch_add(1, Ordering::Relaxed);
                         self.run.stats.prompt_splits.fetch_add(1, Ordering::Relaxed);
-                        h.stop.notify_one();
+                        self.split(h, resp.split_pieces.get(i).copied());
                     }
                 }
             }
@@ -616,13 +661,13 @@ impl Sim {
                     h.stop.notify_one();
                 }
             }
-            for id in resp.split_units {
-                if let Some(h) = held.get(&id) {
+            for (i, id) in resp.split_units.iter().enumerate() {
+                if let Some(h) = held.get(id) {
                     self.run
                         .stats
                         .split_requests
                         .fetch_add(1, Ordering::Relaxed);
-                    h.stop.notify_one();
+                    self.split(h, resp.split_pieces.get(i).copied());
                 }
             }
         }

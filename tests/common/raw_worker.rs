@@ -119,6 +119,7 @@ pub fn explore(unit: &UnitLease, budget: u64) -> DynExploration {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     prepared.explore(&unit.unit, &ctx).unwrap()
 }

@@ -129,9 +129,9 @@ pub(crate) async fn heartbeat_loop(state: Arc<State>) {
                 r.stop.store(true, Ordering::Relaxed);
             }
         }
-        for id in resp.split_units {
-            if let Some(r) = running.get(&id) {
-                r.stop.store(true, Ordering::Relaxed);
+        for (i, id) in resp.split_units.iter().enumerate() {
+            if let Some(r) = running.get(id) {
+                r.split(resp.split_pieces.get(i).copied());
             }
         }
         let jobs = state.jobs.lock().unwrap();
@@ -176,9 +176,9 @@ pub(crate) async fn await_splits_loop(state: Arc<State>) {
         };
         if !resp.split_units.is_empty() {
             let running = state.running.lock().unwrap();
-            for id in resp.split_units {
-                if let Some(r) = running.get(&id) {
-                    r.stop.store(true, Ordering::Relaxed);
+            for (i, id) in resp.split_units.iter().enumerate() {
+                if let Some(r) = running.get(id) {
+                    r.split(resp.split_pieces.get(i).copied());
                 }
             }
         } else if resp.unknown_worker || started.elapsed() < wait / 2 {

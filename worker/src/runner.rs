@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -64,6 +64,18 @@ pub(crate) struct Running {
     pub(crate) progress: Arc<AtomicU64>,
     /// Set when the coordinator cancelled it: the result is dropped.
     pub(crate) cancelled: Arc<AtomicBool>,
+    /// How many pieces a split request asked for (`ExploreContext::pieces`).
+    pub(crate) pieces: Arc<AtomicU32>,
+}
+
+impl Running {
+    /// A split request for idle workers: the pieces wanted (0 or absent,
+    /// from an older coordinator: 1), then the stop.
+    pub(crate) fn split(&self, pieces: Option<u32>) {
+        self.pieces
+            .store(pieces.unwrap_or(1).max(1), Ordering::Relaxed);
+        self.stop.store(true, Ordering::Release);
+    }
 }
 
 /// A job this worker has seen: its prepared family and its shared bound.
@@ -344,6 +356,7 @@ fn start_unit(
     let stop = Arc::new(AtomicBool::new(state.stopping.load(Ordering::SeqCst)));
     let progress = Arc::new(AtomicU64::new(0));
     let cancelled = Arc::new(AtomicBool::new(false));
+    let pieces = Arc::new(AtomicU32::new(0));
     state
         .config
         .metrics
@@ -356,6 +369,7 @@ fn start_unit(
             stop: stop.clone(),
             progress: progress.clone(),
             cancelled: cancelled.clone(),
+            pieces: pieces.clone(),
         },
     );
     let (tx, rx) = oneshot::channel();
@@ -370,6 +384,7 @@ fn start_unit(
             stop: &stop,
             bound: &bound,
             progress: &progress,
+            pieces: &pieces,
         };
         let _ = tx.send(prepared.explore(&payload, &ctx).map_err(|e| e.to_string()));
     });

@@ -5,6 +5,8 @@
 //! (asked for by [`Scheduler::request_splits`] when workers are idle).
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use std::collections::BTreeMap;
@@ -20,6 +22,9 @@ use crate::store::{JobId, UnitId, Write};
 pub struct HeartbeatReply {
     pub cancel: Vec<UnitId>,
     pub split: Vec<UnitId>,
+    /// For each of `split`: how many pieces the idle workers would take
+    /// (see [`Scheduler::split_pieces`]).
+    pub split_pieces: Vec<u32>,
     pub bounds: Vec<(JobId, u64)>,
     pub writes: Vec<Write>,
 }
@@ -160,9 +165,56 @@ impl Scheduler {
         for (since, uid) in adopted {
             self.add_split_candidate(since, uid);
         }
+        if !reply.split.is_empty() {
+            let k = self.split_pieces(&reply.split);
+            reply.split_pieces = vec![k; reply.split.len()];
+        }
         Some(reply)
     }
+
+    /// The counter of worker slots waiting in lease calls for work: the
+    /// service adds a call's slots while it waits and takes them off when it
+    /// answers (however it ends).
+    pub fn idle_slots(&self) -> Arc<AtomicUsize> {
+        self.idle_slots.clone()
+    }
+
+    /// The k of a k-way hand-back: the split requests for `units` are being
+    /// delivered now; into how many pieces each should cut its rest so that
+    /// the waiting slots get one each: the idle slots shared among every
+    /// split whose rest is still to come (these included), at least 1 and
+    /// at most [`MAX_SPLIT_PIECES`]. A hint (see
+    /// `orchard_core::ExploreContext::pieces`): a family may ignore it. A
+    /// rest that comes back makes units that wake as many waiting calls.
+    pub fn split_pieces(&mut self, units: &[UnitId]) -> u32 {
+        let now = self.clock.now();
+        self.splits_in_flight.extend(units.iter().copied());
+        // Splits whose rest came back (the unit reported, or its lease
+        // ended) leave the set; pruned at most every 10 ms (O(set)).
+        if self
+            .splits_pruned
+            .is_none_or(|t| now.duration_since(t) >= SPLITS_PRUNE_EVERY)
+        {
+            let live = &self.units;
+            self.splits_in_flight.retain(|id| {
+                live.get(id)
+                    .is_some_and(|u| u.split_sent && u.lease.is_some())
+            });
+            self.splits_pruned = Some(now);
+        }
+        let idle = self.idle_slots.load(Ordering::Relaxed);
+        let sharing = self.splits_in_flight.len().max(units.len()).max(1);
+        idle.div_ceil(sharing).clamp(1, MAX_SPLIT_PIECES as usize) as u32
+    }
 }
+
+/// The most pieces one split request asks for: a rest cut into thousands of
+/// units costs as many rows in one transaction, and the fan-out to 10,000
+/// workers takes two generations of splits at this k.
+pub const MAX_SPLIT_PIECES: u32 = 256;
+
+/// How often the set of splits in flight is pruned.
+const SPLITS_PRUNE_EVERY: Duration = Duration::from_millis(10);
 
 /// Whether the entry `(since, unit)` of `split_candidates` still stands for
 /// a running lease that was not asked to split yet.

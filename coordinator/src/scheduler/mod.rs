@@ -58,7 +58,8 @@ mod test_family;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -116,6 +117,13 @@ pub struct Scheduler {
     /// when taken (a lease that ended leaves its entry behind) and the set
     /// is swept when stale entries outnumber the live units.
     split_candidates: BTreeSet<(Instant, UnitId)>,
+    /// Units told to split whose rest has not come back yet, pruned
+    /// lazily (see [`Scheduler::split_pieces`]).
+    splits_in_flight: HashSet<UnitId>,
+    splits_pruned: Option<Instant>,
+    /// Worker slots waiting in lease calls for work, counted by the service
+    /// (see [`Scheduler::idle_slots`]): what a split's pieces are for.
+    idle_slots: Arc<AtomicUsize>,
     workers: HashMap<WorkerId, Worker>,
     next_unit: UnitId,
     next_job: JobId,
@@ -133,6 +141,9 @@ impl Scheduler {
             counters: Counters::default(),
             units: HashMap::new(),
             split_candidates: BTreeSet::new(),
+            splits_in_flight: HashSet::new(),
+            splits_pruned: None,
+            idle_slots: Arc::new(AtomicUsize::new(0)),
             workers: HashMap::new(),
             next_unit: 1,
             next_job: 1,

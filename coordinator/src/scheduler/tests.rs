@@ -119,6 +119,43 @@ fn split_requests_reach_the_long_poll_once() {
     assert_eq!(h.s.take_split_requests(9_999), None);
 }
 
+/// The k of a k-way hand-back: the slots waiting in lease calls shared
+/// among the splits whose rest is still to come, at least 1, at most
+/// `MAX_SPLIT_PIECES`; a split whose unit reported leaves the share.
+#[test]
+fn split_requests_ask_for_a_piece_for_each_idle_slot() {
+    use std::sync::atomic::Ordering;
+    let mut h = Harness::new();
+    h.submit("leaves", 40, 4, None);
+    let (a, b) = (h.worker(), h.worker());
+    let first = h.lease(a, 1);
+    let second = h.lease(b, 1);
+    let idle = h.s.idle_slots();
+    h.advance(TTL / 4);
+    // Nobody waiting: the usual cut.
+    assert_eq!(h.s.request_splits(1, MS), 1);
+    let reply = h.s.heartbeat(a, &[(first[0].0, 0)], &[]).unwrap();
+    assert_eq!(reply.split, vec![first[0].0]);
+    assert_eq!(reply.split_pieces, vec![1]);
+    // 12 slots waiting, two splits in flight: 6 pieces each.
+    idle.store(12, Ordering::Relaxed);
+    assert_eq!(h.s.request_splits(1, MS), 1);
+    h.advance(TTL / 100);
+    assert_eq!(h.s.take_split_requests(b), Some(vec![second[0].0]));
+    assert_eq!(h.s.split_pieces(&[second[0].0]), 6);
+    // The first unit reports: its rest came back, the second takes the lot.
+    h.report(first[0].0, &first[0].1, 1);
+    h.advance(TTL / 100);
+    assert_eq!(h.s.split_pieces(&[second[0].0]), 12);
+    idle.store(1_000_000, Ordering::Relaxed);
+    assert_eq!(
+        h.s.split_pieces(&[second[0].0]),
+        super::heartbeat::MAX_SPLIT_PIECES
+    );
+    idle.store(0, Ordering::Relaxed);
+    assert_eq!(h.s.split_pieces(&[second[0].0]), 1);
+}
+
 #[test]
 fn lease_order_follows_positions() {
     let mut h = Harness::new();

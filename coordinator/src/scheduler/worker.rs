@@ -66,7 +66,8 @@ impl Scheduler {
     /// The units of `worker` asked to split and not yet told so, marked as
     /// told (each split request is delivered once, by this or by the next
     /// heartbeat, whichever comes first). None: unknown worker. Counts as
-    /// hearing from the worker.
+    /// hearing from the worker. How many pieces each should be cut into:
+    /// [`Scheduler::split_pieces`].
     pub fn take_split_requests(&mut self, worker: WorkerId) -> Option<Vec<UnitId>> {
         let now = self.clock.now();
         let w = self.workers.get_mut(&worker)?;

@@ -11,6 +11,7 @@
 //! follows it run as a task of their own, so that a worker hanging up
 //! cannot leave the in-memory state behind the database.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -112,6 +113,9 @@ impl WorkerService for Workers {
         // Split requests are made once a call: an idle worker asks for as
         // much work as it has room for, not again each time it is woken.
         let mut splits_asked = false;
+        // The call's slots count as idle while it waits (see
+        // `Scheduler::split_pieces`), off again however the call ends.
+        let mut idle: Option<IdleSlots> = None;
         loop {
             // Registered as a waiter before looking, so that a wake-up
             // between the look and the wait is not lost (see `wake_idle`).
@@ -129,6 +133,7 @@ impl WorkerService for Workers {
                 let (granted, writes) = s.lease(r.worker_id, max);
                 if granted.is_empty() && !splits_asked {
                     // Idle worker: ask running units to split off their rest.
+                    idle = Some(IdleSlots::new(s.idle_slots(), max));
                     s.request_splits(max, self.0.config.min_split_age);
                     splits_asked = true;
                 }
@@ -138,6 +143,7 @@ impl WorkerService for Workers {
                 self.0.store.enqueue(writes);
             }
             if !granted.is_empty() {
+                drop(idle.take());
                 let budget = self.0.config.unit_budget;
                 let leases = granted
                     .into_iter()
@@ -192,6 +198,7 @@ impl WorkerService for Workers {
         Ok(Response::new(HeartbeatResponse {
             cancel_units: reply.cancel,
             split_units: reply.split,
+            split_pieces: reply.split_pieces,
             bounds: reply
                 .bounds
                 .into_iter()
@@ -313,23 +320,34 @@ impl WorkerService for Workers {
         let deadline = Instant::now() + Duration::from_millis(u64::from(r.wait_ms)).min(cap);
         let Some(signal) = self.0.lock().split_signal(r.worker_id) else {
             return Ok(Response::new(AwaitSplitsResponse {
-                split_units: Vec::new(),
                 unknown_worker: true,
+                ..Default::default()
             }));
         };
         loop {
             // A signal given since the last look is kept by the `Notify`
             // (one permit), so none is lost between the look and the wait.
-            let split = self.0.lock().take_split_requests(r.worker_id);
-            let Some(split) = split else {
+            let split = {
+                let mut s = self.0.lock();
+                s.take_split_requests(r.worker_id).map(|split| {
+                    let k = if split.is_empty() {
+                        1
+                    } else {
+                        s.split_pieces(&split)
+                    };
+                    (split, k)
+                })
+            };
+            let Some((split, k)) = split else {
                 return Ok(Response::new(AwaitSplitsResponse {
-                    split_units: Vec::new(),
                     unknown_worker: true,
+                    ..Default::default()
                 }));
             };
             let now = Instant::now();
             if !split.is_empty() || now >= deadline {
                 return Ok(Response::new(AwaitSplitsResponse {
+                    split_pieces: vec![k; split.len()],
                     split_units: split,
                     unknown_worker: false,
                 }));
@@ -416,6 +434,27 @@ impl WorkerService for Workers {
             more: page.more,
             job_over: false,
         }))
+    }
+}
+
+/// A lease call's slots counted as waiting for work while it lives (see
+/// `Scheduler::split_pieces`): dropped when the call answers, or when the
+/// worker hangs up and tonic drops the call.
+struct IdleSlots {
+    counter: Arc<AtomicUsize>,
+    slots: usize,
+}
+
+impl IdleSlots {
+    fn new(counter: Arc<AtomicUsize>, slots: usize) -> IdleSlots {
+        counter.fetch_add(slots, Ordering::Relaxed);
+        IdleSlots { counter, slots }
+    }
+}
+
+impl Drop for IdleSlots {
+    fn drop(&mut self) {
+        self.counter.fetch_sub(self.slots, Ordering::Relaxed);
     }
 }
 

@@ -21,7 +21,7 @@
 //! order in which units finish does not matter.
 
 use std::fmt::Debug;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -54,12 +54,25 @@ pub struct ExploreContext<'a> {
     pub bound: &'a AtomicU64,
     /// Nodes explored so far in this unit, published for heartbeats.
     pub progress: &'a AtomicU64,
+    /// Set beside `stop` when the stop is a split request for idle workers:
+    /// about how many pieces they would take (0 or 1: no wish). A hint a
+    /// family may honour by handing its rest back as about that many units
+    /// of similar size instead of its usual cut (the k-way hand-back,
+    /// `synthetic` does); the rest must partition the unexplored part
+    /// either way. Families that ignore it behave as before.
+    pub pieces: &'a AtomicU32,
 }
 
 impl ExploreContext<'_> {
     /// Whether the outside world asked this exploration to stop.
     pub fn stop_requested(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// How many pieces a split request asked the rest to be cut into (at
+    /// least 1; see [`ExploreContext::pieces`]).
+    pub fn pieces_wanted(&self) -> u32 {
+        self.pieces.load(Ordering::Relaxed).max(1)
     }
 }
 
@@ -71,6 +84,7 @@ pub struct LocalFlags {
     pub stop: AtomicBool,
     pub bound: AtomicU64,
     pub progress: AtomicU64,
+    pub pieces: AtomicU32,
 }
 
 impl LocalFlags {
@@ -89,6 +103,7 @@ impl LocalFlags {
             stop: &self.stop,
             bound: &self.bound,
             progress: &self.progress,
+            pieces: &self.pieces,
         }
     }
 }

@@ -209,6 +209,7 @@ fn merge_is_order_independent() {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     while let Some(u) = pending.pop() {
         match job(&p).explore(&u, &ctx).unwrap() {
@@ -271,6 +272,7 @@ fn seeds_are_computed_by_a_first_tier_of_units() {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     match job(&p).explore(&roots[0], &ctx).unwrap() {
         Exploration::Split { explored, rest } => {
@@ -372,6 +374,7 @@ fn runs_through_the_registry() {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     let mut agg = job.new_aggregate();
     let mut pending = job.root_units();

@@ -474,6 +474,7 @@ fn young_brothers_wait_for_their_elder_sibling() {
             stop: &stop,
             bound: &bound,
             progress: &progress,
+            pieces: &std::sync::atomic::AtomicU32::new(0),
         };
         let mut total = SolveSummary::default();
         let mut pending = units.clone();
@@ -524,6 +525,7 @@ fn merge_is_order_independent() {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     let mut parts = Vec::new();
     let j = job(&p);
@@ -705,6 +707,7 @@ fn runs_through_the_registry() {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     let mut agg = job.new_aggregate();
     let mut pending: std::collections::VecDeque<Vec<u8>> = job.root_units().into();

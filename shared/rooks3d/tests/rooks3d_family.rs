@@ -168,6 +168,7 @@ fn a_stop_hands_back_the_unit() {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     match job.explore(&unit, &ctx).unwrap() {
         Exploration::Split { explored, rest } => {

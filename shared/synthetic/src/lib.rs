@@ -150,6 +150,48 @@ impl Synthetic {
         self.explore_pieces(unit, nodes, &|| false, true)
     }
 
+    /// [`Synthetic::explore_cut`] with the rest cut into at least `pieces`
+    /// units where the tree allows (the k-way hand-back, see
+    /// [`Tree::refine`]): what a search stopped after `nodes` nodes by a
+    /// split request for `pieces` idle workers hands back.
+    pub fn explore_cut_into(
+        &self,
+        unit: &Piece,
+        nodes: u64,
+        pieces: u32,
+    ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
+        let x = self.explore_cut(unit, nodes)?;
+        self.refine(x, pieces)
+    }
+
+    /// A split's rest cut into at least `pieces` units where it can be.
+    fn refine(
+        &self,
+        x: Exploration<SyntheticSummary, Piece>,
+        pieces: u32,
+    ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
+        match x {
+            Exploration::Split { explored, rest } if (pieces as usize) > rest.len() => {
+                let spans = rest.into_iter().map(|p| (p.root, p.from)).collect();
+                let (visited, spans) = self
+                    .tree
+                    .refine(spans, pieces as usize)
+                    .map_err(FamilyError::BadUnit)?;
+                Ok(Exploration::new(
+                    SyntheticSummary {
+                        nodes: explored.nodes + visited.nodes,
+                        checksum: explored.checksum.wrapping_add(visited.checksum),
+                    },
+                    spans
+                        .into_iter()
+                        .map(|(root, from)| Piece { root, from })
+                        .collect(),
+                ))
+            }
+            x => Ok(x),
+        }
+    }
+
     fn explore_pieces(
         &self,
         unit: &Piece,
@@ -240,7 +282,9 @@ impl SearchFamily for Synthetic {
 
     /// Without a node cost: at once. With one: the nodes the budget allows
     /// are planned, then paid for in real time; a stop request in the
-    /// meantime cuts the exploration to the nodes paid for so far.
+    /// meantime cuts the exploration to the nodes paid for so far. A stop
+    /// that asks for k pieces (`ExploreContext::pieces`) gets the rest in
+    /// at least k units where the tree allows (`Tree::refine`).
     fn explore(
         &self,
         unit: &Piece,
@@ -248,7 +292,10 @@ impl SearchFamily for Synthetic {
     ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
         let stop = || ctx.stop_requested();
         if self.node_cost.is_zero() {
-            let x = self.explore_budget(unit, ctx.budget, &stop)?;
+            let mut x = self.explore_budget(unit, ctx.budget, &stop)?;
+            if ctx.stop_requested() {
+                x = self.refine(x, ctx.pieces_wanted())?;
+            }
             ctx.progress.store(nodes_of(&x), Ordering::Relaxed);
             return Ok(x);
         }
@@ -266,7 +313,8 @@ impl SearchFamily for Synthetic {
             if stop() {
                 // What was paid for (the same nodes, in the same order, as
                 // the plan's first ones), and the rest handed back.
-                return self.explore_cut(unit, paid.max(1));
+                // Cut into as many pieces as the split request asked for.
+                return self.explore_cut_into(unit, paid.max(1), ctx.pieces_wanted());
             }
             let left = self.node_cost * (total - paid).min(u32::MAX as u64) as u32;
             std::thread::sleep(left.min(POLL));

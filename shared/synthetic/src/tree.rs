@@ -262,6 +262,14 @@ impl Tree {
             pieces.extend(ranges.into_iter().rev());
             return pieces;
         }
+        self.ranges_per_level(root, node, at, last)
+    }
+
+    /// The piece at `root` (the node `node`) from `root ++ at` on as one
+    /// range of siblings per level of `at` (non-empty, `last` its last
+    /// index), deepest first: the stopped node and its later siblings,
+    /// then the later siblings of each of its ancestors below `root`.
+    fn ranges_per_level(&self, root: &[u32], node: Node, at: &[u32], last: u32) -> Vec<Span> {
         // The number of children of each node on the path, root first.
         let mut counts = Vec::with_capacity(at.len());
         let mut n = node;
@@ -282,6 +290,106 @@ impl Tree {
             }
         }
         pieces
+    }
+}
+
+impl Tree {
+    /// The number of nodes of the piece at `root` from `root ++ from` on
+    /// (see [`Piece`](crate::Piece)): the subtree at `root ++ from` and the
+    /// later siblings of it and of each of its ancestors below `root`.
+    pub fn piece_size(&self, root: &[u32], from: &[u32]) -> Result<u64, String> {
+        let mut node = self.locate(root)?;
+        let mut total = 0u64;
+        for (depth, &i) in from.iter().enumerate() {
+            let children = self.children(&node);
+            let Some(&child) = children.get(i as usize) else {
+                return Err(format!(
+                    "child {i} at depth {} below the piece's root, of a node with {} children",
+                    depth + 1,
+                    children.len()
+                ));
+            };
+            total += children[i as usize + 1..]
+                .iter()
+                .map(|c| c.size)
+                .sum::<u64>();
+            node = child;
+        }
+        Ok(total + node.size)
+    }
+
+    /// The k-way hand-back: the pieces `rest` (a unit's unexplored rest, in
+    /// search order) cut further until there are at least `k` of them or
+    /// none can be cut (every piece one node), the largest first, so that
+    /// `k` idle workers get one piece each of similar size. Returns the
+    /// nodes visited to do it (a whole subtree is cut below its root, which
+    /// is counted here rather than handed back) and the pieces, still in
+    /// search order and covering exactly the nodes of `rest` less those.
+    /// Cuts: a range of siblings `(p, [i])` into the subtree `p.i` and the
+    /// range `(p, [i + 1])`; a subtree into its root (visited) and the range
+    /// of its children; a deeper piece into one range per level of its path
+    /// (`ranges_per_level`, as `fan_out` cuts a shallow path). Costs O(k x depth x
+    /// branching).
+    pub fn refine(&self, rest: Vec<Span>, k: usize) -> Result<(Count, Vec<Span>), String> {
+        let mut visited = Count::default();
+        let mut sizes = rest
+            .iter()
+            .map(|(root, from)| self.piece_size(root, from))
+            .collect::<Result<Vec<u64>, String>>()?;
+        let mut pieces = rest;
+        // Each step adds a piece, or makes one piece's path shorter or its
+        // subtree smaller: bounded, but capped anyway.
+        let mut steps = 0usize;
+        while pieces.len() < k && steps < 64 * k + 4096 {
+            steps += 1;
+            let Some((at, &size)) = sizes
+                .iter()
+                .enumerate()
+                .max_by_key(|&(i, s)| (*s, std::cmp::Reverse(i)))
+            else {
+                break;
+            };
+            if size <= 1 {
+                break;
+            }
+            let (root, from) = pieces[at].clone();
+            let parts: Vec<Span> = match from.len() {
+                0 => {
+                    // A whole subtree: its root visited, its children a range.
+                    let node = self.locate(&root)?;
+                    let children = self.children(&node);
+                    let own = children
+                        .iter()
+                        .fold(node.checksum, |h, c| h.wrapping_sub(c.checksum));
+                    visited.nodes += 1;
+                    visited.checksum = visited.checksum.wrapping_add(own);
+                    vec![(root, vec![0])]
+                }
+                1 => {
+                    let node = self.locate(&root)?;
+                    let n = self.children(&node).len() as u32;
+                    let mut first = root.clone();
+                    first.push(from[0]);
+                    if from[0] + 1 < n {
+                        vec![(first, Vec::new()), (root, vec![from[0] + 1])]
+                    } else {
+                        vec![(first, Vec::new())]
+                    }
+                }
+                n => {
+                    // One range per level of the path, deepest first.
+                    let node = self.locate(&root)?;
+                    self.ranges_per_level(&root, node, &from, from[n - 1])
+                }
+            };
+            let part_sizes = parts
+                .iter()
+                .map(|(r, f)| self.piece_size(r, f))
+                .collect::<Result<Vec<u64>, String>>()?;
+            pieces.splice(at..=at, parts);
+            sizes.splice(at..=at, part_sizes);
+        }
+        Ok((visited, pieces))
     }
 }
 

@@ -145,6 +145,105 @@ fn a_budgeted_exploration_is_the_references_first_nodes_and_its_rest_the_others(
     }
 }
 
+/// The k-way hand-back (a split request for k idle workers): the rest cut
+/// into at least k pieces where the tree has that many nodes left, the
+/// pieces disjoint, in search order, and together with the explored nodes
+/// exactly the unit's nodes, node for node against the reference; the
+/// pieces of similar size (none larger than the largest of the usual cut).
+#[test]
+fn a_k_way_cut_hands_back_k_pieces_that_cover_exactly_the_rest() {
+    let job = job(params(13, 3000, 2, 5, 2));
+    let all = reference::nodes(job.tree());
+    let units = [
+        Piece::subtree(vec![0]),
+        Piece::subtree(vec![1]),
+        Piece {
+            root: vec![0],
+            from: vec![1],
+        },
+    ];
+    for unit in &units {
+        let below = covered(&all, unit);
+        for nodes in [1, 5, 40, 333, below.len() as u64 - 1] {
+            let Exploration::Split { rest: usual, .. } = job.explore_cut(unit, nodes).unwrap()
+            else {
+                panic!("cut before its end")
+            };
+            let largest_usual = usual.iter().map(|p| covered(&all, p).len()).max().unwrap();
+            for k in [1u32, 2, 3, 8, 30, 256, 10_000] {
+                let what = format!("unit {unit:?} cut at {nodes}, k {k}");
+                let (explored, rest) = match job.explore_cut_into(unit, nodes, k).unwrap() {
+                    Exploration::Finished(s) => (s, vec![]),
+                    Exploration::Split { explored, rest } => (explored, rest),
+                };
+                let left = below.len() - nodes as usize;
+                assert!(
+                    rest.len() >= (k as usize).min(left / 2).max(1).min(left),
+                    "{what}: {} pieces for {left} nodes",
+                    rest.len()
+                );
+                // Every node once: the explored ones (the cut's first nodes
+                // and the roots of subtrees cut below them) and the pieces.
+                let mut seen: Vec<&reference::Visited> =
+                    rest.iter().flat_map(|r| covered(&all, r)).collect();
+                let sorted = {
+                    let mut s = seen.clone();
+                    s.sort_by(|a, b| a.path.cmp(&b.path));
+                    s
+                };
+                assert_eq!(seen, sorted, "{what}: the pieces in search order");
+                let pieced = seen.len();
+                seen.dedup_by(|a, b| a.path == b.path);
+                assert_eq!(seen.len(), pieced, "{what}: pieces overlap");
+                assert_eq!(explored.nodes as usize + pieced, below.len(), "{what}");
+                let sum =
+                    |v: &[&reference::Visited]| v.iter().fold(0u64, |a, x| a.wrapping_add(x.hash));
+                assert_eq!(
+                    explored.checksum.wrapping_add(sum(&seen)),
+                    sum(&below),
+                    "{what}: checksum"
+                );
+                let largest = rest.iter().map(|p| covered(&all, p).len()).max().unwrap();
+                assert!(
+                    largest <= largest_usual,
+                    "{what}: {largest} > {largest_usual}"
+                );
+                if k == 1 {
+                    assert_eq!(rest, usual, "{what}: k = 1 is the usual cut");
+                }
+            }
+        }
+    }
+}
+
+/// A stop that asks for k pieces through `ExploreContext::pieces` gets them
+/// from `explore` (the worker's path), and a stop that asks for none (a
+/// shutdown) the usual cut; both merge to the tree with the rest explored.
+#[test]
+fn a_stop_asking_for_pieces_gets_them_through_the_context() {
+    let job = job(params(21, 50_000, 2, 8, 1));
+    for k in [0u32, 1, 16, 100] {
+        let flags = LocalFlags::default();
+        flags.stop.store(true, Ordering::Relaxed);
+        flags.pieces.store(k, Ordering::Relaxed);
+        let x = job
+            .explore(&Piece::subtree(vec![0]), &flags.context(100))
+            .unwrap();
+        let Exploration::Split { explored, rest } = x else {
+            panic!("a stopped exploration finished")
+        };
+        if k <= 1 {
+            assert_eq!(rest, vec![Piece::subtree(vec![0])]);
+        } else {
+            assert!(rest.len() >= k as usize, "k {k}: {} pieces", rest.len());
+        }
+        let after = explore_all(&job, rest, 1_000).unwrap();
+        let mut total = explored;
+        job.merge(&mut total, after).unwrap();
+        assert_exact(&job, &total);
+    }
+}
+
 /// Splits the job's units at random budgets, and merges the pieces in a
 /// shuffled order, as a cluster would.
 fn random_cuts(job: &Synthetic, budgets: &[u64], order_seed: u64) -> SyntheticSummary {
@@ -155,11 +254,14 @@ fn random_cuts(job: &Synthetic, budgets: &[u64], order_seed: u64) -> SyntheticSu
     while let Some(unit) = pending.pop() {
         let budget = budgets[i % budgets.len()];
         i += 1;
-        // Odd turns cut the unit as a stop request would (rest fanned out).
-        let x = if i % 2 == 1 {
-            job.explore_cut(&unit, budget).unwrap()
-        } else {
-            job.explore(&unit, &flags.context(budget)).unwrap()
+        // Some turns cut the unit as a stop request would (rest fanned
+        // out), some as one for k idle workers (the k-way hand-back).
+        let x = match i % 3 {
+            1 => job.explore_cut(&unit, budget).unwrap(),
+            2 => job
+                .explore_cut_into(&unit, budget, 1 + (budget % 40) as u32)
+                .unwrap(),
+            _ => job.explore(&unit, &flags.context(budget)).unwrap(),
         };
         match x {
             Exploration::Finished(s) => pieces.push(s),
@@ -244,6 +346,7 @@ fn a_real_time_unit_stopped_midway_splits_exactly() {
         stop: &stop,
         bound: &bound,
         progress: &progress,
+        pieces: &std::sync::atomic::AtomicU32::new(0),
     };
     let x = std::thread::scope(|s| {
         s.spawn(|| {
