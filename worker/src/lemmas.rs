@@ -1,4 +1,4 @@
-//! The lemma exchange: every few seconds, for each job running here whose
+//! The lemma exchange: four times a second, for each job running here whose
 //! family shares lemmas (see `orchard_core::LemmaExchange`), sends what
 //! this process's searches proved and takes in what other workers sent.
 
@@ -11,8 +11,13 @@ use orchard_proto::MAX_LEMMA_UPLOAD_BYTES;
 
 use crate::runner::{running_jobs, JobHandle, State};
 
-/// How often a worker trades lemmas with the coordinator.
-const LEMMA_INTERVAL: Duration = Duration::from_secs(2);
+/// How often a worker trades lemmas with the coordinator: often, since a
+/// lemma a few seconds late is one another process has already re-proved
+/// (at 2 s, until session 20, hip-solve's later units searched several
+/// times the nodes they take in one process; see BENCHMARKS.md, "work
+/// inflation W(N)"). A round with nothing to send or take is one small
+/// call.
+const LEMMA_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Trades lemmas for every job with a unit running here whose family has
 /// them: sends what this process's searches proved since the last round,

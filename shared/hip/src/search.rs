@@ -51,9 +51,12 @@ const TT_MIN_EMPTY: u32 = 4;
 const ETC_MIN_EMPTY: u32 = 8;
 
 /// A position whose search took at least this many nodes is offered to the
-/// table as a lemma for other workers (see [`Table::offer_lemma`]): rarer
-/// than one node in a thousand, and each saves a receiver that much work.
-pub const LEMMA_MIN_NODES: u64 = 1 << 12;
+/// table as a lemma for other workers (see [`Table::offer_lemma`]): about
+/// one node in a hundred, and each saves a receiver that much work. At
+/// 4,096 (until session 20) each process re-proved more of what another's
+/// table held: on 5x5, 2 to 8 processes kept 7-30% more nodes than with 256
+/// (BENCHMARKS.md, "work inflation W(N)").
+pub const LEMMA_MIN_NODES: u64 = 1 << 8;
 
 /// Move-ordering penalties, tuned on 4x4 to 4x6 boards (node counts halve to
 /// tenth against no ordering): a new dead cell of mine, obstructing one or two
