@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 use common::hc::{assert_same_answer, JOB, UNIT_BUDGET};
 use common::proxy::FaultProxy;
 use common::{
-    final_results, free_port, run_json, start_coordinator_logging_to, status, submit_job,
-    wait_coordinator, Proc, TempDir,
+    final_results, free_port, run_json, start_coordinator_logging_to, start_worker_logging_to,
+    status, submit_job, wait_coordinator, Proc, TempDir,
 };
 
 /// Kills per round, at the least.
@@ -110,18 +110,8 @@ fn mean_max_ms(d: &[Duration]) -> (f64, f64) {
 /// life `life` logging to `NAME-LIFE.log`. It keeps trying to reach the
 /// coordinator for ten minutes (longer than any partition of the schedule).
 fn start_worker(dir: &TempDir, url: &str, name: &str, life: u32) -> Proc {
-    let args = [
-        "worker",
-        "--coordinator",
-        url,
-        "--threads",
-        "1",
-        "--name",
-        name,
-        "--give-up-after",
-        "600",
-    ];
-    Proc::spawn(&args, &dir.path(&format!("{name}-{life}.log")))
+    let log = format!("{name}-{life}");
+    start_worker_logging_to(dir, url, name, &log, &["--give-up-after", "600"])
 }
 
 /// The job's node count as the coordinator reports it (0 while it does not

@@ -78,7 +78,8 @@ pub fn start_worker_with(dir: &TempDir, url: &str, name: &str, extra: &[&str]) -
 }
 
 /// A one-thread worker named `name` logging to `LOG.log`: a machine that
-/// comes back after a kill keeps its name, each life its own log.
+/// comes back after a kill keeps its name, each life its own log. It gives
+/// up after 60 s without the coordinator unless `extra` says otherwise.
 pub fn start_worker_logging_to(
     dir: &TempDir,
     url: &str,
@@ -94,9 +95,10 @@ pub fn start_worker_logging_to(
         "1",
         "--name",
         name,
-        "--give-up-after",
-        "60",
     ];
+    if !extra.contains(&"--give-up-after") {
+        args.extend_from_slice(&["--give-up-after", "60"]);
+    }
     args.extend_from_slice(extra);
     Proc::spawn(&args, &dir.path(&format!("{log}.log")))
 }
