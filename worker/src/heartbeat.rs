@@ -7,6 +7,7 @@
 //! the coordinator expects loses its leases; one that heartbeats faster
 //! costs the coordinator for nothing.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +15,7 @@ use std::time::Duration;
 use orchard_proto::v1::*;
 
 use crate::connection::with_retry;
-use crate::runner::{publish_in_flight, running_jobs, State};
+use crate::runner::{publish_in_flight, running_jobs, Running, State};
 
 /// When to heartbeat, from what the coordinator sent at registration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,11 +130,7 @@ pub(crate) async fn heartbeat_loop(state: Arc<State>) {
                 r.stop.store(true, Ordering::Relaxed);
             }
         }
-        for (i, id) in resp.split_units.iter().enumerate() {
-            if let Some(r) = running.get(id) {
-                r.split(resp.split_pieces.get(i).copied());
-            }
-        }
+        split_units(&running, &resp.split_units, &resp.split_pieces);
         let jobs = state.jobs.lock().unwrap();
         for b in resp.bounds {
             if let Some(j) = jobs.get(&b.job_id) {
@@ -176,15 +173,22 @@ pub(crate) async fn await_splits_loop(state: Arc<State>) {
         };
         if !resp.split_units.is_empty() {
             let running = state.running.lock().unwrap();
-            for (i, id) in resp.split_units.iter().enumerate() {
-                if let Some(r) = running.get(id) {
-                    r.split(resp.split_pieces.get(i).copied());
-                }
-            }
+            split_units(&running, &resp.split_units, &resp.split_pieces);
         } else if resp.unknown_worker || started.elapsed() < wait / 2 {
             // Registering again is the heartbeat's business; an early
             // empty answer must not make this loop spin.
             tokio::time::sleep(wait / 2).await;
+        }
+    }
+}
+
+/// Asks the running units named by a heartbeat's or an `AwaitSplits`
+/// answer to split, each into the pieces beside it (`split_pieces[i]` for
+/// `units[i]`; absent from an older coordinator).
+fn split_units(running: &HashMap<u64, Running>, units: &[u64], pieces: &[u32]) {
+    for (i, id) in units.iter().enumerate() {
+        if let Some(r) = running.get(id) {
+            r.split(pieces.get(i).copied());
         }
     }
 }
