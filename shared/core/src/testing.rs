@@ -1,5 +1,6 @@
-//! Checks every family's tests share: a family's probe against its own
-//! search, and an estimate against a known size.
+//! Checks every family's tests share: pieces that merge in any order, a
+//! family's probe against its own search, and an estimate against a known
+//! size.
 //!
 //! Not used by the cluster; public so that each family crate's tests call
 //! the same code instead of copying it.
@@ -11,7 +12,7 @@ use crate::error::FamilyError;
 use crate::estimate::{estimate, Estimate, Rng};
 use crate::family::{Host, SearchFamily};
 use crate::probe::Probe;
-use crate::sequential::explore_all;
+use crate::sequential::{explore_all, explore_pieces, merge_all};
 
 /// The exact expectation of Knuth's estimator for a probe function, and the
 /// number of distinct walks: every walk enumerated by scripting `pick`,
@@ -130,4 +131,44 @@ pub fn shuffled<T>(mut items: Vec<T>, seed: u64) -> Vec<T> {
         items.swap(i, (x >> 33) as usize % (i + 1));
     }
     items
+}
+
+/// The summary of `units` of `job` explored in pieces of at most `budget`
+/// nodes each, and how many pieces there were; panics unless the pieces
+/// merge to one summary in search order, in an order drawn from `seed`, and
+/// as a tree (each half of the shuffled pieces merged on its own, then the
+/// two halves). The coordinator merges reports in the order workers send
+/// them, and replicas or a restored database merge partial summaries, so a
+/// family's merge must not depend on either.
+pub fn merged_in_any_order<F>(
+    job: &F,
+    units: Vec<F::Unit>,
+    budget: u64,
+    seed: u64,
+) -> (F::Summary, usize)
+where
+    F: SearchFamily,
+    F::Summary: PartialEq,
+{
+    let pieces = explore_pieces(job, units, budget).expect("the search");
+    let count = pieces.len();
+    let in_order = merge_all(job, pieces.clone()).expect("the merge in search order");
+    let mut shuffled = shuffled(pieces, seed);
+    let in_any_order = merge_all(job, shuffled.clone()).expect("the merge in any order");
+    assert_eq!(
+        in_any_order, in_order,
+        "{count} pieces merged in the order of seed {seed} differ from search order"
+    );
+    let right = shuffled.split_off(count / 2);
+    let mut as_tree = merge_all(job, shuffled).expect("the merge of the left half");
+    job.merge(
+        &mut as_tree,
+        merge_all(job, right).expect("the merge of the right half"),
+    )
+    .expect("the merge of the halves");
+    assert_eq!(
+        as_tree, in_order,
+        "{count} pieces merged as two halves differ from search order"
+    );
+    (in_order, count)
 }

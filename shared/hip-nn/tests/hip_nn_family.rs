@@ -3,7 +3,7 @@
 //! bit), the exact check against a brute-force square enumeration, and
 //! splitting and merging that must not change a summary.
 
-use orchard_core::{explore_all, explore_pieces, merge_all, Host, SearchFamily};
+use orchard_core::{explore_all, explore_pieces, Host, SearchFamily};
 use orchard_hip_nn::geometry::{parse, Geometry, Violation};
 use orchard_hip_nn::{reference, render, run_seed, Constants, HipNn, HipNnParams, HipNnSummary};
 use orchard_hip_nn::{Network, Outcome, Update};
@@ -275,19 +275,6 @@ proptest! {
     #[test]
     fn merge_is_order_independent(budget in 1u64..2000, shuffle in any::<u64>()) {
         let j = job(2, 4, 30, 9, 200);
-        let mut pieces = explore_pieces(&j, j.root_units(), budget).unwrap();
-        let whole = merge_all(&j, pieces.clone()).unwrap();
-        let mut x = shuffle;
-        for i in (1..pieces.len()).rev() {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
-            pieces.swap(i, (x >> 33) as usize % (i + 1));
-        }
-        // Merged as a tree rather than a fold.
-        let mid = pieces.len() / 2;
-        let right = pieces.split_off(mid);
-        let mut a = merge_all(&j, pieces).unwrap();
-        let b = merge_all(&j, right).unwrap();
-        j.merge(&mut a, b).unwrap();
-        prop_assert_eq!(a, whole);
+        orchard_core::testing::merged_in_any_order(&j, j.root_units(), budget, shuffle);
     }
 }

@@ -3,7 +3,7 @@
 //! check, and splitting and merging that must not change a summary.
 
 use orchard_core::runs::RunRange;
-use orchard_core::{explore_all, explore_pieces, merge_all, Host, SearchFamily};
+use orchard_core::{explore_all, explore_pieces, Host, SearchFamily};
 use orchard_knight_nn::{
     check_tour, reference, Graph, Init, KnightNn, KnightNnParams, KnightNnSummary, Network,
     Outcome, Update,
@@ -196,18 +196,6 @@ proptest! {
     #[test]
     fn merge_is_order_independent(budget in 1u64..3000, shuffle in any::<u64>()) {
         let j = job(6, 6, 40, 4, 300);
-        let mut pieces = explore_pieces(&j, j.root_units(), budget).unwrap();
-        let whole = merge_all(&j, pieces.clone()).unwrap();
-        let mut x = shuffle;
-        for i in (1..pieces.len()).rev() {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
-            pieces.swap(i, (x >> 33) as usize % (i + 1));
-        }
-        let mid = pieces.len() / 2;
-        let right = pieces.split_off(mid);
-        let mut a = merge_all(&j, pieces).unwrap();
-        let b = merge_all(&j, right).unwrap();
-        j.merge(&mut a, b).unwrap();
-        prop_assert_eq!(a, whole);
+        orchard_core::testing::merged_in_any_order(&j, j.root_units(), budget, shuffle);
     }
 }

@@ -172,11 +172,9 @@ proptest! {
         budget in 1u64..50,
         seed in any::<u64>(),
     ) {
-        let p = pieces(n, budget);
-        let in_order = merged(n, p.clone());
-        let p = orchard_core::testing::shuffled(p, seed);
-        prop_assert_eq!(merged(n, p), in_order.clone());
-        prop_assert_eq!(in_order, search(n, u64::MAX));
+        let j = job(n);
+        let (merged, _) = orchard_core::testing::merged_in_any_order(&j, j.root_units(), budget, seed);
+        prop_assert_eq!(merged, search(n, u64::MAX));
     }
 }
 

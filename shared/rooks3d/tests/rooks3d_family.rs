@@ -24,16 +24,6 @@ fn search(r: u32, budget: u64) -> Rooks3dSummary {
     explore_all(&job, job.root_units(), budget).unwrap()
 }
 
-/// Like [`explore_all`], but the summary of every call kept apart.
-fn pieces(r: u32, budget: u64) -> Vec<Rooks3dSummary> {
-    let job = job(r);
-    orchard_core::explore_pieces(&job, job.root_units(), budget).unwrap()
-}
-
-fn merged(r: u32, pieces: impl IntoIterator<Item = Rooks3dSummary>) -> Rooks3dSummary {
-    orchard_core::merge_all(&job(r), pieces).unwrap()
-}
-
 /// R = 1..4 are the book's counts; R = 5, 6 are not (see the crate
 /// documentation): the true counts, which the reference confirms.
 #[test]
@@ -189,15 +179,9 @@ proptest! {
         budget in 1u64..200,
         seed in any::<u64>(),
     ) {
-        let p = pieces(r, budget);
-        let in_order = merged(r, p.clone());
-        let p = orchard_core::testing::shuffled(p, seed);
-        // And merged as a tree: halves first, then the halves together.
-        let half = p.len() / 2;
-        let (left, right) = (merged(r, p[..half].to_vec()), merged(r, p[half..].to_vec()));
-        prop_assert_eq!(merged(r, [right, left]), in_order.clone());
-        prop_assert_eq!(merged(r, p), in_order.clone());
-        prop_assert_eq!(in_order, search(r, u64::MAX));
+        let j = job(r);
+        let (merged, _) = orchard_core::testing::merged_in_any_order(&j, j.root_units(), budget, seed);
+        prop_assert_eq!(merged, search(r, u64::MAX));
     }
 }
 
