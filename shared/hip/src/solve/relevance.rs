@@ -158,9 +158,8 @@ impl Relevance {
 /// the settled eldest children anywhere in the recorded tree vote (the
 /// first reply in search order is usually the mover's best, so its value is
 /// usually its parent's). With nothing settled, a second player's win: the
-/// outcome of every standard board of four rows and columns or more that
-/// is not a draw by pairing (and the cheaper mistake on those: see
-/// [`SolveJudge::must_wait`]).
+/// only winner of the standard boards solved beyond 4x5 (5x5, 4x7, 5x6;
+/// 4x6 and 3x8 are draws) and of Double 5x6.
 struct Guess {
     /// The positions of the eldest line reached so far.
     line: HashSet<Key>,
