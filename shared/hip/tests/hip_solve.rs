@@ -426,22 +426,26 @@ fn cold_splits_do_not_change_the_answer() {
     assert!(splits > 100, "only {splits} splits");
 }
 
-/// Young brothers wait: at the start only the first unit in search order
-/// may run; a unit that waits becomes leasable once the elder sibling it
-/// waits for is settled; leasing only units that need not wait (and
-/// skipping moot ones) never starves and reaches the right answer.
+/// Young brothers wait: only positions whose mover is expected to win make
+/// their younger children wait (the guess is `--expect`, else the job's
+/// own: a second player's win while nothing is settled); a unit that waits
+/// becomes leasable once the elder sibling it waits for is settled; leasing
+/// only units that need not wait (and skipping moot ones) never starves and
+/// reaches the right answer.
 #[test]
 fn young_brothers_wait_for_their_elder_sibling() {
     use orchard_hip::solve::Expect;
     use std::sync::atomic::{AtomicBool, AtomicU64};
     // Boards with their winner, without a guess and with one (3x5 double
-    // with a wrong one: it must cost speed only).
+    // with a wrong one: it must cost speed only). 4x5 can pair moves (a draw
+    // there is the first player's to prove), 3x5 cannot.
     let cases = [
         (4, 5, false, 0, None),
         (4, 5, false, 0, Some(Expect::Draw)),
         (4, 5, true, 1, None),
         (4, 5, true, 1, Some(Expect::First)),
         (3, 5, false, 0, None),
+        (3, 5, false, 0, Some(Expect::Draw)),
         (3, 5, true, 1, Some(Expect::Second)),
     ];
     for (r, c, double, want, expect) in cases {
@@ -451,20 +455,27 @@ fn young_brothers_wait_for_their_elder_sibling() {
         let units = j.root_units();
         let empty = SolveSummary::default();
         let free: Vec<&SolveUnit> = units.iter().filter(|u| !j.must_wait(&empty, u)).collect();
-        match expect {
-            // No guess: only the first unit in search order runs at first.
-            None => assert_eq!(free, vec![&units[0]], "{r}x{c} double={double}"),
+        // With nothing settled the job guesses a second player's win.
+        let pattern = match expect {
+            None => Expect::Second,
+            Some(Expect::Draw) if !double && (r % 2 == 0 || c % 2 == 0) => Expect::First,
+            Some(g) => g,
+        };
+        match pattern {
             // Nobody is expected to win: no unit waits.
-            Some(Expect::Draw) => assert_eq!(free.len(), units.len()),
+            Expect::Draw => assert_eq!(free.len(), units.len(), "{r}x{c}"),
             // The first player to move at the root is expected to win (or
             // lose): the root's children wait for the eldest (or do not).
-            Some(g) => {
+            g => {
                 assert!(free.contains(&&units[0]));
                 let first_level_free = units
                     .iter()
                     .filter(|u| u.moves[0] != units[0].moves[0])
                     .any(|u| free.contains(&u));
                 assert_eq!(first_level_free, g == Expect::Second, "{r}x{c} {g:?}");
+                if units[0].moves.len() > 1 {
+                    assert!(free.len() < units.len(), "{r}x{c} {g:?}: nothing waits");
+                }
             }
         }
         let (stop, bound, progress) =
@@ -511,6 +522,83 @@ fn young_brothers_wait_for_their_elder_sibling() {
             assert!(skipped > 0, "{what}: no unit became moot");
         }
     }
+}
+
+/// Without `--expect` the job makes its own guess from what is settled: once
+/// the first unit in search order (the eldest line's) is settled, its value
+/// is the guess, and every unit waits exactly as it would with that guess
+/// given as `--expect`. The boards include guesses other than the second
+/// player's win that the job starts from, so a judge that ignored what is
+/// settled would fail.
+#[test]
+fn without_expect_the_job_guesses_from_the_eldest_settled_unit() {
+    use orchard_hip::solve::Expect;
+    use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
+    let (stop, bound, progress, pieces) = (
+        AtomicBool::new(false),
+        AtomicU64::new(0),
+        AtomicU64::new(0),
+        AtomicU32::new(0),
+    );
+    let ctx = ExploreContext {
+        budget: u64::MAX,
+        stop: &stop,
+        bound: &bound,
+        progress: &progress,
+        pieces: &pieces,
+    };
+    let mut guesses = Vec::new();
+    let mut differ = 0;
+    for (r, c, double) in [
+        (4, 5, false),
+        (4, 5, true),
+        (3, 5, false),
+        (3, 5, true),
+        (4, 4, true),
+    ] {
+        let p = params(r, c, double);
+        let j = job(&p);
+        let units = j.root_units();
+        let mut total = SolveSummary::default();
+        match j.explore(&units[0], &ctx).unwrap() {
+            Exploration::Finished(s) => j.merge(&mut total, s).unwrap(),
+            Exploration::Split { .. } => unreachable!("no budget"),
+        }
+        let (lo, hi) = value_of(&p, &total, &units[0].moves).unwrap();
+        // Where the second player can pair moves (standard Hip, an even
+        // side), a unit settles only whether the first player reaches a draw.
+        let paired = !double && (r % 2 == 0 || c % 2 == 0);
+        assert!(
+            lo == hi || (paired && lo == 0),
+            "{r}x{c} double={double}: the eldest unit is settled"
+        );
+        let g = match lo {
+            1 => Expect::First,
+            0 => Expect::Draw,
+            _ => Expect::Second,
+        };
+        let guessed = job(&SolveParams {
+            expect: Some(g),
+            ..p.clone()
+        });
+        let second = job(&SolveParams {
+            expect: Some(Expect::Second),
+            ..p.clone()
+        });
+        for u in &units {
+            assert_eq!(
+                j.must_wait(&total, u),
+                guessed.must_wait(&total, u),
+                "{r}x{c} double={double}, guess {g:?}: {u:?}"
+            );
+            differ += usize::from(j.must_wait(&total, u) != second.must_wait(&total, u));
+        }
+        guesses.push(g);
+    }
+    assert!(
+        guesses.iter().any(|&g| g != Expect::Second) && differ > 0,
+        "{guesses:?}: no board tells the guess from the second player's win"
+    );
 }
 
 /// Summaries merge in any order to the same result.

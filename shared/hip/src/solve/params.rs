@@ -26,7 +26,8 @@ pub struct SolveParams {
     /// A guess of the outcome, used only to schedule units: where the
     /// player to move is expected to lose, sibling units are searched side
     /// by side instead of one after another. The answer does not depend on
-    /// it; a wrong guess costs speed. Default: no guess.
+    /// it; a wrong guess costs speed. Default: the job guesses from the
+    /// units settled so far (a second player's win until one is).
     #[arg(long, value_enum)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,

@@ -39,6 +39,8 @@ struct Relevance {
     relevant: HashSet<Key>,
     /// The reached positions whose value is known exactly.
     settled: HashSet<Key>,
+    /// The job's own guess of the outcome (see [`Guess`]).
+    guess: Expect,
 }
 
 impl Relevance {
@@ -56,6 +58,11 @@ impl Relevance {
         let mut relevant = HashSet::from([root_key]);
         let mut level = vec![root];
         let mut kids: Vec<Kid> = Vec::new();
+        let mut guess = Guess::new(root_key);
+        // Where the second player can pair moves from the empty board, the
+        // root is capped at a draw and a unit settles only whether the first
+        // player reaches one: "at least a draw" is a draw for the root.
+        let paired = game.p1_ceiling(&root) == 0;
         while !level.is_empty() {
             let mut next = Vec::new();
             for pos in level {
@@ -69,6 +76,20 @@ impl Relevance {
                 let (lo, hi, _) = e.eval(&pos);
                 let open = lo < hi && relevant.contains(&key);
                 let p1 = game.p1_to_move(&pos);
+                let list = ordered_moves(&game.board, &pos, p1, 0);
+                if list.len > 0 {
+                    let eldest = pos.play(&game.board, list.cells[0] as usize, p1);
+                    if !game.full(&eldest) {
+                        let (a, b, _) = e.eval(&eldest);
+                        let decided = a == b || (paired && a == 0);
+                        guess.eldest(
+                            key,
+                            game.key(&eldest).0,
+                            pos.stones() + 1,
+                            decided.then_some(a),
+                        );
+                    }
+                }
                 kids.clear();
                 for (_, child) in game.children(&pos) {
                     kids.push(match child {
@@ -122,6 +143,74 @@ impl Relevance {
             reached,
             relevant,
             settled,
+            guess: guess.outcome(),
+        }
+    }
+}
+
+/// The job's own guess of the outcome, for scheduling only, when the user
+/// gave none (`--expect`): from the eldest children (first in search
+/// order) that are settled (or, where the second player can pair moves
+/// from the empty board, known to give the first player at least a draw,
+/// all that a unit settles there: a draw for the root). The eldest line (the first move at every
+/// position from the root) is the search's principal variation: its
+/// shallowest settled position gives the guess. Failing that, the values of
+/// the settled eldest children anywhere in the recorded tree vote (the
+/// first reply in search order is usually the mover's best, so its value is
+/// usually its parent's). With nothing settled, a second player's win: the
+/// only winner of the standard boards solved beyond 4x5 (5x5, 4x7, 5x6;
+/// 4x6 and 3x8 are draws) and of Double 5x6.
+struct Guess {
+    /// The positions of the eldest line reached so far.
+    line: HashSet<Key>,
+    /// The shallowest settled position of the eldest line: depth and value.
+    on_line: Option<(u32, i8)>,
+    /// Settled eldest children, by value (-1, 0, 1).
+    votes: [u32; 3],
+}
+
+impl Guess {
+    fn new(root: Key) -> Guess {
+        Guess {
+            line: HashSet::from([root]),
+            on_line: None,
+            votes: [0; 3],
+        }
+    }
+
+    /// Records the eldest child (`child`, with `stones` stones, its value
+    /// if settled) of `parent`.
+    fn eldest(&mut self, parent: Key, child: Key, stones: u32, value: Option<i8>) {
+        if self.line.contains(&parent) {
+            self.line.insert(child);
+            if let Some(v) = value {
+                if self.on_line.is_none_or(|(d, _)| stones < d) {
+                    self.on_line = Some((stones, v));
+                }
+            }
+        }
+        if let Some(v) = value {
+            self.votes[(v + 1) as usize] += 1;
+        }
+    }
+
+    fn outcome(&self) -> Expect {
+        let of = |v: i8| match v {
+            1 => Expect::First,
+            0 => Expect::Draw,
+            _ => Expect::Second,
+        };
+        if let Some((_, v)) = self.on_line {
+            return of(v);
+        }
+        // Ties go to the second player, then to a draw.
+        let [p2, draw, p1] = self.votes;
+        if p1 > p2 && p1 > draw {
+            Expect::First
+        } else if draw > p2 {
+            Expect::Draw
+        } else {
+            Expect::Second
         }
     }
 }
@@ -176,16 +265,22 @@ impl HipSolve {
 
 impl MootUnits<HipSolve> for HipSolve {
     fn judge(&self, merged: &SolveSummary) -> Box<dyn MootJudge<SolveUnit>> {
+        let cache = self.relevance_of(merged);
         Box::new(SolveJudge {
-            expect: self.params.expect,
-            cache: self.relevance_of(merged),
+            expect: self.params.expect.unwrap_or(cache.relevance.guess),
+            paired_root: cache.game.p1_ceiling(&Pos::EMPTY) == 0,
+            cache,
         })
     }
 }
 
 /// [`HipSolve`]'s answers against one merged summary.
 struct SolveJudge {
-    expect: Option<Expect>,
+    /// The user's guess (`--expect`), else the job's own ([`Guess`]).
+    expect: Expect,
+    /// Whether the second player can pair moves from the empty board
+    /// (Gardner's bound caps the first player at a draw).
+    paired_root: bool,
     cache: Arc<RelevanceCache>,
 }
 
@@ -195,10 +290,17 @@ impl MootJudge<SolveUnit> for SolveJudge {
     /// not yet settled and still relevant. Searched first, that position
     /// may decide its parent and make the unit moot; once it is settled
     /// without doing so, all its younger siblings may run in parallel.
-    /// With a guess of the outcome (`--expect`), only positions whose mover
-    /// is the guessed winner make units wait: where the mover is expected to
-    /// lose (or, for a draw, nobody is expected to win), every child has to
-    /// be searched anyway, so siblings are searched side by side.
+    /// Only positions whose mover is expected to win make units wait (the
+    /// guess is the user's `--expect`, else the job's own, see [`Guess`]):
+    /// where the mover is expected to lose, every child has to be searched
+    /// anyway, so siblings are searched side by side. A draw where the
+    /// second player can pair moves from the empty board is the first
+    /// player's to prove: the root is capped at a draw, so only "the first
+    /// player reaches a draw" is ever searched for, and it needs one drawing
+    /// move of the first player (his younger moves wait) and every move of
+    /// the second refuted (side by side), the pattern of a first player's
+    /// win. A draw elsewhere needs both players' bounds, every child of
+    /// every position: nobody waits.
     fn must_wait(&self, unit: &SolveUnit) -> bool {
         let (game, r) = (&self.cache.game, &self.cache.relevance);
         if game.replay(&unit.moves).is_err() {
@@ -209,10 +311,9 @@ impl MootJudge<SolveUnit> for SolveJudge {
         for &m in &unit.moves {
             let p1 = game.p1_to_move(&pos);
             let mover_expected_to_win = match self.expect {
-                None => true,
-                Some(Expect::First) => p1,
-                Some(Expect::Second) => !p1,
-                Some(Expect::Draw) => false,
+                Expect::First => p1,
+                Expect::Second => !p1,
+                Expect::Draw => p1 && self.paired_root,
             };
             if !mover_expected_to_win {
                 pos = pos.play(board, m as usize, p1);
