@@ -54,8 +54,9 @@ impl Scheduler {
     /// A lease call found no work for its slots (counted in
     /// [`Scheduler::idle_slots`]): asks running units to split only when
     /// the splits in flight cannot cover the idle slots (the pieces already
-    /// asked for, summed), each new one for the slots still uncovered, at
-    /// most [`MAX_SPLIT_PIECES`] (its k is settled when the request is
+    /// asked for, summed), each new one for the slots still uncovered but
+    /// at least 1 / `IDLE_SHARE` of the idle ones, at most
+    /// [`MAX_SPLIT_PIECES`] (its k is settled when the request is
     /// delivered, see [`Scheduler::split_pieces`]). One unit asked for 256
     /// pieces instead of 256 units asked for one: at 10,000 idle workers,
     /// asking one more unit per empty lease call made the splits in flight
@@ -65,13 +66,14 @@ impl Scheduler {
         self.prune_splits_in_flight();
         let idle = self.idle_slots.load(Ordering::Relaxed);
         let mut uncovered = idle.saturating_sub(self.split_cover);
+        let least = idle.div_ceil(IDLE_SHARE);
         let mut asked = 0;
         while uncovered > 0 {
-            let k = uncovered.min(MAX_SPLIT_PIECES as usize);
+            let k = uncovered.max(least).min(MAX_SPLIT_PIECES as usize);
             if !self.ask_split(min_age, k as u32) {
                 break;
             }
-            uncovered -= k;
+            uncovered = uncovered.saturating_sub(k);
             asked += 1;
         }
         asked
@@ -256,7 +258,8 @@ impl Scheduler {
     /// delivered now; into how many pieces each should cut its rest so that
     /// the waiting slots get one each: the idle slots that the other splits
     /// in flight do not cover (the pieces they were asked for), shared
-    /// among `units`, at least 1 and at most [`MAX_SPLIT_PIECES`]; recorded
+    /// among `units`, at least 1 / `IDLE_SHARE` of the idle slots and 1,
+    /// at most [`MAX_SPLIT_PIECES`]; recorded
     /// as what these splits cover until their rest comes back. A hint (see
     /// `orchard_core::ExploreContext::pieces`): a family may ignore it or
     /// cut fewer (`orchard_core::pieces_within`). A rest that comes back
@@ -272,6 +275,7 @@ impl Scheduler {
         let k = idle
             .saturating_sub(others)
             .div_ceil(units.len().max(1))
+            .max(idle.div_ceil(IDLE_SHARE))
             .clamp(1, MAX_SPLIT_PIECES as usize) as u32;
         for &id in units {
             self.set_split_in_flight(id, k);
@@ -284,6 +288,14 @@ impl Scheduler {
 /// units costs as many rows in one transaction, and the fan-out to 10,000
 /// workers takes two generations of splits at this k.
 pub const MAX_SPLIT_PIECES: u32 = 256;
+
+/// A split asks for at least 1 / `IDLE_SHARE` of the idle slots, however
+/// few the splits in flight leave uncovered: idle calls come one at a time,
+/// and a split for each one's single slot left every call waiting for a
+/// split's whole round (delivery, cut, report, commit); the pieces beyond
+/// the uncovered slots wait as pending units for the next calls, which then
+/// lease at once (the family keeps them above its piece floor).
+const IDLE_SHARE: usize = 16;
 
 /// How often the set of splits in flight is pruned.
 const SPLITS_PRUNE_EVERY: Duration = Duration::from_millis(10);
