@@ -460,7 +460,7 @@ impl Sim {
                     let k = pieces.load(Ordering::Relaxed).max(1);
                     self.run
                         .job
-                        .explore_cut_into(&unit, paid.max(1), k)
+                        .explore_split(&unit, paid.max(1), k, budget)
                         .expect("the same unit again")
                 }
             }

@@ -38,32 +38,107 @@ impl Scheduler {
     /// `split_candidates`: O(log n) a unit asked or an entry found stale,
     /// each entry taken once, instead of a scan of every live unit on every
     /// empty lease (which at a thousand idle workers was most of the
-    /// coordinator's time under the lock).
+    /// coordinator's time under the lock). Each is asked for one piece
+    /// until its request is delivered; the service asks through
+    /// [`Scheduler::request_splits_for_idle`] instead, which asks only as
+    /// many as the idle slots need.
+    #[cfg(test)]
     pub fn request_splits(&mut self, wanted: usize, min_age: Duration) -> usize {
-        let now = self.clock.now();
         let mut asked = 0;
-        while asked < wanted {
-            let Some(&(since, id)) = self.split_candidates.first() else {
+        while asked < wanted && self.ask_split(min_age, 1) {
+            asked += 1;
+        }
+        asked
+    }
+
+    /// A lease call found no work for its slots (counted in
+    /// [`Scheduler::idle_slots`]): asks running units to split only when
+    /// the splits in flight cannot cover the idle slots (the pieces already
+    /// asked for, summed), each new one for the slots still uncovered but
+    /// at least 1 / `IDLE_SHARE` of the idle ones, at most
+    /// [`MAX_SPLIT_PIECES`] (its k is settled when the request is
+    /// delivered, see [`Scheduler::split_pieces`]). One unit asked for 256
+    /// pieces instead of 256 units asked for one: at 10,000 idle workers,
+    /// asking one more unit per empty lease call made the splits in flight
+    /// as many as the idle slots, and k fell to 1. Returns how many units
+    /// were asked.
+    pub fn request_splits_for_idle(&mut self, min_age: Duration) -> usize {
+        self.prune_splits_in_flight();
+        let idle = self.idle_slots.load(Ordering::Relaxed);
+        let mut uncovered = idle.saturating_sub(self.split_cover);
+        let least = idle.div_ceil(IDLE_SHARE);
+        let mut asked = 0;
+        while uncovered > 0 {
+            let k = uncovered.max(least).min(MAX_SPLIT_PIECES as usize);
+            if !self.ask_split(min_age, k as u32) {
                 break;
+            }
+            uncovered = uncovered.saturating_sub(k);
+            asked += 1;
+        }
+        asked
+    }
+
+    /// Asks the oldest split candidate leased for at least `min_age` to
+    /// split into about `pieces` pieces (counted in flight until its rest
+    /// comes back). False when there is none.
+    fn ask_split(&mut self, min_age: Duration, pieces: u32) -> bool {
+        let now = self.clock.now();
+        loop {
+            let Some(&(since, id)) = self.split_candidates.first() else {
+                return false;
             };
             if now.duration_since(since) < min_age {
                 // The rest are younger still.
-                break;
+                return false;
             }
             self.split_candidates.pop_first();
             if let Some(u) = self.units.get_mut(&id) {
                 if is_split_candidate(u, since) && splits_on_idle(&self.jobs, u) {
                     u.split_requested = true;
-                    asked += 1;
                     // Its holder's `AwaitSplits` call, if any, answers now.
                     let holder = u.lease.as_ref().map(|l| l.worker);
                     if let Some(w) = holder.and_then(|w| self.workers.get(&w)) {
                         w.split_signal.notify_one();
                     }
+                    self.set_split_in_flight(id, pieces);
+                    return true;
                 }
             }
         }
-        asked
+    }
+
+    /// Records `unit`'s split as asked for `pieces` pieces.
+    fn set_split_in_flight(&mut self, unit: UnitId, pieces: u32) {
+        let before = self.splits_in_flight.insert(unit, pieces).unwrap_or(0);
+        self.split_cover = self.split_cover + pieces as usize - before as usize;
+    }
+
+    /// The pieces `unit`'s split was asked for, taken out of the splits in
+    /// flight (its rest came back); 0 if it was not asked to split.
+    pub fn take_split_in_flight(&mut self, unit: UnitId) -> u32 {
+        let k = self.splits_in_flight.remove(&unit).unwrap_or(0);
+        self.split_cover -= k as usize;
+        k
+    }
+
+    /// Drops the splits whose rest will not come (the unit's lease ended,
+    /// or it was leased again), at most every 10 ms (O(set)).
+    fn prune_splits_in_flight(&mut self) {
+        let now = self.clock.now();
+        if self
+            .splits_pruned
+            .is_some_and(|t| now.duration_since(t) < SPLITS_PRUNE_EVERY)
+        {
+            return;
+        }
+        let live = &self.units;
+        self.splits_in_flight.retain(|id, _| {
+            live.get(id)
+                .is_some_and(|u| u.split_requested && (u.lease.is_some() || u.reporting))
+        });
+        self.split_cover = self.splits_in_flight.values().map(|&k| k as usize).sum();
+        self.splits_pruned = Some(now);
     }
 
     /// Records a lease that began at `since` among the units to ask to
@@ -181,30 +256,31 @@ impl Scheduler {
 
     /// The k of a k-way hand-back: the split requests for `units` are being
     /// delivered now; into how many pieces each should cut its rest so that
-    /// the waiting slots get one each: the idle slots shared among every
-    /// split whose rest is still to come (these included), at least 1 and
-    /// at most [`MAX_SPLIT_PIECES`]. A hint (see
-    /// `orchard_core::ExploreContext::pieces`): a family may ignore it. A
-    /// rest that comes back makes units that wake as many waiting calls.
+    /// the waiting slots get one each: the idle slots that the other splits
+    /// in flight do not cover (the pieces they were asked for), shared
+    /// among `units`, at least 1 / `IDLE_SHARE` of the idle slots and 1,
+    /// at most [`MAX_SPLIT_PIECES`]; recorded
+    /// as what these splits cover until their rest comes back. A hint (see
+    /// `orchard_core::ExploreContext::pieces`): a family may ignore it or
+    /// cut fewer (`orchard_core::pieces_within`). A rest that comes back
+    /// wakes as many waiting calls as were asked for.
     pub fn split_pieces(&mut self, units: &[UnitId]) -> u32 {
-        let now = self.clock.now();
-        self.splits_in_flight.extend(units.iter().copied());
-        // Splits whose rest came back (the unit reported, or its lease
-        // ended) leave the set; pruned at most every 10 ms (O(set)).
-        if self
-            .splits_pruned
-            .is_none_or(|t| now.duration_since(t) >= SPLITS_PRUNE_EVERY)
-        {
-            let live = &self.units;
-            self.splits_in_flight.retain(|id| {
-                live.get(id)
-                    .is_some_and(|u| u.split_sent && u.lease.is_some())
-            });
-            self.splits_pruned = Some(now);
-        }
+        self.prune_splits_in_flight();
+        let mine: usize = units
+            .iter()
+            .map(|id| self.splits_in_flight.get(id).copied().unwrap_or(0) as usize)
+            .sum();
+        let others = self.split_cover - mine;
         let idle = self.idle_slots.load(Ordering::Relaxed);
-        let sharing = self.splits_in_flight.len().max(units.len()).max(1);
-        idle.div_ceil(sharing).clamp(1, MAX_SPLIT_PIECES as usize) as u32
+        let k = idle
+            .saturating_sub(others)
+            .div_ceil(units.len().max(1))
+            .max(idle.div_ceil(IDLE_SHARE))
+            .clamp(1, MAX_SPLIT_PIECES as usize) as u32;
+        for &id in units {
+            self.set_split_in_flight(id, k);
+        }
+        k
     }
 }
 
@@ -212,6 +288,14 @@ impl Scheduler {
 /// units costs as many rows in one transaction, and the fan-out to 10,000
 /// workers takes two generations of splits at this k.
 pub const MAX_SPLIT_PIECES: u32 = 256;
+
+/// A split asks for at least 1 / `IDLE_SHARE` of the idle slots, however
+/// few the splits in flight leave uncovered: idle calls come one at a time,
+/// and a split for each one's single slot left every call waiting for a
+/// split's whole round (delivery, cut, report, commit); the pieces beyond
+/// the uncovered slots wait as pending units for the next calls, which then
+/// lease at once (the family keeps them above its piece floor).
+const IDLE_SHARE: usize = 16;
 
 /// How often the set of splits in flight is pruned.
 const SPLITS_PRUNE_EVERY: Duration = Duration::from_millis(10);

@@ -58,7 +58,7 @@ mod test_family;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -117,9 +117,12 @@ pub struct Scheduler {
     /// when taken (a lease that ended leaves its entry behind) and the set
     /// is swept when stale entries outnumber the live units.
     split_candidates: BTreeSet<(Instant, UnitId)>,
-    /// Units told to split whose rest has not come back yet, pruned
-    /// lazily (see [`Scheduler::split_pieces`]).
-    splits_in_flight: HashSet<UnitId>,
+    /// Units asked to split whose rest has not come back yet, with the
+    /// pieces each was asked for, pruned lazily (see
+    /// [`Scheduler::request_splits_for_idle`]), and those pieces summed:
+    /// the idle slots the splits in flight cover.
+    splits_in_flight: HashMap<UnitId, u32>,
+    split_cover: usize,
     splits_pruned: Option<Instant>,
     /// Worker slots waiting in lease calls for work, counted by the service
     /// (see [`Scheduler::idle_slots`]): what a split's pieces are for.
@@ -141,7 +144,8 @@ impl Scheduler {
             counters: Counters::default(),
             units: HashMap::new(),
             split_candidates: BTreeSet::new(),
-            splits_in_flight: HashSet::new(),
+            splits_in_flight: HashMap::new(),
+            split_cover: 0,
             splits_pruned: None,
             idle_slots: Arc::new(AtomicUsize::new(0)),
             workers: HashMap::new(),

@@ -119,9 +119,10 @@ fn split_requests_reach_the_long_poll_once() {
     assert_eq!(h.s.take_split_requests(9_999), None);
 }
 
-/// The k of a k-way hand-back: the slots waiting in lease calls shared
-/// among the splits whose rest is still to come, at least 1, at most
-/// `MAX_SPLIT_PIECES`; a split whose unit reported leaves the share.
+/// The k of a k-way hand-back: the slots waiting in lease calls that the
+/// other splits in flight do not cover (the pieces they were asked for), at
+/// least 1, at most `MAX_SPLIT_PIECES`; a split whose unit reported no
+/// longer covers any.
 #[test]
 fn split_requests_ask_for_a_piece_for_each_idle_slot() {
     use std::sync::atomic::Ordering;
@@ -137,12 +138,12 @@ fn split_requests_ask_for_a_piece_for_each_idle_slot() {
     let reply = h.s.heartbeat(a, &[(first[0].0, 0)], &[]).unwrap();
     assert_eq!(reply.split, vec![first[0].0]);
     assert_eq!(reply.split_pieces, vec![1]);
-    // 12 slots waiting, two splits in flight: 6 pieces each.
+    // 12 slots waiting, the first split covers 1 of them: 11 for the second.
     idle.store(12, Ordering::Relaxed);
     assert_eq!(h.s.request_splits(1, MS), 1);
     h.advance(TTL / 100);
     assert_eq!(h.s.take_split_requests(b), Some(vec![second[0].0]));
-    assert_eq!(h.s.split_pieces(&[second[0].0]), 6);
+    assert_eq!(h.s.split_pieces(&[second[0].0]), 11);
     // The first unit reports: its rest came back, the second takes the lot.
     h.report(first[0].0, &first[0].1, 1);
     h.advance(TTL / 100);
@@ -154,6 +155,76 @@ fn split_requests_ask_for_a_piece_for_each_idle_slot() {
     );
     idle.store(0, Ordering::Relaxed);
     assert_eq!(h.s.split_pieces(&[second[0].0]), 1);
+}
+
+/// An idle lease call asks for a new split only when the pieces asked of
+/// the splits in flight do not cover the idle slots, each split for the
+/// slots still uncovered but at least a sixteenth of the idle ones (at
+/// most `MAX_SPLIT_PIECES`); a split whose rest came back
+/// (`take_split_in_flight`) or whose lease ended covers none.
+#[test]
+fn idle_calls_ask_for_splits_only_for_uncovered_slots() {
+    use super::heartbeat::MAX_SPLIT_PIECES;
+    use std::sync::atomic::Ordering;
+    let max = MAX_SPLIT_PIECES as usize;
+    let mut h = Harness::new();
+    h.submit("leaves", 40, 8, None);
+    let w = h.worker();
+    let units = h.lease(w, 8);
+    assert_eq!(units.len(), 8);
+    let idle = h.s.idle_slots();
+    h.advance(TTL / 4);
+    assert_eq!(h.s.request_splits_for_idle(MS), 0, "nobody idle");
+    // 10 idle slots: one split, for 10 pieces; then covered.
+    idle.store(10, Ordering::Relaxed);
+    assert_eq!(h.s.request_splits_for_idle(MS), 1);
+    assert_eq!(h.s.request_splits_for_idle(MS), 0, "covered by the first");
+    let asked = h.s.take_split_requests(w).unwrap();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(h.s.split_pieces(&asked), 10);
+    // 10 more idle slots: one more split; 2 * MAX more: two more.
+    idle.store(20, Ordering::Relaxed);
+    assert_eq!(h.s.request_splits_for_idle(MS), 1);
+    idle.store(20 + 2 * max, Ordering::Relaxed);
+    assert_eq!(h.s.request_splits_for_idle(MS), 2);
+    assert_eq!(h.s.request_splits_for_idle(MS), 0);
+    // Delivered together: the slots the first split does not cover shared
+    // among them.
+    let three = h.s.take_split_requests(w).unwrap();
+    assert_eq!(three.len(), 3);
+    assert_eq!(
+        h.s.split_pieces(&three) as usize,
+        (10 + 2 * max).div_ceil(3).min(max)
+    );
+    // The first split's rest comes back: it covers nothing any more, and
+    // while its 10 calls are not served yet, another split is asked for
+    // them, for at least a sixteenth of the idle slots (34 of 532); once
+    // they are served, the three others cover the rest.
+    assert_eq!(h.s.take_split_in_flight(asked[0]), 10);
+    assert_eq!(h.s.take_split_in_flight(asked[0]), 0, "taken once");
+    assert_eq!(h.s.request_splits_for_idle(MS), 1);
+    let fourth = h.s.take_split_requests(w).unwrap();
+    assert_eq!(
+        h.s.split_pieces(&fourth) as usize,
+        (20 + 2 * max).div_ceil(16)
+    );
+    assert_eq!(h.s.take_split_in_flight(fourth[0]), 34);
+    idle.store(10 + 2 * max, Ordering::Relaxed);
+    assert_eq!(h.s.request_splits_for_idle(MS), 0);
+    idle.store(3 * max + 1, Ordering::Relaxed);
+    assert_eq!(h.s.request_splits_for_idle(MS), 1);
+    // Every lease runs out: no split in flight covers anything, and no
+    // unit runs to be asked.
+    h.advance(2 * TTL);
+    assert_eq!(h.s.request_splits_for_idle(MS), 0);
+    let again = h.lease(w, 8);
+    assert!(again.len() >= 4, "{} leased again", again.len());
+    h.advance(MS);
+    // 3 * MAX + 1 slots uncovered: four splits, the last for one piece.
+    assert_eq!(h.s.request_splits_for_idle(MS), 4);
+    let asked = h.s.take_split_requests(w).unwrap();
+    assert_eq!(asked.len(), 4);
+    assert_eq!(h.s.split_pieces(&asked) as usize, (3 * max + 1).div_ceil(4));
 }
 
 #[test]

@@ -110,11 +110,9 @@ impl WorkerService for Workers {
         self.check_speaks_for(r.worker_id, peer.as_ref())?;
         let max = r.max_units.clamp(1, self.0.config.max_units_per_lease) as usize;
         let deadline = Instant::now() + LEASE_WAIT;
-        // Split requests are made once a call: an idle worker asks for as
-        // much work as it has room for, not again each time it is woken.
-        let mut splits_asked = false;
         // The call's slots count as idle while it waits (see
-        // `Scheduler::split_pieces`), off again however the call ends.
+        // `Scheduler::request_splits_for_idle`), off again however the call
+        // ends.
         let mut idle: Option<IdleSlots> = None;
         loop {
             // Registered as a waiter before looking, so that a wake-up
@@ -131,11 +129,16 @@ impl WorkerService for Workers {
                     }));
                 }
                 let (granted, writes) = s.lease(r.worker_id, max);
-                if granted.is_empty() && !splits_asked {
-                    // Idle worker: ask running units to split off their rest.
-                    idle = Some(IdleSlots::new(s.idle_slots(), max));
-                    s.request_splits(max, self.0.config.min_split_age);
-                    splits_asked = true;
+                if granted.is_empty() {
+                    // Idle worker: running units are asked to split off
+                    // their rest when the splits in flight do not cover the
+                    // idle slots; looked at again each time the call is
+                    // woken without work (a rest that came back in fewer
+                    // pieces than asked wakes as many calls as were asked).
+                    if idle.is_none() {
+                        idle = Some(IdleSlots::new(s.idle_slots(), max));
+                    }
+                    s.request_splits_for_idle(self.0.config.min_split_age);
                 }
                 (granted, writes)
             };
@@ -268,16 +271,24 @@ impl WorkerService for Workers {
                 return Err(e);
             }
             let job_id = pending.job_id;
-            let new_units = pending.rest.len();
-            let (finishing, bound, wake_all) = {
+            let (finishing, bound, wake_all, new_units) = {
                 let mut s = shared.lock();
+                // A split's rest: the calls it was asked for are woken,
+                // those its pieces do not serve to ask for another split.
+                let asked = s.take_split_in_flight(unit_id) as usize;
+                let new_units = pending.rest.len().max(asked);
                 let (finishing, writes) = s.complete_report(pending);
                 if !writes.is_empty() {
                     shared.store.enqueue(writes);
                 }
                 let job = s.job(job_id);
                 let bound = job.map(|j| j.bound()).unwrap_or(0);
-                (finishing, bound, job.is_some_and(|j| j.leases_wait()))
+                (
+                    finishing,
+                    bound,
+                    job.is_some_and(|j| j.leases_wait()),
+                    new_units,
+                )
             };
             // New units may be ready for idle workers: as many woken as
             // there are units. Units that were waiting for this one's

@@ -74,6 +74,31 @@ impl ExploreContext<'_> {
     pub fn pieces_wanted(&self) -> u32 {
         self.pieces.load(Ordering::Relaxed).max(1)
     }
+
+    /// How many pieces to cut a rest of `rest_nodes` nodes into: the
+    /// pieces asked for ([`ExploreContext::pieces_wanted`]), but none
+    /// smaller than the piece floor (see [`pieces_within`]).
+    pub fn pieces_for(&self, rest_nodes: u64) -> u32 {
+        pieces_within(self.pieces_wanted(), rest_nodes, self.budget)
+    }
+}
+
+/// A piece of a k-way hand-back holds at least this share of a unit's
+/// budget (1 / `PIECE_FLOOR_DIVISOR`): the coordinator asks for as many
+/// pieces as there are idle slots, up to hundreds, and a small rest cut
+/// that many ways makes units whose lease and report cost more than their
+/// work (a rest of 10 s of work cut 256 ways is 40 ms a unit).
+pub const PIECE_FLOOR_DIVISOR: u64 = 8;
+
+/// The pieces to cut a rest of `rest_nodes` nodes into when `wanted` were
+/// asked for and a unit's budget is `budget` nodes: `wanted`, but at most
+/// one per `budget / PIECE_FLOOR_DIVISOR` nodes of the rest, and at least 1.
+/// For families that know the size of their rest (see
+/// [`ExploreContext::pieces`]); a family that does not may ignore it.
+pub fn pieces_within(wanted: u32, rest_nodes: u64, budget: u64) -> u32 {
+    let floor = (budget / PIECE_FLOOR_DIVISOR).max(1);
+    let most = (rest_nodes / floor).min(u64::from(u32::MAX)) as u32;
+    wanted.min(most).max(1)
 }
 
 /// The channels of an exploration run outside a worker (the sequential
@@ -239,5 +264,27 @@ pub trait SearchFamily: Sized + Send + Sync + 'static {
     /// The optional capabilities this job has. The default: none.
     fn capabilities(&self) -> Capabilities<'_, Self> {
         Capabilities::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pieces_within, PIECE_FLOOR_DIVISOR};
+
+    #[test]
+    fn pieces_are_no_smaller_than_the_floor() {
+        let budget = 800;
+        let floor = budget / PIECE_FLOOR_DIVISOR;
+        // A large rest: as many pieces as asked.
+        assert_eq!(pieces_within(256, 1_000_000, budget), 256);
+        // A rest of 10 floors: 10 pieces, not 256.
+        assert_eq!(pieces_within(256, 10 * floor, budget), 10);
+        assert_eq!(pieces_within(256, 10 * floor + floor - 1, budget), 10);
+        // Never fewer than one, nor more than asked.
+        assert_eq!(pieces_within(256, floor - 1, budget), 1);
+        assert_eq!(pieces_within(0, 1_000_000, budget), 1);
+        assert_eq!(pieces_within(3, 1_000_000, budget), 3);
+        // A budget under the divisor: a floor of one node.
+        assert_eq!(pieces_within(256, 100, 1), 100);
     }
 }

@@ -48,7 +48,10 @@ pub mod testing;
 pub use capability::{CacheSnapshot, Capabilities, LemmaExchange, MootJudge, MootUnits, Probing};
 pub use erased::{Aggregate, DynExploration, DynFamily, EncodedMootJudge, Erased, PreparedJob};
 pub use error::{FamilyError, ParamError};
-pub use family::{Exploration, ExploreContext, FamilyReport, Host, LocalFlags, SearchFamily};
+pub use family::{
+    pieces_within, Exploration, ExploreContext, FamilyReport, Host, LocalFlags, SearchFamily,
+    PIECE_FLOOR_DIVISOR,
+};
 pub use figure::Figure;
 pub use probe::Probe;
 pub use registry::Registry;

@@ -27,7 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use orchard_core::merge::checked_add;
 use orchard_core::{
-    Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
+    pieces_within, Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError,
+    SearchFamily,
 };
 
 pub use tree::{Count, Node, Tree, MAX_BRANCHING, MAX_ROOT_UNITS, MAX_TAIL, SHALLOW_LEVELS};
@@ -164,6 +165,45 @@ impl Synthetic {
         self.refine(x, pieces)
     }
 
+    /// [`Synthetic::explore_cut_into`] for a unit of `budget` nodes: the
+    /// rest cut into the pieces asked for, but none smaller than the piece
+    /// floor (`orchard_core::pieces_within`): what a worker stopped by a
+    /// split request hands back.
+    pub fn explore_split(
+        &self,
+        unit: &Piece,
+        nodes: u64,
+        pieces: u32,
+        budget: u64,
+    ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
+        let x = self.explore_cut(unit, nodes)?;
+        self.refine_within(x, pieces, budget)
+    }
+
+    /// A split's rest cut into `pieces` units, or fewer where the rest is
+    /// too small for pieces of at least the floor of a `budget`.
+    fn refine_within(
+        &self,
+        x: Exploration<SyntheticSummary, Piece>,
+        pieces: u32,
+        budget: u64,
+    ) -> Result<Exploration<SyntheticSummary, Piece>, FamilyError> {
+        let Exploration::Split { rest, .. } = &x else {
+            return Ok(x);
+        };
+        if pieces as usize <= rest.len() {
+            return Ok(x);
+        }
+        let mut rest_nodes = 0u64;
+        for p in rest {
+            rest_nodes += self
+                .tree
+                .piece_size(&p.root, &p.from)
+                .map_err(FamilyError::BadUnit)?;
+        }
+        self.refine(x, pieces_within(pieces, rest_nodes, budget))
+    }
+
     /// A split's rest cut into at least `pieces` units where it can be.
     fn refine(
         &self,
@@ -284,7 +324,9 @@ impl SearchFamily for Synthetic {
     /// are planned, then paid for in real time; a stop request in the
     /// meantime cuts the exploration to the nodes paid for so far. A stop
     /// that asks for k pieces (`ExploreContext::pieces`) gets the rest in
-    /// at least k units where the tree allows (`Tree::refine`).
+    /// at least k units where the tree allows (`Tree::refine`), fewer if
+    /// the rest is too small for k pieces of at least the piece floor
+    /// (`orchard_core::pieces_within`: an eighth of the budget).
     fn explore(
         &self,
         unit: &Piece,
@@ -294,7 +336,7 @@ impl SearchFamily for Synthetic {
         if self.node_cost.is_zero() {
             let mut x = self.explore_budget(unit, ctx.budget, &stop)?;
             if ctx.stop_requested() {
-                x = self.refine(x, ctx.pieces_wanted())?;
+                x = self.refine_within(x, ctx.pieces_wanted(), ctx.budget)?;
             }
             ctx.progress.store(nodes_of(&x), Ordering::Relaxed);
             return Ok(x);
@@ -313,8 +355,9 @@ impl SearchFamily for Synthetic {
             if stop() {
                 // What was paid for (the same nodes, in the same order, as
                 // the plan's first ones), and the rest handed back.
-                // Cut into as many pieces as the split request asked for.
-                return self.explore_cut_into(unit, paid.max(1), ctx.pieces_wanted());
+                // Cut into as many pieces as the split request asked for,
+                // none below the piece floor.
+                return self.explore_split(unit, paid.max(1), ctx.pieces_wanted(), ctx.budget);
             }
             let left = self.node_cost * (total - paid).min(u32::MAX as u64) as u32;
             std::thread::sleep(left.min(POLL));

@@ -216,6 +216,45 @@ fn a_k_way_cut_hands_back_k_pieces_that_cover_exactly_the_rest() {
     }
 }
 
+/// The piece floor: a rest cut for k idle workers is cut into no more
+/// pieces than it holds floors (an eighth of the unit budget, at least one
+/// piece), however many are asked; as many as asked when it is large; the
+/// pieces still cover exactly the rest, node for node.
+#[test]
+fn a_k_way_cut_makes_no_piece_below_the_floor() {
+    let job = job(params(13, 3000, 2, 5, 2));
+    let all = reference::nodes(job.tree());
+    let unit = Piece::subtree(vec![0]);
+    let below = covered(&all, &unit);
+    for nodes in [1, 40, 333, below.len() as u64 - 50] {
+        for budget in [8u64, 80, 800, 8_000] {
+            let floor = (budget / orchard_core::PIECE_FLOOR_DIVISOR).max(1) as usize;
+            let what = format!("cut at {nodes}, budget {budget}");
+            let Exploration::Split { rest: usual, .. } = job.explore_cut(&unit, nodes).unwrap()
+            else {
+                panic!("cut before its end")
+            };
+            let Exploration::Split { explored, rest } =
+                job.explore_split(&unit, nodes, 256, budget).unwrap()
+            else {
+                panic!("{what}: nothing left")
+            };
+            let pieced: usize = rest.iter().map(|p| covered(&all, p).len()).sum();
+            assert_eq!(explored.nodes as usize + pieced, below.len(), "{what}");
+            let rest_nodes = below.len() - nodes as usize;
+            let most = (rest_nodes / floor).clamp(1, 256).max(usual.len());
+            assert!(
+                rest.len() <= most,
+                "{what}: {} pieces of a rest of {rest_nodes}, floor {floor}",
+                rest.len()
+            );
+            if rest_nodes / floor >= 512 {
+                assert!(rest.len() >= 256, "{what}: {} pieces", rest.len());
+            }
+        }
+    }
+}
+
 /// A stop that asks for k pieces through `ExploreContext::pieces` gets them
 /// from `explore` (the worker's path), and a stop that asks for none (a
 /// shutdown) the usual cut; both merge to the tree with the rest explored.
@@ -256,10 +295,14 @@ fn random_cuts(job: &Synthetic, budgets: &[u64], order_seed: u64) -> SyntheticSu
         i += 1;
         // Some turns cut the unit as a stop request would (rest fanned
         // out), some as one for k idle workers (the k-way hand-back).
-        let x = match i % 3 {
+        let x = match i % 4 {
             1 => job.explore_cut(&unit, budget).unwrap(),
             2 => job
                 .explore_cut_into(&unit, budget, 1 + (budget % 40) as u32)
+                .unwrap(),
+            // A k-way cut whose pieces the floor of a unit budget bounds.
+            3 => job
+                .explore_split(&unit, budget, 1 + (budget % 200) as u32, 8 * budget)
                 .unwrap(),
             _ => job.explore(&unit, &flags.context(budget)).unwrap(),
         };
