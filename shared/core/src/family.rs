@@ -74,13 +74,6 @@ impl ExploreContext<'_> {
     pub fn pieces_wanted(&self) -> u32 {
         self.pieces.load(Ordering::Relaxed).max(1)
     }
-
-    /// How many pieces to cut a rest of `rest_nodes` nodes into: the
-    /// pieces asked for ([`ExploreContext::pieces_wanted`]), but none
-    /// smaller than the piece floor (see [`pieces_within`]).
-    pub fn pieces_for(&self, rest_nodes: u64) -> u32 {
-        pieces_within(self.pieces_wanted(), rest_nodes, self.budget)
-    }
 }
 
 /// A piece of a k-way hand-back holds at least this share of a unit's

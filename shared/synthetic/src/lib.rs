@@ -196,10 +196,12 @@ impl Synthetic {
         }
         let mut rest_nodes = 0u64;
         for p in rest {
-            rest_nodes += self
-                .tree
-                .piece_size(&p.root, &p.from)
-                .map_err(FamilyError::BadUnit)?;
+            // A hint's arithmetic: saturating is exact enough.
+            rest_nodes = rest_nodes.saturating_add(
+                self.tree
+                    .piece_size(&p.root, &p.from)
+                    .map_err(FamilyError::BadUnit)?,
+            );
         }
         self.refine(x, pieces_within(pieces, rest_nodes, budget))
     }
