@@ -52,7 +52,7 @@ use orchard::families::FAMILIES;
 use orchard_coordinator::{Coordinator, CoordinatorConfig};
 use orchard_core::estimate::Rng;
 use orchard_core::hostile::mutate;
-use orchard_core::{ExploreContext, Host};
+use orchard_core::{Host, LocalFlags};
 use orchard_proto::v1::job_service_client::JobServiceClient;
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
@@ -115,14 +115,8 @@ async fn work(url: &str, units: usize, budget: u64) -> Result<usize, tonic::Stat
         let Some(unit) = leases.into_iter().next() else {
             break;
         };
-        let (stop, bound, progress) = Default::default();
-        let ctx = ExploreContext {
-            budget,
-            stop: &stop,
-            bound: &bound,
-            progress: &progress,
-            pieces: &std::sync::atomic::AtomicU32::new(0),
-        };
+        let flags = LocalFlags::default();
+        let ctx = flags.context(budget);
         let explored = FAMILIES
             .registry
             .by_name(&unit.family)

@@ -3,7 +3,7 @@
 //! the family in the test process, and reports honestly or with one count
 //! corrupted.
 
-use orchard_core::{DynExploration, ExploreContext, Host};
+use orchard_core::{DynExploration, Host, LocalFlags};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
 use tonic::transport::Channel;
@@ -113,14 +113,8 @@ pub fn explore(unit: &UnitLease, budget: u64) -> DynExploration {
         .unwrap()
         .prepare(&unit.params_json, &Host::default())
         .unwrap();
-    let (stop, bound, progress) = Default::default();
-    let ctx = ExploreContext {
-        budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &std::sync::atomic::AtomicU32::new(0),
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(budget);
     prepared.explore(&unit.unit, &ctx).unwrap()
 }
 

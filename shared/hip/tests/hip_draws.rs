@@ -2,7 +2,7 @@
 //! one), against Franke's table of draws, and across methods and budgets.
 
 use clap::{Args, FromArgMatches};
-use orchard_core::{explore_all, Exploration, ExploreContext, Host, ParamError, SearchFamily};
+use orchard_core::{explore_all, Exploration, Host, LocalFlags, ParamError, SearchFamily};
 use orchard_hip::{reference, DrawsParams, DrawsSummary, DrawsUnit, HipDraws, HipSolve, Method};
 
 fn params(rows: u32, cols: u32, colors: u32, method: Method) -> DrawsParams {
@@ -201,16 +201,8 @@ fn merge_is_order_independent() {
     let ctx_budget = 50;
     let mut parts = Vec::new();
     let mut pending = job(&p).root_units();
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let bound = std::sync::atomic::AtomicU64::new(0);
-    let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget: ctx_budget,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &std::sync::atomic::AtomicU32::new(0),
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(ctx_budget);
     while let Some(u) = pending.pop() {
         match job(&p).explore(&u, &ctx).unwrap() {
             Exploration::Finished(s) => parts.push(s),
@@ -264,16 +256,8 @@ fn seeds_are_computed_by_a_first_tier_of_units() {
             prefixes: vec![vec![]]
         }]
     );
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let bound = std::sync::atomic::AtomicU64::new(0);
-    let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget: u64::MAX,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &std::sync::atomic::AtomicU32::new(0),
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(u64::MAX);
     match job(&p).explore(&roots[0], &ctx).unwrap() {
         Exploration::Split { explored, rest } => {
             assert_eq!(explored.draws, 0);
@@ -366,16 +350,8 @@ fn runs_through_the_registry() {
     let fam = registry.by_name("hip-draws").unwrap();
     let json = params_json(&["hip-draws", "--rows", "4", "--cols", "3", "--colors", "3"]);
     let job = fam.prepare(&json, &Host::default()).unwrap();
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let bound = std::sync::atomic::AtomicU64::new(0);
-    let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget: 1 << 20,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &std::sync::atomic::AtomicU32::new(0),
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(1 << 20);
     let mut agg = job.new_aggregate();
     let mut pending = job.root_units();
     while let Some(u) = pending.pop() {

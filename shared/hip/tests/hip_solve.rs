@@ -3,7 +3,7 @@
 
 use clap::{Args, FromArgMatches};
 use orchard_core::{
-    explore_all, Exploration, ExploreContext, Host, MootUnits, ParamError, SearchFamily,
+    explore_all, Exploration, Host, LocalFlags, MootUnits, ParamError, SearchFamily,
 };
 use orchard_hip::solve::{explore_pruned, value_of};
 use orchard_hip::{reference, HipDraws, HipSolve, SolveParams, SolveSummary, SolveUnit};
@@ -435,7 +435,6 @@ fn cold_splits_do_not_change_the_answer() {
 #[test]
 fn young_brothers_wait_for_their_elder_sibling() {
     use orchard_hip::solve::Expect;
-    use std::sync::atomic::{AtomicBool, AtomicU64};
     // Boards with their winner, without a guess and with one (3x5 double
     // with a wrong one: it must cost speed only). 4x5 can pair moves (a draw
     // there is the first player's to prove), 3x5 cannot.
@@ -478,15 +477,8 @@ fn young_brothers_wait_for_their_elder_sibling() {
                 }
             }
         }
-        let (stop, bound, progress) =
-            (AtomicBool::new(false), AtomicU64::new(0), AtomicU64::new(0));
-        let ctx = ExploreContext {
-            budget: u64::MAX,
-            stop: &stop,
-            bound: &bound,
-            progress: &progress,
-            pieces: &std::sync::atomic::AtomicU32::new(0),
-        };
+        let flags = LocalFlags::default();
+        let ctx = flags.context(u64::MAX);
         let mut total = SolveSummary::default();
         let mut pending = units.clone();
         let mut most_free = 1;
@@ -533,20 +525,8 @@ fn young_brothers_wait_for_their_elder_sibling() {
 #[test]
 fn without_expect_the_job_guesses_from_the_eldest_settled_unit() {
     use orchard_hip::solve::Expect;
-    use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
-    let (stop, bound, progress, pieces) = (
-        AtomicBool::new(false),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-        AtomicU32::new(0),
-    );
-    let ctx = ExploreContext {
-        budget: u64::MAX,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &pieces,
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(u64::MAX);
     let mut guesses = Vec::new();
     let mut differ = 0;
     for (r, c, double) in [
@@ -605,16 +585,8 @@ fn without_expect_the_job_guesses_from_the_eldest_settled_unit() {
 #[test]
 fn merge_is_order_independent() {
     let p = params(3, 4, false);
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let bound = std::sync::atomic::AtomicU64::new(0);
-    let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget: 40,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &std::sync::atomic::AtomicU32::new(0),
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(40);
     let mut parts = Vec::new();
     let j = job(&p);
     let mut pending = j.root_units();
@@ -787,16 +759,8 @@ fn runs_through_the_registry() {
             &Host::default(),
         )
         .unwrap();
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let bound = std::sync::atomic::AtomicU64::new(0);
-    let progress = std::sync::atomic::AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget: 50,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &std::sync::atomic::AtomicU32::new(0),
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(50);
     let mut agg = job.new_aggregate();
     let mut pending: std::collections::VecDeque<Vec<u8>> = job.root_units().into();
     let mut splits = 0;

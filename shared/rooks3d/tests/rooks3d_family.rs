@@ -2,9 +2,9 @@
 //! book's figures; splitting and merging must not change an answer.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::Ordering;
 
-use orchard_core::{explore_all, Exploration, ExploreContext, FamilyError, Host, SearchFamily};
+use orchard_core::{explore_all, Exploration, FamilyError, Host, LocalFlags, SearchFamily};
 use orchard_rooks3d::{
     complete, formula, is_canonical, reference, Prefix, Rooks3d, Rooks3dParams, Rooks3dSummary,
     FREE_CELLS, MAX_PER_LINE, SYMMETRIES,
@@ -152,14 +152,9 @@ fn splitting_does_not_change_the_summary() {
 fn a_stop_hands_back_the_unit() {
     let job = job(3);
     let unit = job.root_units()[4].clone();
-    let (stop, bound, progress) = (AtomicBool::new(true), AtomicU64::new(0), AtomicU64::new(0));
-    let ctx = ExploreContext {
-        budget: u64::MAX,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &std::sync::atomic::AtomicU32::new(0),
-    };
+    let flags = LocalFlags::default();
+    flags.stop.store(true, Ordering::Relaxed);
+    let ctx = flags.context(u64::MAX);
     match job.explore(&unit, &ctx).unwrap() {
         Exploration::Split { explored, rest } => {
             assert_eq!(explored, Rooks3dSummary::default());

@@ -1,10 +1,10 @@
 //! The `synthetic` family against its materialised reference and its known
 //! size: budgets, random cuts and stops must never lose or repeat a node.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use orchard_core::{explore_all, Exploration, ExploreContext, Host, LocalFlags, SearchFamily};
+use orchard_core::{explore_all, Exploration, Host, LocalFlags, SearchFamily};
 use orchard_synthetic::{reference, Piece, Synthetic, SyntheticParams, SyntheticSummary, Tree};
 use proptest::prelude::*;
 
@@ -381,20 +381,12 @@ fn a_real_time_unit_stopped_midway_splits_exactly() {
     let mut p = params(8, 5_000, 2, 6, 1);
     p.node_cost_ns = 100_000; // 0.1 ms a node: the unit would take 0.5 s
     let job = job(p);
-    let stop = AtomicBool::new(false);
-    let bound = AtomicU64::new(0);
-    let progress = AtomicU64::new(0);
-    let ctx = ExploreContext {
-        budget: u64::MAX,
-        stop: &stop,
-        bound: &bound,
-        progress: &progress,
-        pieces: &std::sync::atomic::AtomicU32::new(0),
-    };
+    let flags = LocalFlags::default();
+    let ctx = flags.context(u64::MAX);
     let x = std::thread::scope(|s| {
         s.spawn(|| {
             std::thread::sleep(Duration::from_millis(60));
-            stop.store(true, Ordering::Relaxed);
+            flags.stop.store(true, Ordering::Relaxed);
         });
         job.explore(&Piece::subtree(vec![0]), &ctx).unwrap()
     });
