@@ -3,12 +3,21 @@
 # and prints one markdown row per run (the full JSON lines go to
 # scale-runs.jsonl in the current directory).
 #
-#   bench/scale-table.sh [SECONDS]    (ideal makespan of each job, default 60:
-#   a 10 s job on 1,000 workers measures the fan-out from one root unit more
-#   than the cluster; see BENCHMARKS.md, "Scale", session 19)
+#   bench/scale-table.sh [SECONDS [WORKERS...]]
+#   SECONDS: ideal makespan of each job, default 60 (a 10 s job on 1,000
+#   workers measures the fan-out from one root unit more than the cluster;
+#   see BENCHMARKS.md, "Scale", session 19). WORKERS: the worker counts to
+#   run, default 10 100 1000 10000; each at 0 and 50 ms round trips and at
+#   50 ms with 20% of the workers killed at half the ideal makespan.
+#   10,000 workers run with a 5 s heartbeat, 30 s leases and 10 s units
+#   (a 1 s heartbeat from 10,000 workers is itself the load; BENCHMARKS.md,
+#   session 17) and take 4-7 minutes a row on the 2-core VM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
+shift || true
+counts=("$@")
+if [ ${#counts[@]} -eq 0 ]; then counts=(10 100 1000 10000); fi
 out="${SCALE_OUT:-scale-runs.jsonl}"
 row() {
     local line
@@ -23,10 +32,13 @@ PY
 }
 echo "| workers | RTT ms | leaving | units | ideal s | makespan s | efficiency | 90% busy at s | busy share | peak reports/s | coord. CPU s | CPU us/unit | coord. RSS MiB | DB MiB | exact |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-# Recorded on 2026-11-24 (a loaded 2-core machine: see BENCHMARKS.md).
-for w in 10 100 1000; do
-    row $w --rtt-ms 0
-    row $w --rtt-ms 50
-    row $w --rtt-ms 50 --leave 0.2
+# Rows recorded in BENCHMARKS.md, "Scale" (a loaded 2-core machine).
+for w in "${counts[@]}"; do
+    big=()
+    if [ "$w" -ge 10000 ]; then
+        big=(--heartbeat 5 --lease-ttl 30 --unit-seconds 10 --timeout 1500)
+    fi
+    row "$w" --rtt-ms 0 "${big[@]}"
+    row "$w" --rtt-ms 50 "${big[@]}"
+    row "$w" --rtt-ms 50 --leave 0.2 "${big[@]}"
 done
-row 10000 --rtt-ms 0 --heartbeat 5 --lease-ttl 30 --unit-seconds 10 --timeout 420
