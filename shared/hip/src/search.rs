@@ -61,12 +61,8 @@ pub const LEMMA_MIN_NODES: u64 = 1 << 8;
 /// Move-ordering penalties, tuned on 4x4 to 4x6 boards (node counts halve to
 /// tenth against no ordering): a new dead cell of mine, obstructing one or two
 /// opponent stones, spending my reserve, extending a partial square of mine,
-/// starting a new one. Spending my reserve weighed 3 until session 22; at 20
-/// it outweighs the other terms of almost every cell (a reserve cell is tried
-/// after the shared ones: the opponent cannot take it, so it keeps), which
-/// took 7-22% fewer nodes on 3x8, 4x6, 4x7 and the 6x6 positions
-/// (BENCHMARKS.md, "Hip", session 22).
-pub const WEIGHTS: [i32; 6] = [6, 2, 3, 20, 0, 2];
+/// starting a new one.
+pub const WEIGHTS: [i32; 6] = [6, 2, 3, 3, 0, 2];
 
 /// A static move order: the penalties of [`WEIGHTS`] (or of other weights,
 /// for tuning them: see the `hip_one_core` example), laid out for the inner
