@@ -409,25 +409,6 @@ impl<'a, 'c> Solver<'a, 'c> {
                 (empty & dmine & !dopp).count_ones(),
             ));
         }
-        if !self.double {
-            match race_bound(board, pos, p1, empty) {
-                Some(Bound::Loss) => return Some(-1),
-                Some(Bound::AtMostDraw) => {
-                    if alpha >= 0 {
-                        return Some(0);
-                    }
-                    beta = beta.min(0);
-                }
-                Some(Bound::AtLeastDraw) => {
-                    if beta <= 0 {
-                        return Some(0);
-                    }
-                    alpha = alpha.max(0);
-                }
-                Some(Bound::Win) => return Some(1),
-                None => {}
-            }
-        }
         // A player whose every square holds an opponent's stone can never
         // lose: the value is at least a draw for him.
         let (closed_mine, closed_opp) = if p1 {
@@ -590,79 +571,6 @@ impl<'a, 'c> Solver<'a, 'c> {
     }
 }
 
-/// What [`race_bound`] proves about the value for the player to move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bound {
-    Loss,
-    AtMostDraw,
-    AtLeastDraw,
-    Win,
-}
-
-/// The cells of `cand` that stay safe for a player to the end of the game:
-/// every square through them holds a stone of the other player (`other`).
-#[inline(always)]
-fn immune(board: &Board, cand: u64, other: u64) -> u32 {
-    let mut m = cand;
-    let mut n = 0;
-    while m != 0 {
-        let c = m.trailing_zeros() as usize;
-        m &= m - 1;
-        n += u32::from(board.others(c).iter().all(|&o| o & other != 0));
-    }
-    n
-}
-
-/// A counting bound on a standard Hip position (`p1`: P1 to move, `empty`
-/// its empty cells), from the race of safe cells.
-///
-/// Safe cells only ever shrink (dead cells grow, stones fill cells), so the
-/// mover places at most `safe_mine` more safe stones. A cell that is dead
-/// for the mover, safe for the opponent and has a mover's stone in every
-/// square through it is a *sure* reply of the opponent: the mover cannot
-/// take it without losing, and it can never become dead for the opponent.
-/// With at least `safe_mine` sure replies, the opponent answers every safe
-/// move of the mover with one and the mover is first to run out: he loses,
-/// or draws if the board fills up at that moment, which needs the sure
-/// replies all used (exactly `safe_mine` of them). The same race the other
-/// way: with at least `safe_opp + 1` sure moves of his own the mover always
-/// has a move while the opponent has one, and wins unless the board fills
-/// up (exactly `safe_opp + 1` of them). The closed-square and static
-/// endgame rules are special cases of neither; this one fires in races
-/// that are still open.
-#[inline(always)]
-pub fn race_bound(board: &Board, pos: &Pos, p1: bool, empty: u64) -> Option<Bound> {
-    let (mine, opp, dmine, dopp) = if p1 {
-        (pos.p1, pos.p2, pos.d1, pos.d2)
-    } else {
-        (pos.p2, pos.p1, pos.d2, pos.d1)
-    };
-    let safe_mine = (empty & !dmine).count_ones();
-    let safe_opp = (empty & !dopp).count_ones();
-    // The opponent's reserve holds his sure replies, the mover's his own.
-    let reserve_opp = empty & dmine & !dopp;
-    let reserve_mine = empty & dopp & !dmine;
-    if reserve_opp.count_ones() >= safe_mine {
-        let sure = immune(board, reserve_opp, mine);
-        if sure > safe_mine {
-            return Some(Bound::Loss);
-        }
-        if sure == safe_mine {
-            return Some(Bound::AtMostDraw);
-        }
-    }
-    if reserve_mine.count_ones() > safe_opp {
-        let sure = immune(board, reserve_mine, opp);
-        if sure > safe_opp + 1 {
-            return Some(Bound::Win);
-        }
-        if sure == safe_opp + 1 {
-            return Some(Bound::AtLeastDraw);
-        }
-    }
-    None
-}
-
 /// The safe moves of the player to move in the solver's order (see
 /// [`Solver::moves`]), for the unit tree.
 #[inline]
@@ -803,66 +711,6 @@ mod tests {
             c.3 += u16::from(a > 0 || b > 2);
         }
         c
-    }
-
-    /// The race bound against plain minimax: random standard Hip games on
-    /// small boards, stopped at every depth where few enough cells are empty
-    /// for the reference; wherever the bound fires, the position's value
-    /// for the mover must lie in it. Every kind of bound must fire.
-    #[test]
-    fn race_bound_agrees_with_plain_minimax() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
-        let mut fired = [0u32; 4];
-        for (rows, cols, games) in [
-            (3, 3, 300),
-            (2, 5, 300),
-            (3, 4, 300),
-            (2, 7, 200),
-            (4, 4, 200),
-            (3, 5, 200),
-        ] {
-            let board = Board::new(rows, cols);
-            for _ in 0..games {
-                let mut pos = Pos::EMPTY;
-                loop {
-                    let p1 = p1_moves(pos.stones(), false);
-                    let empty = board.full & !(pos.p1 | pos.p2);
-                    let dmine = if p1 { pos.d1 } else { pos.d2 };
-                    if empty & !dmine == 0 {
-                        break;
-                    }
-                    if empty.count_ones() <= 9 {
-                        if let Some(b) = race_bound(&board, &pos, p1, empty) {
-                            let mut cells: Vec<u8> = (0..board.n)
-                                .map(|c| {
-                                    u8::from(pos.p1 >> c & 1 == 1)
-                                        + 2 * u8::from(pos.p2 >> c & 1 == 1)
-                                })
-                                .collect();
-                            let v = crate::reference::minimax(rows, cols, false, &mut cells);
-                            let v = if p1 { v } else { -v };
-                            let ok = match b {
-                                Bound::Loss => v == -1,
-                                Bound::AtMostDraw => v <= 0,
-                                Bound::AtLeastDraw => v >= 0,
-                                Bound::Win => v == 1,
-                            };
-                            assert!(ok, "{rows}x{cols} {pos:?}: {b:?} but value {v}");
-                            fired[b as usize] += 1;
-                        }
-                    }
-                    let list = ordered_moves(&board, &pos, p1, 0);
-                    pos = pos.play(&board, list.cells[rand(list.len)] as usize, p1);
-                }
-            }
-        }
-        assert!(fired.iter().all(|&n| n > 0), "fired {fired:?}");
     }
 
     /// Random games on every board shape up to 6x6: the incrementally kept
