@@ -100,6 +100,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         bound: 0,
                         error: String::new(),
                         stopped: false,
+                        want_units: 0,
                     };
                     async move { c.report(req).await.expect("report") }
                 });

@@ -95,6 +95,12 @@ struct Args {
     /// real worker does now). Ignored with --prefetch.
     #[arg(long)]
     blocking_reports: bool,
+    /// A slot whose unit ended asks with `Lease` while the report travels
+    /// in the background (the real worker before session 22); by default
+    /// the unit's report asks for the next unit (`want_units`,
+    /// report-and-lease: one call a unit).
+    #[arg(long)]
+    no_report_lease: bool,
     /// HTTP/2 connections the workers share (default: one per worker, as
     /// real machines have).
     #[arg(long)]
@@ -243,6 +249,7 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         slots: a.slots.max(1),
         prefetch: a.prefetch,
         blocking_reports: a.blocking_reports,
+        report_lease: !a.no_report_lease,
         await_splits: !a.no_await_splits,
         stats: Stats::new(stats_seconds),
         started: started_rx,
@@ -421,6 +428,7 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         "busy_share": round(busy_seconds / (wall * at_start as f64).max(1e-9), 4),
         "prompt_splits": st.prompt_splits.load(Ordering::Relaxed),
         "blocking_reports": a.blocking_reports,
+        "report_lease": !a.no_report_lease && a.prefetch == 0 && !a.blocking_reports,
         "split_pieces_mean": round(
             st.split_pieces.load(Ordering::Relaxed) as f64
                 / st.split_requests.load(Ordering::Relaxed).max(1) as f64,
@@ -445,13 +453,23 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         "report_ms_mean": round(
             st.report_micros.load(Ordering::Relaxed) as f64
                 / 1e3
-                / (reports + st.reports_ignored.load(Ordering::Relaxed)).max(1) as f64,
+                / (reports + st.reports_ignored.load(Ordering::Relaxed))
+                    .saturating_sub(st.report_lease_calls.load(Ordering::Relaxed))
+                    .max(1) as f64,
             2
         ),
         "lease_ms_mean": round(
             st.lease_micros.load(Ordering::Relaxed) as f64
                 / 1e3
                 / (st.lease_calls.load(Ordering::Relaxed) - st.empty_leases.load(Ordering::Relaxed)).max(1) as f64,
+            2
+        ),
+        "report_lease_calls": st.report_lease_calls.load(Ordering::Relaxed),
+        "report_leased": st.report_leased.load(Ordering::Relaxed),
+        "report_lease_ms_mean": round(
+            st.report_lease_micros.load(Ordering::Relaxed) as f64
+                / 1e3
+                / st.report_lease_calls.load(Ordering::Relaxed).max(1) as f64,
             2
         ),
         "coordinator_cpu_us_per_unit": round(coordinator_cpu * 1e6 / units.max(1) as f64, 1),

@@ -21,6 +21,12 @@
 //! k-way hand-back) is passed to the family's cut, as the real worker passes
 //! it through `ExploreContext::pieces`.
 //!
+//! Since session 22 a slot whose unit ended asks for its next unit in that
+//! unit's report (`want_units`, report-and-lease), as the real worker does:
+//! one call a unit instead of a report and a lease; the slot waits for the
+//! report's commit and the lease, and asks with `Lease` only when the
+//! answer brought nothing (`report_lease` off: as before).
+//!
 //! `prefetch` is what the real worker does not do: it keeps that many units
 //! leased ahead of its free slots; so the lease round trips overlap work
 //! instead of adding to it.
@@ -63,6 +69,11 @@ pub struct Stats {
     /// that brought units.
     pub report_micros: AtomicU64,
     pub lease_micros: AtomicU64,
+    /// Reports that asked for the next unit, the units they brought, and
+    /// the microseconds they took (commit and wait for work included).
+    pub report_lease_calls: AtomicU64,
+    pub report_leased: AtomicU64,
+    pub report_lease_micros: AtomicU64,
     /// Accepted reports per 100 ms since the job started.
     pub buckets: Vec<AtomicU64>,
 }
@@ -86,6 +97,9 @@ impl Stats {
             split_pieces: AtomicU64::new(0),
             report_micros: AtomicU64::new(0),
             lease_micros: AtomicU64::new(0),
+            report_lease_calls: AtomicU64::new(0),
+            report_leased: AtomicU64::new(0),
+            report_lease_micros: AtomicU64::new(0),
             buckets: (0..seconds * 10).map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -112,6 +126,12 @@ pub struct Run {
     /// leases again (the real worker before session 19; now it frees the
     /// slot when the exploration ends, at most one report a slot in flight).
     pub blocking_reports: bool,
+    /// A slot whose unit ended asks for its next unit in the unit's report
+    /// (`ReportRequest::want_units`, report-and-lease: one call a unit), as
+    /// the real worker does since session 22; off: the report travels in
+    /// the background and the lease loop asks with `Lease`. Ignored with
+    /// `prefetch` and `blocking_reports`.
+    pub report_lease: bool,
     /// Long-poll `AwaitSplits` beside the heartbeats (off, or refused by an
     /// older coordinator: split requests come with heartbeats only).
     pub await_splits: bool,
@@ -327,15 +347,21 @@ impl Sim {
             }
             waiting
         };
-        if !waiting.is_empty() {
-            let mut c = self.client.clone();
-            let req = ReturnLeasesRequest {
-                worker_id: self.id.load(Ordering::SeqCst),
-                unit_ids: waiting,
-            };
-            let _ = call(self.rtt(), c.return_leases(req)).await;
-        }
+        self.hand_back(waiting).await;
         self.changed.notify_waiters();
+    }
+
+    /// Gives back leased units that will not start (`ReturnLeases`).
+    async fn hand_back(&self, unit_ids: Vec<u64>) {
+        if unit_ids.is_empty() {
+            return;
+        }
+        let mut c = self.client.clone();
+        let req = ReturnLeasesRequest {
+            worker_id: self.id.load(Ordering::SeqCst),
+            unit_ids,
+        };
+        let _ = call(self.rtt(), c.return_leases(req)).await;
     }
 
     async fn lease_loop(self: Arc<Self>) {
@@ -382,25 +408,30 @@ impl Sim {
                 tokio::time::sleep(Duration::from_millis(resp.retry_after_ms.min(5000))).await;
                 continue;
             }
-            for lease in resp.leases {
-                let stop = Arc::new(Notify::new());
-                let cancelled = Arc::new(AtomicBool::new(false));
-                let pieces = Arc::new(AtomicU32::new(0));
-                self.held.lock().unwrap().insert(
-                    lease.unit_id,
-                    Held {
-                        stop: stop.clone(),
-                        pieces: pieces.clone(),
-                        cancelled: cancelled.clone(),
-                        started: None,
-                        task: None,
-                    },
-                );
-                let id = lease.unit_id;
-                let task = tokio::spawn(self.clone().unit(lease, stop, cancelled, pieces));
-                if let Some(h) = self.held.lock().unwrap().get_mut(&id) {
-                    h.task = Some(task.abort_handle());
-                }
+            self.take(resp.leases);
+        }
+    }
+
+    /// Holds leased units and starts a task for each (it waits for a slot).
+    fn take(self: &Arc<Self>, leases: Vec<UnitLease>) {
+        for lease in leases {
+            let stop = Arc::new(Notify::new());
+            let cancelled = Arc::new(AtomicBool::new(false));
+            let pieces = Arc::new(AtomicU32::new(0));
+            self.held.lock().unwrap().insert(
+                lease.unit_id,
+                Held {
+                    stop: stop.clone(),
+                    pieces: pieces.clone(),
+                    cancelled: cancelled.clone(),
+                    started: None,
+                    task: None,
+                },
+            );
+            let id = lease.unit_id;
+            let task = tokio::spawn(self.clone().unit(lease, stop, cancelled, pieces));
+            if let Some(h) = self.held.lock().unwrap().get_mut(&id) {
+                h.task = Some(task.abort_handle());
             }
         }
     }
@@ -490,6 +521,7 @@ impl Sim {
             bound: 0,
             error: String::new(),
             stopped: false,
+            want_units: 0,
         };
         if self.run.prefetch > 0 {
             // The slot is free as soon as the exploration is; the report
@@ -498,6 +530,23 @@ impl Sim {
             drop(permit);
             self.report(req).await;
             self.leave(id);
+        } else if self.run.report_lease && !self.run.blocking_reports {
+            // Report-and-lease: the slot stays with this unit until its
+            // report answers with the next unit (leased after the report's
+            // commit); the lease loop sees the slot held meanwhile, and
+            // asks with `Lease` only if the answer brought nothing.
+            drop(busy);
+            let want = u32::from(!self.stopping.load(Ordering::SeqCst));
+            let leases = self.report_wanting(req, want).await;
+            if self.stopping.load(Ordering::SeqCst) && !leases.is_empty() {
+                // Stopped while the call was out: handed back unstarted.
+                self.hand_back(leases.iter().map(|l| l.unit_id).collect())
+                    .await;
+            } else {
+                self.take(leases);
+            }
+            self.leave(id);
+            drop(permit);
         } else if self.run.blocking_reports {
             self.report(req).await;
             self.leave(id);
@@ -535,16 +584,33 @@ impl Sim {
 
     /// Reports until the coordinator answers.
     async fn report(&self, req: ReportRequest) {
+        self.report_wanting(req, 0).await;
+    }
+
+    /// Reports until the coordinator answers, asking for `want` units in
+    /// the same call (report-and-lease); returns the units it leased.
+    async fn report_wanting(&self, req: ReportRequest, want: u32) -> Vec<UnitLease> {
+        let req = ReportRequest {
+            want_units: want,
+            ..req
+        };
         for _ in 0..100 {
             let mut c = self.client.clone();
             let t = Instant::now();
             match call(self.rtt(), c.report(req.clone())).await {
                 Ok(r) => {
-                    self.run
-                        .stats
-                        .report_micros
-                        .fetch_add(micros_less(t, self.rtt()), Ordering::Relaxed);
-                    if r.into_inner().accepted {
+                    let st = &self.run.stats;
+                    let took = micros_less(t, self.rtt());
+                    let r = r.into_inner();
+                    if want > 0 {
+                        st.report_lease_calls.fetch_add(1, Ordering::Relaxed);
+                        st.report_lease_micros.fetch_add(took, Ordering::Relaxed);
+                        st.report_leased
+                            .fetch_add(r.leases.len() as u64, Ordering::Relaxed);
+                    } else {
+                        st.report_micros.fetch_add(took, Ordering::Relaxed);
+                    }
+                    if r.accepted {
                         self.run
                             .stats
                             .reports_accepted
@@ -556,7 +622,7 @@ impl Sim {
                             .reports_ignored
                             .fetch_add(1, Ordering::Relaxed);
                     }
-                    return;
+                    return r.leases;
                 }
                 Err(e) => {
                     self.run.stats.call_errors.fetch_add(1, Ordering::Relaxed);
@@ -565,12 +631,13 @@ impl Sim {
                         || e.code() == tonic::Code::NotFound
                     {
                         eprintln!("{}: report refused: {}", self.name, e.message());
-                        return;
+                        return Vec::new();
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             }
         }
+        Vec::new()
     }
 
     /// Split requests as soon as the coordinator makes them (a long poll

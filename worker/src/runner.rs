@@ -2,7 +2,9 @@
 //!
 //! Concurrency: one permit per pool thread. The lease loop asks for as many
 //! units as it has free permits; each granted unit runs on the rayon pool
-//! and, when done, is reported by a tokio task that then frees its permit.
+//! and, when done, is reported by a tokio task whose report also asks for
+//! the permit's next unit (report-and-lease); the permit is freed only if
+//! none came.
 //! Shutdown stops every running unit at its next poll; each hands back its
 //! unexplored rest in its report, so no explored node is lost.
 
@@ -209,11 +211,9 @@ pub async fn run_worker(
     });
     state.register().await?;
 
+    // A slot is held from its unit's lease to that unit's report, which
+    // asks for the slot's next unit (see `start_unit`).
     let slots = Arc::new(Semaphore::new(threads));
-    // Reports in flight after their slot was freed: at most one a thread,
-    // so a slow coordinator holds the slots back instead of letting
-    // finished units pile up in memory (see `start_unit`).
-    let reporting = Arc::new(Semaphore::new(threads));
     let heartbeat = tokio::spawn(heartbeat_loop(state.clone()));
     let splits = tokio::spawn(await_splits_loop(state.clone()));
     let lemmas = state
@@ -290,17 +290,13 @@ pub async fn run_worker(
                 .clone()
                 .try_acquire_owned()
                 .expect("asked only for free slots");
-            start_unit(&state, lease, permit, reporting.clone());
+            start_unit(&state, lease, permit);
         }
     }
 
     // Drain: every running unit stops and reports its rest, and every
-    // report in flight is answered.
+    // report is answered (each holds its slot until then).
     let _all = slots
-        .acquire_many(threads as u32)
-        .await
-        .expect("semaphore open");
-    let _reported = reporting
         .acquire_many(threads as u32)
         .await
         .expect("semaphore open");
@@ -323,17 +319,13 @@ pub async fn run_worker(
 
 /// Starts exploring one leased unit on the pool; a tokio task reports it.
 ///
-/// The slot (`permit`) is freed as soon as the exploration ends, once a
-/// `reporting` permit is had: the report and its durable commit at the
-/// coordinator (a round trip plus an fsync, 0.1-0.3 s under load) then
-/// overlap the next unit instead of idling the thread. At most one report
-/// a thread is in flight that way.
-fn start_unit(
-    state: &Arc<State>,
-    lease: UnitLease,
-    permit: tokio::sync::OwnedSemaphorePermit,
-    reporting: Arc<Semaphore>,
-) {
+/// The slot (`permit`) is held until the report is answered: the report
+/// asks for the slot's next unit (`want_units`, report-and-lease), so one
+/// call a unit does both, and the next unit starts on the slot as soon as
+/// the answer brings it (the lease loop asks with `Lease` only when the
+/// answer brought none). Session 19-21 freed the slot when the exploration
+/// ended and reported in the background, a report and a lease call a unit.
+fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSemaphorePermit) {
     let unit_id = lease.unit_id;
     let job = match state.job(&lease) {
         Ok(j) => j,
@@ -346,6 +338,7 @@ fn start_unit(
                     lease.bound,
                     Err(format!("cannot load job {}: {e}", lease.job_id)),
                     false,
+                    0,
                 )
                 .await;
                 drop(permit);
@@ -414,26 +407,53 @@ fn start_unit(
         } else {
             let bound = job.bound.load(Ordering::Relaxed);
             let stopped = stopped.load(Ordering::Relaxed);
-            let in_flight = reporting
-                .acquire_owned()
+            // Report-and-lease: the report asks for the slot's next unit,
+            // leased once the report is durable; the slot goes to it, or
+            // back to the lease loop if none came (or the worker stops).
+            let want = u32::from(!state.stopping.load(Ordering::SeqCst));
+            let mut leases = report(&state, unit_id, bound, outcome, stopped, want)
                 .await
-                .expect("the reporting semaphore stays open");
-            drop(permit);
-            report(&state, unit_id, bound, outcome, stopped).await;
-            drop(in_flight);
+                .into_iter();
+            match leases.next() {
+                Some(next) => start_unit(&state, next, permit),
+                None => drop(permit),
+            }
+            // More than asked (a coordinator that ignores the count):
+            // given back, as units this worker has no slot for.
+            let extra: Vec<u64> = leases.map(|l| l.unit_id).collect();
+            if !extra.is_empty() {
+                return_leases(&state, extra).await;
+            }
         }
     });
 }
 
+/// Gives leased units back to the coordinator (best effort: a lease not
+/// given back expires).
+async fn return_leases(state: &Arc<State>, unit_ids: Vec<u64>) {
+    let mut c = state.client.clone();
+    let req = ReturnLeasesRequest {
+        worker_id: state.id(),
+        unit_ids,
+    };
+    if let Err(e) = c.return_leases(req).await {
+        tracing::warn!("could not hand back leases: {e}");
+    }
+}
+
 /// Reports one unit, retrying until the coordinator has it (`stopped`: its
-/// search was asked to stop early).
+/// search was asked to stop early), and asks in the same call for `want`
+/// units for the slot it freed (report-and-lease): returns those leased.
+/// A retry after a lost answer is a duplicate, which leases nothing (a unit
+/// the lost answer carried comes back when its lease expires).
 async fn report(
     state: &Arc<State>,
     unit_id: u64,
     bound: u64,
     outcome: Result<DynExploration, String>,
     stopped: bool,
-) {
+    want: u32,
+) -> Vec<UnitLease> {
     let req = match outcome {
         Ok(x) => {
             let mut stats = state.stats.lock().unwrap();
@@ -455,6 +475,7 @@ async fn report(
                 bound,
                 error: String::new(),
                 stopped,
+                want_units: want,
             }
         }
         Err(e) => {
@@ -494,9 +515,16 @@ async fn report(
                     "report was a duplicate; ignored by the coordinator"
                 );
             }
+            resp.leases
         }
-        Err(WorkerError::Refused(msg)) => tracing::error!(unit = unit_id, "report refused: {msg}"),
-        Err(e) => state.fail(e),
+        Err(WorkerError::Refused(msg)) => {
+            tracing::error!(unit = unit_id, "report refused: {msg}");
+            Vec::new()
+        }
+        Err(e) => {
+            state.fail(e);
+            Vec::new()
+        }
     }
 }
 

@@ -9,7 +9,9 @@
 //!
 //! A report is committed before it is acknowledged; the commit and what
 //! follows it run as a task of their own, so that a worker hanging up
-//! cannot leave the in-memory state behind the database.
+//! cannot leave the in-memory state behind the database. A report may also
+//! ask for the next units (`want_units`, report-and-lease): they are leased
+//! after the commit, as a `Lease` call would lease them.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -56,6 +58,81 @@ impl Workers {
         Err(Status::permission_denied(format!(
             "worker {worker} registered under certificate {registered}; this request came under {came}"
         )))
+    }
+
+    /// Leases up to `max_units` (clamped to the configured most) to
+    /// `worker`, waiting up to `LEASE_WAIT` for work: the `Lease` call, and
+    /// the lease half of a report-and-lease (`ReportRequest::want_units`).
+    async fn lease_units(&self, worker: u64, max_units: u32) -> LeaseResponse {
+        let max = max_units.clamp(1, self.0.config.max_units_per_lease) as usize;
+        let deadline = Instant::now() + LEASE_WAIT;
+        // The call's slots count as idle while it waits (see
+        // `Scheduler::request_splits_for_idle`), off again however the call
+        // ends.
+        let mut idle: Option<IdleSlots> = None;
+        loop {
+            // Registered as a waiter before looking, so that a wake-up
+            // between the look and the wait is not lost (see `wake_idle`).
+            let notified = self.0.work_available.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let (granted, writes) = {
+                let mut s = self.0.lock();
+                if !s.knows_worker(worker) {
+                    return LeaseResponse {
+                        unknown_worker: true,
+                        ..Default::default()
+                    };
+                }
+                let (granted, writes) = s.lease(worker, max);
+                if granted.is_empty() {
+                    // Idle worker: running units are asked to split off
+                    // their rest when the splits in flight do not cover the
+                    // idle slots; looked at again each time the call is
+                    // woken without work (a rest that came back in fewer
+                    // pieces than asked wakes as many calls as were asked).
+                    if idle.is_none() {
+                        idle = Some(IdleSlots::new(s.idle_slots(), max));
+                    }
+                    s.request_splits_for_idle(self.0.config.min_split_age);
+                }
+                (granted, writes)
+            };
+            if !writes.is_empty() {
+                self.0.store.enqueue(writes);
+            }
+            if !granted.is_empty() {
+                drop(idle.take());
+                let budget = self.0.config.unit_budget;
+                let leases = granted
+                    .into_iter()
+                    .map(|g| UnitLease {
+                        unit_id: g.unit_id,
+                        job_id: g.job_id,
+                        family: g.family,
+                        params_json: g.params_json,
+                        unit: g.payload.to_vec(),
+                        // A verified job's replicas explore whole units.
+                        node_budget: if g.whole { u64::MAX } else { budget },
+                        bound: g.bound,
+                    })
+                    .collect();
+                return LeaseResponse {
+                    leases,
+                    retry_after_ms: 0,
+                    unknown_worker: false,
+                };
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return LeaseResponse {
+                    leases: Vec::new(),
+                    retry_after_ms: 200,
+                    unknown_worker: false,
+                };
+            }
+            let _ = tokio::time::timeout(deadline - now, notified).await;
+        }
     }
 }
 
@@ -108,75 +185,9 @@ impl WorkerService for Workers {
         let peer = PeerIdentity::of_request(&req);
         let r = req.into_inner();
         self.check_speaks_for(r.worker_id, peer.as_ref())?;
-        let max = r.max_units.clamp(1, self.0.config.max_units_per_lease) as usize;
-        let deadline = Instant::now() + LEASE_WAIT;
-        // The call's slots count as idle while it waits (see
-        // `Scheduler::request_splits_for_idle`), off again however the call
-        // ends.
-        let mut idle: Option<IdleSlots> = None;
-        loop {
-            // Registered as a waiter before looking, so that a wake-up
-            // between the look and the wait is not lost (see `wake_idle`).
-            let notified = self.0.work_available.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            let (granted, writes) = {
-                let mut s = self.0.lock();
-                if !s.knows_worker(r.worker_id) {
-                    return Ok(Response::new(LeaseResponse {
-                        unknown_worker: true,
-                        ..Default::default()
-                    }));
-                }
-                let (granted, writes) = s.lease(r.worker_id, max);
-                if granted.is_empty() {
-                    // Idle worker: running units are asked to split off
-                    // their rest when the splits in flight do not cover the
-                    // idle slots; looked at again each time the call is
-                    // woken without work (a rest that came back in fewer
-                    // pieces than asked wakes as many calls as were asked).
-                    if idle.is_none() {
-                        idle = Some(IdleSlots::new(s.idle_slots(), max));
-                    }
-                    s.request_splits_for_idle(self.0.config.min_split_age);
-                }
-                (granted, writes)
-            };
-            if !writes.is_empty() {
-                self.0.store.enqueue(writes);
-            }
-            if !granted.is_empty() {
-                drop(idle.take());
-                let budget = self.0.config.unit_budget;
-                let leases = granted
-                    .into_iter()
-                    .map(|g| UnitLease {
-                        unit_id: g.unit_id,
-                        job_id: g.job_id,
-                        family: g.family,
-                        params_json: g.params_json,
-                        unit: g.payload.to_vec(),
-                        // A verified job's replicas explore whole units.
-                        node_budget: if g.whole { u64::MAX } else { budget },
-                        bound: g.bound,
-                    })
-                    .collect();
-                return Ok(Response::new(LeaseResponse {
-                    leases,
-                    retry_after_ms: 0,
-                    unknown_worker: false,
-                }));
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Ok(Response::new(LeaseResponse {
-                    leases: Vec::new(),
-                    retry_after_ms: 200,
-                    unknown_worker: false,
-                }));
-            }
-            let _ = tokio::time::timeout(deadline - now, notified).await;
-        }
+        Ok(Response::new(
+            self.lease_units(r.worker_id, r.max_units).await,
+        ))
     }
 
     async fn heartbeat(
@@ -231,7 +242,7 @@ impl WorkerService for Workers {
             }
             return Ok(Response::new(ReportResponse {
                 accepted: true,
-                bound: 0,
+                ..Default::default()
             }));
         }
         let pending = self
@@ -254,7 +265,7 @@ impl WorkerService for Workers {
             tracing::debug!(unit = r.unit_id, "late or duplicate report ignored");
             return Ok(Response::new(ReportResponse {
                 accepted: false,
-                bound: 0,
+                ..Default::default()
             }));
         };
         let writes = report_writes(&pending, worker, self.0.clock.unix_ms());
@@ -307,9 +318,22 @@ impl WorkerService for Workers {
         .await
         .map_err(|e| Status::internal(format!("report task failed: {e}")))?
         .map_err(internal)?;
+        // Report-and-lease: the unit's slot is free, and the report is
+        // durable (committed above), so the lease comes after it, never
+        // instead of it. Leased here, in the call's handler: a worker that
+        // hung up leases nothing, and a lease whose answer is lost on the
+        // way comes back when it expires, as a `Lease` call's would.
+        let (leases, retry_after_ms) = if r.want_units > 0 {
+            let l = self.lease_units(r.worker_id, r.want_units).await;
+            (l.leases, l.retry_after_ms)
+        } else {
+            (Vec::new(), 0)
+        };
         Ok(Response::new(ReportResponse {
             accepted: true,
             bound,
+            leases,
+            retry_after_ms,
         }))
     }
 
