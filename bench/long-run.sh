@@ -5,7 +5,9 @@
 #
 #   hip-RxC, hip-RxC-double   hip-solve on that board (table B; a large
 #                             transposition table kept on disk)
-#   queens-N                  n-queens on N x N
+#   queens-N                  n-queens on N x N (method `ring`)
+#   queens-N-mirror           the same with `--method mirror` (the runs of
+#                             sessions 14-22, before `ring`)
 #   halves-N                  McCarthy's congruent halves of the N x N board
 #   knights-RxC               knight-tours (closed knight's tours) on R x C
 #   draws-RxC-kK              hip-draws with K colours (the profile DP; each
@@ -46,8 +48,8 @@ args_of() {
     echo "hip-solve --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "$([ -n "${BASH_REMATCH[3]}" ] && echo --double)" \
       "--cache-dir $run_dir/tables --cache-mib $table_mib"
-  elif [[ "$1" =~ ^queens-([0-9]+)$ ]]; then
-    echo "queens --n ${BASH_REMATCH[1]}"
+  elif [[ "$1" =~ ^queens-([0-9]+)(-mirror)?$ ]]; then
+    echo "queens --n ${BASH_REMATCH[1]} --method $([ -n "${BASH_REMATCH[2]}" ] && echo mirror || echo ring)"
   elif [[ "$1" =~ ^halves-([0-9]+)$ ]]; then
     echo "halves --n ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^knights-([0-9]+)x([0-9]+)$ ]]; then
@@ -56,7 +58,7 @@ args_of() {
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "--colors ${BASH_REMATCH[3]} --memory-limit ${DRAWS_MIB:-6144}"
   else
-    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, halves-N, knights-RxC or draws-RxC-kK)" >&2
+    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, queens-N-mirror, halves-N, knights-RxC or draws-RxC-kK)" >&2
     exit 2
   fi
 }

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# n-queens side by side: `orchard run queens --n N --workers W` (coordinator,
-# W worker threads, a fresh database, distinct solutions checked and listed)
-# against bench/queens-plain.c, a plain bit-board counter of all solutions
-# with the same mirror halving, on W threads. The two run in turn, ROUNDS
+# n-queens side by side: `orchard run queens --n N --workers W --method M`
+# (coordinator, W worker threads, a fresh database, distinct solutions
+# checked and listed; M from QUEENS_METHOD, default ring) against
+# bench/queens-plain.c, a plain bit-board counter of all solutions with the
+# mirror halving, on W threads. The two run in turn, ROUNDS
 # times (default 3); each line gives the counts, nodes, wall and CPU seconds,
 # and the last lines the median ratios orchard / plain.
-# Usage: bench/queens.sh N [WORKERS] [ROUNDS]
+# Usage: [QUEENS_METHOD=ring|mirror] bench/queens.sh N [WORKERS] [ROUNDS]
 #   bench/queens.sh 16 1
-#   bench/queens.sh 18 2
+#   QUEENS_METHOD=mirror bench/queens.sh 18 2   (the same algorithm as plain)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:?N}"
 workers="${2:-2}"
 rounds="${3:-3}"
+method="${QUEENS_METHOD:-ring}"
 target="${CARGO_TARGET_DIR:-target}"
 cargo build --release --quiet --bin orchard
 dir="$(mktemp -d)"
@@ -21,7 +23,7 @@ cc -O3 -march=x86-64 -pthread -o "$dir/queens-plain" bench/queens-plain.c
 for round in $(seq "$rounds"); do
   rm -rf "$dir/db" && mkdir "$dir/db"
   /usr/bin/env time -f "%e %U %S" -o "$dir/time" "$target/release/orchard" run queens --n "$n" \
-    --workers "$workers" --db "$dir/db/q.db" --json > "$dir/out.json" 2> /dev/null
+    --method "$method" --workers "$workers" --db "$dir/db/q.db" --json > "$dir/out.json" 2> /dev/null
   read -r wall user sys < "$dir/time"
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("orchard", r["solutions"], r["distinct"], r["nodes"], *sys.argv[2:])' \
     "$dir/out.json" "$wall" "$user" "$sys" | tee -a "$dir/rows"

@@ -1,16 +1,18 @@
-//! The `queens` family against the plain reference implementation and the
-//! published figures; splitting and merging must not change an answer.
+//! The `queens` family's `mirror` method against the plain reference
+//! implementation and the published figures; splitting and merging must not
+//! change an answer. (`ring` is in `tests/ring.rs`.)
 
 use orchard_core::{explore_all, FamilyError, Host, SearchFamily};
 use std::collections::BTreeMap;
 
 use orchard_queens::{
-    reference, Prefix, Queens, QueensParams, QueensSummary, LIST_ALL_UP_TO, OPENING_ROWS,
+    reference, Method, Prefix, Queens, QueensParams, QueensSummary, LIST_ALL_UP_TO, OPENING_ROWS,
 };
 use proptest::prelude::*;
 
 fn job(n: u32) -> Queens {
-    Queens::new(QueensParams { n }, &Host::default()).unwrap()
+    let method = Method::Mirror;
+    Queens::new(QueensParams { n, method }, &Host::default()).unwrap()
 }
 
 /// The whole job, explored in this thread with `budget` nodes per call.
@@ -196,10 +198,13 @@ fn bad_units_are_rejected() {
 #[test]
 fn parameters_are_validated() {
     for n in [0, 33] {
-        let e = Queens::new(QueensParams { n }, &Host::default()).unwrap_err();
-        assert_eq!(e.name, "n");
+        for method in [Method::Mirror, Method::Ring] {
+            let e = Queens::new(QueensParams { n, method }, &Host::default()).unwrap_err();
+            assert_eq!(e.name, "n");
+        }
     }
-    assert!(Queens::new(QueensParams { n: 32 }, &Host::default()).is_ok());
+    let method = Method::Ring;
+    assert!(Queens::new(QueensParams { n: 32, method }, &Host::default()).is_ok());
 }
 
 #[test]
