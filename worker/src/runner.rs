@@ -8,7 +8,7 @@
 //! Shutdown stops every running unit at its next poll; each hands back its
 //! unexplored rest in its report, so no explored node is lost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -285,12 +285,22 @@ pub async fn run_worker(
         } else {
             0
         });
-        for lease in resp.leases {
-            let permit = slots
-                .clone()
-                .try_acquire_owned()
-                .expect("asked only for free slots");
-            start_unit(&state, lease, permit);
+        let (mut fit, extra) = beyond(resp.leases, free, "lease");
+        while let Some(lease) = fit.pop_front() {
+            match slots.clone().try_acquire_owned() {
+                Ok(permit) => start_unit(&state, lease, permit),
+                Err(_) => {
+                    // Only this loop takes slots, so this is a bug: the
+                    // units are handed back rather than run or held.
+                    tracing::warn!(units = fit.len() + 1, "no free slot for a leased unit");
+                    let mut back = vec![lease.unit_id];
+                    back.extend(fit.drain(..).map(|l| l.unit_id));
+                    return_leases(&state, back).await;
+                }
+            }
+        }
+        if !extra.is_empty() {
+            return_leases(&state, extra).await;
         }
     }
 
@@ -411,21 +421,43 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
             // leased once the report is durable; the slot goes to it, or
             // back to the lease loop if none came (or the worker stops).
             let want = u32::from(!state.stopping.load(Ordering::SeqCst));
-            let mut leases = report(&state, unit_id, bound, outcome, stopped, want)
-                .await
-                .into_iter();
-            match leases.next() {
+            let leases = report(&state, unit_id, bound, outcome, stopped, want).await;
+            let (mut fit, extra) = beyond(leases, want as usize, "report");
+            match fit.pop_front() {
                 Some(next) => start_unit(&state, next, permit),
                 None => drop(permit),
             }
-            // More than asked (a coordinator that ignores the count):
-            // given back, as units this worker has no slot for.
-            let extra: Vec<u64> = leases.map(|l| l.unit_id).collect();
             if !extra.is_empty() {
                 return_leases(&state, extra).await;
             }
         }
     });
+}
+
+/// The one rule for an answer that brings more units than were asked for
+/// (a misbehaving or future coordinator): the first `asked` are kept, the
+/// others are handed back (`return_leases`), with a warning, never run and
+/// never a panic. Returns the kept leases and the ids to hand back; `call`
+/// names the call in the warning.
+pub(crate) fn beyond(
+    leases: Vec<UnitLease>,
+    asked: usize,
+    call: &str,
+) -> (VecDeque<UnitLease>, Vec<u64>) {
+    let mut kept: VecDeque<UnitLease> = leases.into();
+    let extra: Vec<u64> = kept
+        .drain(asked.min(kept.len())..)
+        .map(|l| l.unit_id)
+        .collect();
+    if !extra.is_empty() {
+        tracing::warn!(
+            call,
+            asked,
+            extra = extra.len(),
+            "the coordinator leased more units than asked for; handing the extra back"
+        );
+    }
+    (kept, extra)
 }
 
 /// Gives leased units back to the coordinator (best effort: a lease not
@@ -545,4 +577,43 @@ pub(crate) fn publish_in_flight(running: &HashMap<u64, Running>, metrics: &Worke
         .map(|r| r.progress.load(Ordering::Relaxed))
         .sum();
     metrics.nodes_in_flight.store(in_flight, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leases(ids: &[u64]) -> Vec<UnitLease> {
+        ids.iter()
+            .map(|&unit_id| UnitLease {
+                unit_id,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    fn ids(kept: &VecDeque<UnitLease>) -> Vec<u64> {
+        kept.iter().map(|l| l.unit_id).collect()
+    }
+
+    #[test]
+    fn extra_leases_are_handed_back_not_run() {
+        // A `Lease` answer with more units than free slots, and a report's
+        // answer with more than `want_units`: the same rule for both.
+        let (kept, extra) = beyond(leases(&[7, 8, 9]), 1, "lease");
+        assert_eq!(ids(&kept), [7]);
+        assert_eq!(extra, [8, 9]);
+        let (kept, extra) = beyond(leases(&[4, 5]), 0, "report");
+        assert!(kept.is_empty());
+        assert_eq!(extra, [4, 5]);
+    }
+
+    #[test]
+    fn leases_within_the_count_are_all_kept() {
+        let (kept, extra) = beyond(leases(&[1, 2]), 3, "lease");
+        assert_eq!(ids(&kept), [1, 2]);
+        assert!(extra.is_empty());
+        let (kept, extra) = beyond(Vec::new(), 2, "report");
+        assert!(kept.is_empty() && extra.is_empty());
+    }
 }
