@@ -3,8 +3,10 @@
 //! Concurrency: one permit per pool thread. The lease loop asks for as many
 //! units as it has free permits; each granted unit runs on the rayon pool
 //! and, when done, is reported by a tokio task whose report also asks for
-//! the permit's next unit (report-and-lease); the permit is freed only if
-//! none came.
+//! the permit's next unit (report-and-lease) and for one to hold queued
+//! (lease-ahead), which starts on the permit when its unit ends, while the
+//! report commits; the permit is freed only if an answer leaves it with no
+//! unit to run.
 //! Shutdown stops every running unit at its next poll; each hands back its
 //! unexplored rest in its report, so no explored node is lost.
 
