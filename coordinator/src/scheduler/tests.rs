@@ -855,10 +855,12 @@ fn a_split_of_the_familys_own_is_verified_with_the_summary_and_becomes_the_units
 #[test]
 fn a_queued_lease_is_no_split_candidate_until_it_starts() {
     let mut h = Harness::new();
-    h.submit("leaves", 40, 4, None);
+    let job = h.submit("leaves", 40, 4, None);
     let w = h.worker();
     let (ahead, _) = h.s.lease_ahead(w, 2);
     assert_eq!(ahead.len(), 2);
+    let status = h.s.status(job).unwrap();
+    assert_eq!(status.units_running, 0, "queued units are not running");
     let ids: Vec<u64> = ahead.iter().map(|g| g.unit_id).collect();
     h.advance(TTL / 2);
     assert_eq!(
@@ -873,6 +875,7 @@ fn a_queued_lease_is_no_split_candidate_until_it_starts() {
     // One starts (a report says so), the other shows up running in a
     // heartbeat: both may be asked to split once they have run a while.
     h.s.start_queued(w, &ids[..1]);
+    assert_eq!(h.s.status(job).unwrap().units_running, 1);
     h.advance(TTL / 4);
     assert_eq!(h.s.request_splits(10, MS), 1, "the one that started");
     h.s.heartbeat(w, &[(ids[1], 5)], &[])
