@@ -149,6 +149,7 @@ fn valid_requests(k: &Known) -> Vec<(&'static str, Vec<u8>)> {
                     job_id: k.job,
                     bound: 3,
                 }],
+                queued: vec![k.unit.unit_id],
             }
             .encode_to_vec(),
         ),
@@ -261,6 +262,7 @@ fn hostile_request(rng: &mut Rng, k: &Known) -> (&'static str, Vec<u8>) {
                         bound: id(rng),
                     })
                     .collect(),
+                queued: (0..many(rng) / 10).map(|_| id(rng)).collect(),
             }
             .encode_to_vec(),
         ),
@@ -280,6 +282,9 @@ fn hostile_request(rng: &mut Rng, k: &Known) -> (&'static str, Vec<u8>) {
                     rest: (0..n).map(|_| k.unit.unit.clone()).collect(),
                     bound: id(rng),
                     error: String::new(),
+                    want_units: rng.below(3) as u32,
+                    queue_units: rng.below(3) as u32,
+                    started_units: (0..n).map(|_| id(rng)).collect(),
                     ..Default::default()
                 }
                 .encode_to_vec(),

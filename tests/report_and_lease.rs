@@ -5,10 +5,14 @@
 //! cut while in flight) neither loses nor doubles a result, and the unit it
 //! carried comes back when its lease expires; a refused report leases
 //! nothing; a worker that does not ask (an older one) works as before.
+//! Lease-ahead (`queue_units`, `started_units`): a worker that holds one
+//! unit queued beside its running one counts the tree exactly, with a
+//! queued unit handed back and another dropped (back by expiry); a queued
+//! unit is not asked to split until it starts.
 
 mod common;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
 use common::raw_worker::{explore, RawWorker};
@@ -218,4 +222,189 @@ fn an_old_style_worker_still_works() {
     });
     wait_status(&url, job, Duration::from_secs(10), |s| s["state"] == "done");
     assert_exact(&url, job);
+}
+
+/// The report of `unit` asking for `want` units to run and `queue` to hold
+/// queued, saying which queued units `started`.
+fn report_ahead(
+    w: &RawWorker,
+    unit: &UnitLease,
+    want: u32,
+    queue: u32,
+    started: Vec<u64>,
+) -> ReportRequest {
+    ReportRequest {
+        queue_units: queue,
+        started_units: started,
+        ..report_of(w, unit, want)
+    }
+}
+
+/// One worker runs the whole job with lease-ahead, as the real worker
+/// does: each report asks for a unit to hold queued, the queued unit starts
+/// when the running one ends and the next report says so. One queued unit
+/// is handed back (as on SIGTERM), another is dropped silently (as by a
+/// killed worker) and comes back when its lease expires; the tree is still
+/// counted exactly.
+#[test]
+fn lease_ahead_counts_exactly_and_queued_units_come_back() {
+    let dir = TempDir::new("lease-ahead-exact");
+    let (_coord, url) = coordinator(&dir, "2");
+    let job = job(&url);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut w = RawWorker::register_for(&url, "ahead", "synthetic").await;
+        let mut running: Option<UnitLease> = None;
+        let mut queued: Option<UnitLease> = None;
+        // How many times each unit was leased here.
+        let mut leased: HashMap<u64, usize> = HashMap::new();
+        let mut count = |leases: &[UnitLease]| {
+            for l in leases {
+                *leased.entry(l.unit_id).or_default() += 1;
+            }
+        };
+        let (mut handed_back, mut dropped) = (None, None);
+        let (mut reports, mut came_queued) = (0, 0);
+        loop {
+            let unit = match running.take() {
+                Some(u) => u,
+                None => {
+                    let leases = w.lease(1).await;
+                    count(&leases);
+                    if leases.is_empty() {
+                        if status(&url, job).unwrap()["state"] == "done" {
+                            break;
+                        }
+                        continue;
+                    }
+                    leases.into_iter().next().unwrap()
+                }
+            };
+            reports += 1;
+            let next = queued.take();
+            if let Some(q) = &next {
+                if handed_back.is_none() && reports >= 3 {
+                    // Handed back unstarted (a worker stopping).
+                    handed_back = Some(q.unit_id);
+                    w.client
+                        .return_leases(ReturnLeasesRequest {
+                            worker_id: w.id,
+                            unit_ids: vec![q.unit_id],
+                        })
+                        .await
+                        .unwrap();
+                    let answer = w.client.report(report_ahead(&w, &unit, 1, 0, vec![])).await;
+                    let leases = answer.unwrap().into_inner().leases;
+                    count(&leases);
+                    running = leases.into_iter().next();
+                    continue;
+                }
+                if dropped.is_none() && handed_back.is_some() && reports >= 6 {
+                    // Dropped silently (a killed worker): back by expiry.
+                    dropped = Some(q.unit_id);
+                    let answer = w.client.report(report_ahead(&w, &unit, 1, 0, vec![])).await;
+                    let leases = answer.unwrap().into_inner().leases;
+                    count(&leases);
+                    running = leases.into_iter().next();
+                    continue;
+                }
+            }
+            let want = u32::from(next.is_none());
+            let started: Vec<u64> = next.iter().map(|q| q.unit_id).collect();
+            let answer = w
+                .client
+                .report(report_ahead(&w, &unit, want, 1, started))
+                .await
+                .unwrap()
+                .into_inner();
+            assert!(answer.accepted);
+            assert!(
+                answer.leases.len() as u32 <= want + 1,
+                "asked for {}",
+                want + 1
+            );
+            count(&answer.leases);
+            let mut leases = answer.leases.into_iter();
+            running = match next {
+                Some(q) => Some(q),
+                None => leases.next(),
+            };
+            queued = leases.next();
+            came_queued += usize::from(queued.is_some());
+        }
+        assert!(came_queued > 2, "only {came_queued} units came queued");
+        for (what, id) in [("handed back", handed_back), ("dropped", dropped)] {
+            let id = id.unwrap_or_else(|| panic!("no queued unit {what}"));
+            assert!(
+                leased.get(&id).copied().unwrap_or(0) >= 2,
+                "the queued unit {id} {what} was never leased again"
+            );
+        }
+    });
+    assert_exact(&url, job);
+}
+
+/// A unit leased ahead (queued) is not asked to split while it waits,
+/// though it is the oldest lease: an idle worker's call asks a running
+/// unit of another worker instead; the queued unit's heartbeat renews it
+/// (no cancel); once a heartbeat lists it running it has started.
+#[test]
+fn a_queued_unit_is_not_asked_to_split_until_it_starts() {
+    let dir = TempDir::new("lease-ahead-split");
+    let (_coord, url) = coordinator(&dir, "600");
+    let _job = job(&url);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut a = RawWorker::register_for(&url, "a", "synthetic").await;
+        let mut b = RawWorker::register_for(&url, "b", "synthetic").await;
+        let mut c = RawWorker::register_for(&url, "c", "synthetic").await;
+        // A reports its first unit and holds one queued, nothing running.
+        let first = a.lease(1).await.pop().expect("a unit");
+        let answer = a
+            .client
+            .report(report_ahead(&a, &first, 0, 1, vec![]))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(answer.leases.len(), 1, "{answer:?}");
+        let queued = answer.leases[0].unit_id;
+        // B takes every pending unit: all its leases are younger.
+        let mut theirs = Vec::new();
+        loop {
+            let got = b.lease(64).await;
+            if got.is_empty() {
+                break;
+            }
+            theirs.extend(got.into_iter().map(|l| l.unit_id));
+        }
+        assert!(!theirs.is_empty());
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        // C is idle: a running unit is asked to split, not the queued one.
+        assert!(c.lease(1).await.is_empty());
+        let heartbeat = |w: &RawWorker, running: Vec<u64>, queued: Vec<u64>| {
+            let mut client = w.client.clone();
+            let req = HeartbeatRequest {
+                worker_id: w.id,
+                running: running
+                    .into_iter()
+                    .map(|unit_id| UnitProgress { unit_id, nodes: 1 })
+                    .collect(),
+                bounds: Vec::new(),
+                queued,
+            };
+            async move { client.heartbeat(req).await.unwrap().into_inner() }
+        };
+        let mine = heartbeat(&a, vec![], vec![queued]).await;
+        assert!(mine.split_units.is_empty(), "{mine:?}");
+        assert!(
+            mine.cancel_units.is_empty(),
+            "renewed, not cancelled: {mine:?}"
+        );
+        let other = heartbeat(&b, theirs.clone(), vec![]).await;
+        assert_eq!(other.split_units.len(), 1, "{other:?}");
+        assert!(theirs.contains(&other.split_units[0]));
+        // Listed running, it has started: renewed as running, not cancelled.
+        let started = heartbeat(&a, vec![queued], vec![]).await;
+        assert!(started.cancel_units.is_empty(), "{started:?}");
+    });
 }

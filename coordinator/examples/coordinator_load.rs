@@ -100,7 +100,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         bound: 0,
                         error: String::new(),
                         stopped: false,
-                        want_units: 0,
+                        ..Default::default()
                     };
                     async move { c.report(req).await.expect("report") }
                 });

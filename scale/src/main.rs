@@ -101,6 +101,12 @@ struct Args {
     /// report-and-lease: one call a unit).
     #[arg(long)]
     no_report_lease: bool,
+    /// Report-and-lease without lease-ahead (session 22): a report asks
+    /// only for the slot's next unit once its unit has ended; by default it
+    /// also asks for one to hold queued (`queue_units`), which starts when
+    /// the running unit ends, as the real worker does since session 23.
+    #[arg(long)]
+    no_lease_ahead: bool,
     /// HTTP/2 connections the workers share (default: one per worker, as
     /// real machines have).
     #[arg(long)]
@@ -250,6 +256,7 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         prefetch: a.prefetch,
         blocking_reports: a.blocking_reports,
         report_lease: !a.no_report_lease,
+        lease_ahead: !a.no_lease_ahead,
         await_splits: !a.no_await_splits,
         stats: Stats::new(stats_seconds),
         started: started_rx,
@@ -429,6 +436,10 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         "prompt_splits": st.prompt_splits.load(Ordering::Relaxed),
         "blocking_reports": a.blocking_reports,
         "report_lease": !a.no_report_lease && a.prefetch == 0 && !a.blocking_reports,
+        "lease_ahead": !a.no_lease_ahead
+            && !a.no_report_lease
+            && a.prefetch == 0
+            && !a.blocking_reports,
         "split_pieces_mean": round(
             st.split_pieces.load(Ordering::Relaxed) as f64
                 / st.split_requests.load(Ordering::Relaxed).max(1) as f64,
@@ -466,6 +477,8 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
         ),
         "report_lease_calls": st.report_lease_calls.load(Ordering::Relaxed),
         "report_leased": st.report_leased.load(Ordering::Relaxed),
+        "ahead_leased": st.ahead_leased.load(Ordering::Relaxed),
+        "ahead_started": st.ahead_started.load(Ordering::Relaxed),
         "report_lease_ms_mean": round(
             st.report_lease_micros.load(Ordering::Relaxed) as f64
                 / 1e3

@@ -27,11 +27,17 @@
 //! report's commit and the lease, and asks with `Lease` only when the
 //! answer brought nothing (`report_lease` off: as before).
 //!
+//! Since session 23 each report also asks for one unit to hold queued
+//! beside the running one (`queue_units`, lease-ahead), as the real worker
+//! does: when a unit ends, the slot's queued unit starts at once and the
+//! report (saying it started: `started_units`) commits while it runs
+//! (`lease_ahead` off: report-and-lease alone, as in session 22).
+//!
 //! `prefetch` is what the real worker does not do: it keeps that many units
 //! leased ahead of its free slots; so the lease round trips overlap work
 //! instead of adding to it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -40,7 +46,7 @@ use orchard_core::{codec, Exploration};
 use orchard_proto::v1::worker_service_client::WorkerServiceClient;
 use orchard_proto::v1::*;
 use orchard_synthetic::{Piece, Synthetic};
-use tokio::sync::{watch, Notify, Semaphore};
+use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tonic::transport::Channel;
 
@@ -74,6 +80,9 @@ pub struct Stats {
     pub report_lease_calls: AtomicU64,
     pub report_leased: AtomicU64,
     pub report_lease_micros: AtomicU64,
+    /// Units that came leased ahead (queued), and those that started.
+    pub ahead_leased: AtomicU64,
+    pub ahead_started: AtomicU64,
     /// Accepted reports per 100 ms since the job started.
     pub buckets: Vec<AtomicU64>,
 }
@@ -100,6 +109,8 @@ impl Stats {
             report_lease_calls: AtomicU64::new(0),
             report_leased: AtomicU64::new(0),
             report_lease_micros: AtomicU64::new(0),
+            ahead_leased: AtomicU64::new(0),
+            ahead_started: AtomicU64::new(0),
             buckets: (0..seconds * 10).map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -132,6 +143,11 @@ pub struct Run {
     /// the background and the lease loop asks with `Lease`. Ignored with
     /// `prefetch` and `blocking_reports`.
     pub report_lease: bool,
+    /// With `report_lease`: each report also asks for one unit to hold
+    /// queued (`ReportRequest::queue_units`, lease-ahead), which starts
+    /// on the slot when its unit ends, as the real worker does since
+    /// session 23.
+    pub lease_ahead: bool,
     /// Long-poll `AwaitSplits` beside the heartbeats (off, or refused by an
     /// older coordinator: split requests come with heartbeats only).
     pub await_splits: bool,
@@ -193,7 +209,10 @@ struct Sim {
     id: AtomicU64,
     heartbeat: Mutex<Duration>,
     held: Mutex<HashMap<u64, Held>>,
-    slots: Semaphore,
+    slots: Arc<Semaphore>,
+    /// Units leased ahead (held, not started), for the next slot whose
+    /// unit ends (`lease_ahead`).
+    ahead: Mutex<VecDeque<UnitLease>>,
     /// Reports in flight, at most one a slot (as the real worker).
     reporting: Semaphore,
     /// A unit left the worker (or started): the lease loop may ask again.
@@ -227,7 +246,8 @@ pub async fn simulate(
         tokio::time::sleep_until((t0 + after).into()).await;
     }
     let sim = Arc::new(Sim {
-        slots: Semaphore::new(run.slots as usize),
+        slots: Arc::new(Semaphore::new(run.slots as usize)),
+        ahead: Mutex::new(VecDeque::new()),
         reporting: Semaphore::new(run.slots as usize),
         run: run.clone(),
         client,
@@ -332,6 +352,7 @@ impl Sim {
     /// handed back.
     async fn stop(self: &Arc<Self>) {
         self.stopping.store(true, Ordering::SeqCst);
+        self.ahead.lock().unwrap().clear();
         let waiting: Vec<u64> = {
             let mut held = self.held.lock().unwrap();
             for h in held.values() {
@@ -371,7 +392,9 @@ impl Sim {
                 return;
             }
             let changed = self.changed.notified();
-            let held = self.held.lock().unwrap().len();
+            // Units leased ahead wait for a running unit's slot, not a free one.
+            let ahead = self.ahead.lock().unwrap().len();
+            let held = self.held.lock().unwrap().len().saturating_sub(ahead);
             if held >= capacity {
                 let _ = tokio::time::timeout(Duration::from_millis(200), changed).await;
                 continue;
@@ -415,24 +438,55 @@ impl Sim {
     /// Holds leased units and starts a task for each (it waits for a slot).
     fn take(self: &Arc<Self>, leases: Vec<UnitLease>) {
         for lease in leases {
-            let stop = Arc::new(Notify::new());
-            let cancelled = Arc::new(AtomicBool::new(false));
-            let pieces = Arc::new(AtomicU32::new(0));
-            self.held.lock().unwrap().insert(
-                lease.unit_id,
-                Held {
-                    stop: stop.clone(),
-                    pieces: pieces.clone(),
-                    cancelled: cancelled.clone(),
-                    started: None,
-                    task: None,
-                },
-            );
-            let id = lease.unit_id;
-            let task = tokio::spawn(self.clone().unit(lease, stop, cancelled, pieces));
-            if let Some(h) = self.held.lock().unwrap().get_mut(&id) {
-                h.task = Some(task.abort_handle());
+            self.hold(lease.unit_id);
+            self.spawn_unit(lease, None);
+        }
+    }
+
+    /// Holds a leased unit, not started.
+    fn hold(&self, id: u64) {
+        self.held.lock().unwrap().insert(
+            id,
+            Held {
+                stop: Arc::new(Notify::new()),
+                pieces: Arc::new(AtomicU32::new(0)),
+                cancelled: Arc::new(AtomicBool::new(false)),
+                started: None,
+                task: None,
+            },
+        );
+    }
+
+    /// Starts the task of a held unit: on `permit`'s slot, or it waits for
+    /// one. Nothing if the unit was handed back meanwhile.
+    fn spawn_unit(self: &Arc<Self>, lease: UnitLease, permit: Option<OwnedSemaphorePermit>) {
+        let mut held = self.held.lock().unwrap();
+        let Some(h) = held.get_mut(&lease.unit_id) else {
+            return;
+        };
+        let (stop, cancelled, pieces) = (h.stop.clone(), h.cancelled.clone(), h.pieces.clone());
+        let task = tokio::spawn(self.clone().unit(lease, stop, cancelled, pieces, permit));
+        h.task = Some(task.abort_handle());
+    }
+
+    /// The oldest unit leased ahead that is still held and not cancelled
+    /// (a cancelled one is dropped).
+    fn pop_ahead(&self) -> Option<UnitLease> {
+        loop {
+            let next = self.ahead.lock().unwrap().pop_front()?;
+            let cancelled = match self.held.lock().unwrap().get(&next.unit_id) {
+                Some(h) => h.cancelled.load(Ordering::SeqCst),
+                None => continue,
+            };
+            if cancelled {
+                self.run
+                    .stats
+                    .units_cancelled
+                    .fetch_add(1, Ordering::Relaxed);
+                self.leave(next.unit_id);
+                continue;
             }
+            return Some(next);
         }
     }
 
@@ -443,9 +497,18 @@ impl Sim {
         stop: Arc<Notify>,
         cancelled: Arc<AtomicBool>,
         pieces: Arc<AtomicU32>,
+        permit: Option<OwnedSemaphorePermit>,
     ) {
         let id = lease.unit_id;
-        let permit = self.slots.acquire().await.expect("slots stay open");
+        let permit = match permit {
+            Some(p) => p,
+            None => self
+                .slots
+                .clone()
+                .acquire_owned()
+                .await
+                .expect("slots stay open"),
+        };
         let unit: Piece = match codec::decode(&lease.unit) {
             Ok(u) => u,
             Err(e) => {
@@ -521,7 +584,7 @@ impl Sim {
             bound: 0,
             error: String::new(),
             stopped: false,
-            want_units: 0,
+            ..Default::default()
         };
         if self.run.prefetch > 0 {
             // The slot is free as soon as the exploration is; the report
@@ -536,15 +599,44 @@ impl Sim {
             // commit); the lease loop sees the slot held meanwhile, and
             // asks with `Lease` only if the answer brought nothing.
             drop(busy);
-            let want = u32::from(!self.stopping.load(Ordering::SeqCst));
-            let leases = self.report_wanting(req, want).await;
-            if self.stopping.load(Ordering::SeqCst) && !leases.is_empty() {
-                // Stopped while the call was out: handed back unstarted.
-                self.hand_back(leases.iter().map(|l| l.unit_id).collect())
-                    .await;
-            } else {
-                self.take(leases);
+            let stopping = self.stopping.load(Ordering::SeqCst);
+            // Lease-ahead: the slot's queued unit starts now, on this
+            // slot, and the report commits while it runs.
+            let mut permit = Some(permit);
+            let mut started = Vec::new();
+            if self.run.lease_ahead && !stopping {
+                if let Some(next) = self.pop_ahead() {
+                    self.run.stats.ahead_started.fetch_add(1, Ordering::Relaxed);
+                    started.push(next.unit_id);
+                    self.spawn_unit(next, permit.take());
+                }
             }
+            let want = u32::from(!stopping && permit.is_some());
+            let queue = u32::from(!stopping && self.run.lease_ahead);
+            let mut leases = self
+                .report_asking(req, want, queue, started)
+                .await
+                .into_iter();
+            // Units to run come first in the answer, then queued ones;
+            // more than asked are handed back.
+            let run_now = if want > 0 { leases.next() } else { None };
+            let queued = if queue > 0 { leases.next() } else { None };
+            let mut back: Vec<u64> = leases.map(|l| l.unit_id).collect();
+            if self.stopping.load(Ordering::SeqCst) {
+                // Stopped while the call was out: handed back unstarted.
+                back.extend(run_now.iter().chain(queued.iter()).map(|l| l.unit_id));
+            } else {
+                if let Some(l) = run_now {
+                    self.hold(l.unit_id);
+                    self.spawn_unit(l, permit.take());
+                }
+                if let Some(q) = queued {
+                    self.run.stats.ahead_leased.fetch_add(1, Ordering::Relaxed);
+                    self.hold(q.unit_id);
+                    self.ahead.lock().unwrap().push_back(q);
+                }
+            }
+            self.hand_back(back).await;
             self.leave(id);
             drop(permit);
         } else if self.run.blocking_reports {
@@ -584,14 +676,24 @@ impl Sim {
 
     /// Reports until the coordinator answers.
     async fn report(&self, req: ReportRequest) {
-        self.report_wanting(req, 0).await;
+        self.report_asking(req, 0, 0, Vec::new()).await;
     }
 
-    /// Reports until the coordinator answers, asking for `want` units in
-    /// the same call (report-and-lease); returns the units it leased.
-    async fn report_wanting(&self, req: ReportRequest, want: u32) -> Vec<UnitLease> {
+    /// Reports until the coordinator answers, asking for `want` units to
+    /// run and `queue` to hold queued in the same call (report-and-lease,
+    /// lease-ahead) and saying which queued units `started`; returns the
+    /// units it leased.
+    async fn report_asking(
+        &self,
+        req: ReportRequest,
+        want: u32,
+        queue: u32,
+        started: Vec<u64>,
+    ) -> Vec<UnitLease> {
         let req = ReportRequest {
             want_units: want,
+            queue_units: queue,
+            started_units: started,
             ..req
         };
         for _ in 0..100 {
@@ -602,7 +704,7 @@ impl Sim {
                     let st = &self.run.stats;
                     let took = micros_less(t, self.rtt());
                     let r = r.into_inner();
-                    if want > 0 {
+                    if want > 0 || queue > 0 {
                         st.report_lease_calls.fetch_add(1, Ordering::Relaxed);
                         st.report_lease_micros.fetch_add(took, Ordering::Relaxed);
                         st.report_leased
@@ -690,22 +792,30 @@ impl Sim {
         loop {
             let every = *self.heartbeat.lock().unwrap();
             tokio::time::sleep(every).await;
-            let running: Vec<UnitProgress> = {
+            // With lease-ahead, units not started are listed as queued
+            // (renewed, not started); before it, all as running.
+            let (running, queued) = {
                 let held = self.held.lock().unwrap();
-                held.iter()
-                    .map(|(&unit_id, h)| UnitProgress {
-                        unit_id,
-                        nodes: h
-                            .started
-                            .map_or(0, |t| (t.elapsed().as_secs_f64() * self.speed) as u64),
-                    })
-                    .collect()
+                let mut running = Vec::new();
+                let mut queued = Vec::new();
+                for (&unit_id, h) in held.iter() {
+                    match h.started {
+                        None if self.run.lease_ahead => queued.push(unit_id),
+                        started => running.push(UnitProgress {
+                            unit_id,
+                            nodes: started
+                                .map_or(0, |t| (t.elapsed().as_secs_f64() * self.speed) as u64),
+                        }),
+                    }
+                }
+                (running, queued)
             };
             let mut c = self.client.clone();
             let req = HeartbeatRequest {
                 worker_id: self.id.load(Ordering::SeqCst),
                 running,
                 bounds: Vec::new(),
+                queued,
             };
             self.run.stats.heartbeats.fetch_add(1, Ordering::Relaxed);
             let resp = match call(self.rtt(), c.heartbeat(req)).await {

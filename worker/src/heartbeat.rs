@@ -85,10 +85,19 @@ pub(crate) async fn heartbeat_loop(state: Arc<State>) {
                 .collect();
             (progress, bounds)
         };
+        let queued: Vec<u64> = {
+            let queued = state.queued.lock().unwrap();
+            queued
+                .iter()
+                .filter(|(_, &cancelled)| !cancelled)
+                .map(|(&id, _)| id)
+                .collect()
+        };
         let req = HeartbeatRequest {
             worker_id: state.id(),
             running,
             bounds,
+            queued,
         };
         let resp = with_retry(
             &state.config.coordinator,
@@ -124,7 +133,12 @@ pub(crate) async fn heartbeat_loop(state: Arc<State>) {
             continue;
         }
         let running = state.running.lock().unwrap();
+        let mut queued = state.queued.lock().unwrap();
         for id in resp.cancel_units {
+            if let Some(cancelled) = queued.get_mut(&id) {
+                // Leased ahead: dropped instead of started.
+                *cancelled = true;
+            }
             if let Some(r) = running.get(&id) {
                 r.cancelled.store(true, Ordering::SeqCst);
                 r.stop.store(true, Ordering::Relaxed);

@@ -3,12 +3,14 @@
 //! Concurrency: one permit per pool thread. The lease loop asks for as many
 //! units as it has free permits; each granted unit runs on the rayon pool
 //! and, when done, is reported by a tokio task whose report also asks for
-//! the permit's next unit (report-and-lease); the permit is freed only if
-//! none came.
+//! the permit's next unit (report-and-lease) and for one to hold queued
+//! (lease-ahead), which starts on the permit when its unit ends, while the
+//! report commits; the permit is freed only if an answer leaves it with no
+//! unit to run.
 //! Shutdown stops every running unit at its next poll; each hands back its
 //! unexplored rest in its report, so no explored node is lost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -97,6 +99,9 @@ pub(crate) struct State {
     /// How often to heartbeat, as the coordinator said at registration.
     pub(crate) heartbeat: Mutex<HeartbeatSchedule>,
     pub(crate) running: Mutex<HashMap<u64, Running>>,
+    /// Units leased ahead, held queued by a slot (see [`slot`]), each with
+    /// whether the coordinator cancelled it meanwhile.
+    pub(crate) queued: Mutex<HashMap<u64, bool>>,
     pub(crate) jobs: Mutex<HashMap<u64, Arc<JobHandle>>>,
     pub(crate) stopping: AtomicBool,
     /// Woken when `stopping` is set, to cut a waiting lease call short.
@@ -202,6 +207,7 @@ pub async fn run_worker(
         worker_id: AtomicU64::new(0),
         heartbeat: Mutex::new(HeartbeatSchedule::default()),
         running: Mutex::new(HashMap::new()),
+        queued: Mutex::new(HashMap::new()),
         jobs: Mutex::new(HashMap::new()),
         stopping: AtomicBool::new(false),
         stop_notify: tokio::sync::Notify::new(),
@@ -285,12 +291,22 @@ pub async fn run_worker(
         } else {
             0
         });
-        for lease in resp.leases {
-            let permit = slots
-                .clone()
-                .try_acquire_owned()
-                .expect("asked only for free slots");
-            start_unit(&state, lease, permit);
+        let (mut fit, extra) = beyond(resp.leases, free, "lease");
+        while let Some(lease) = fit.pop_front() {
+            match slots.clone().try_acquire_owned() {
+                Ok(permit) => start_unit(&state, lease, permit),
+                Err(_) => {
+                    // Only this loop takes slots, so this is a bug: the
+                    // units are handed back rather than run or held.
+                    tracing::warn!(units = fit.len() + 1, "no free slot for a leased unit");
+                    let mut back = vec![lease.unit_id];
+                    back.extend(fit.drain(..).map(|l| l.unit_id));
+                    return_leases(&state, back).await;
+                }
+            }
+        }
+        if !extra.is_empty() {
+            return_leases(&state, extra).await;
         }
     }
 
@@ -317,33 +333,144 @@ pub async fn run_worker(
     Ok(stats)
 }
 
-/// Starts exploring one leased unit on the pool; a tokio task reports it.
-///
-/// The slot (`permit`) is held until the report is answered: the report
-/// asks for the slot's next unit (`want_units`, report-and-lease), so one
-/// call a unit does both, and the next unit starts on the slot as soon as
-/// the answer brings it (the lease loop asks with `Lease` only when the
-/// answer brought none). Session 19-21 freed the slot when the exploration
-/// ended and reported in the background, a report and a lease call a unit.
+/// Starts a slot on a leased unit: a tokio task runs the slot's units one
+/// after another until an answer leaves it without one (see [`slot`]).
 fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSemaphorePermit) {
+    let first = launch(state, lease);
+    tokio::spawn(slot(state.clone(), first, permit));
+}
+
+/// A slot: the slot (`permit`) is held from its first unit's lease until
+/// an answer leaves it with no unit to run.
+///
+/// Each unit's report asks for the slot's next unit (`want_units`,
+/// report-and-lease), so one call a unit does both (session 22), and for
+/// one unit to hold queued (`queue_units`, lease-ahead, session 23): when
+/// a unit ends, the queued one starts at once and the report (asking only
+/// for the next queued one, and saying which started: `started_units`)
+/// travels and commits while it runs, so the slot does not wait for the
+/// commit. A slot holds at most one queued unit; it is handed back if the
+/// worker stops (or comes back by expiry). The lease loop asks with `Lease`
+/// only for slots an answer left empty. Session 19-21 freed the slot when
+/// the exploration ended and reported in the background, a report and a
+/// lease call a unit.
+async fn slot(state: Arc<State>, mut current: Launched, permit: tokio::sync::OwnedSemaphorePermit) {
+    let mut queued: Option<UnitLease> = None;
+    loop {
+        let landed = land(&state, current).await;
+        let stopping = state.stopping.load(Ordering::SeqCst);
+        let ahead = queued.take().and_then(|q| take_queued(&state, q));
+        let mut next = None;
+        match ahead {
+            Some(q) if stopping => return_leases(&state, vec![q.unit_id]).await,
+            Some(q) => next = Some(q),
+            None => {}
+        }
+        let started: Vec<u64> = next.iter().map(|q| q.unit_id).collect();
+        let mut running = next.map(|q| launch(&state, q));
+        let Some(landed) = landed else {
+            // Cancelled: no report. A queued unit that started now is
+            // told by the next heartbeat (it lists it running).
+            match running {
+                Some(r) => {
+                    current = r;
+                    continue;
+                }
+                None => break,
+            }
+        };
+        let ask = if stopping {
+            Ask::default()
+        } else {
+            Ask {
+                want: u32::from(running.is_none()),
+                queue: 1,
+                started,
+            }
+        };
+        let (want, queue) = (ask.want, ask.queue);
+        let leases = report(&state, landed, ask).await;
+        let stopping = state.stopping.load(Ordering::SeqCst);
+        // Run-now units come first in the answer, then the queued ones.
+        let (mut fit, mut back) = beyond(leases, (want + queue) as usize, "report");
+        if want > 0 {
+            // A unit leased while stopping starts stopped: it reports its
+            // whole rest at once.
+            running = fit.pop_front().map(|n| launch(&state, n));
+        }
+        if let Some(q) = fit.pop_front() {
+            if stopping {
+                back.push(q.unit_id);
+            } else {
+                state.queued.lock().unwrap().insert(q.unit_id, false);
+                queued = Some(q);
+            }
+        }
+        back.extend(fit.drain(..).map(|l| l.unit_id));
+        if !back.is_empty() {
+            return_leases(&state, back).await;
+        }
+        match running {
+            Some(r) => current = r,
+            None => break,
+        }
+    }
+    // An answer without a unit to run brings none to queue; kept safe.
+    if let Some(q) = queued.and_then(|q| take_queued(&state, q)) {
+        return_leases(&state, vec![q.unit_id]).await;
+    }
+    drop(permit);
+}
+
+/// The slot's queued unit, taken out of the worker's queued set (which
+/// heartbeats renew); None if the coordinator cancelled it meanwhile.
+fn take_queued(state: &State, q: UnitLease) -> Option<UnitLease> {
+    let cancelled = state.queued.lock().unwrap().remove(&q.unit_id);
+    match cancelled {
+        Some(false) => Some(q),
+        _ => {
+            tracing::debug!(unit = q.unit_id, "queued unit cancelled; dropped");
+            None
+        }
+    }
+}
+
+/// A unit started on a slot.
+enum Launched {
+    /// Its job could not be opened: reported as failed.
+    Failed {
+        unit_id: u64,
+        bound: u64,
+        error: String,
+    },
+    Running {
+        unit_id: u64,
+        job: Arc<JobHandle>,
+        outcome: oneshot::Receiver<Result<DynExploration, String>>,
+        stop: Arc<AtomicBool>,
+        cancelled: Arc<AtomicBool>,
+    },
+}
+
+/// A unit that ended, to report.
+struct Landed {
+    unit_id: u64,
+    bound: u64,
+    outcome: Result<DynExploration, String>,
+    stopped: bool,
+}
+
+/// Starts exploring one leased unit on the pool.
+fn launch(state: &Arc<State>, lease: UnitLease) -> Launched {
     let unit_id = lease.unit_id;
     let job = match state.job(&lease) {
         Ok(j) => j,
         Err(e) => {
-            let state = state.clone();
-            tokio::spawn(async move {
-                report(
-                    &state,
-                    unit_id,
-                    lease.bound,
-                    Err(format!("cannot load job {}: {e}", lease.job_id)),
-                    false,
-                    0,
-                )
-                .await;
-                drop(permit);
-            });
-            return;
+            return Launched::Failed {
+                unit_id,
+                bound: lease.bound,
+                error: format!("cannot load job {}: {e}", lease.job_id),
+            }
         }
     };
     let stop = Arc::new(AtomicBool::new(state.stopping.load(Ordering::SeqCst)));
@@ -374,58 +501,110 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
     state.pool.spawn(move || {
         let ctx = ExploreContext {
             budget,
-            stop: &stop,
+            stop: &stopped,
             bound: &bound,
             progress: &progress,
             pieces: &pieces,
         };
         let _ = tx.send(prepared.explore(&payload, &ctx).map_err(|e| e.to_string()));
     });
-    let state = state.clone();
-    tokio::spawn(async move {
-        let outcome = rx
-            .await
-            .unwrap_or_else(|_| Err("search thread panicked".to_string()));
-        {
-            // The unit's nodes leave the in-flight figure before its report
-            // adds them to the reported one, so `/metrics` never counts them
-            // twice (the heartbeat refreshes the figure only once an interval).
-            let mut running = state.running.lock().unwrap();
-            running.remove(&unit_id);
-            let m = &state.config.metrics;
-            publish_in_flight(&running, m);
-            m.units_running.fetch_sub(1, Ordering::Relaxed);
+    Launched::Running {
+        unit_id,
+        job,
+        outcome: rx,
+        stop,
+        cancelled,
+    }
+}
+
+/// Waits for a launched unit's end; None if it was cancelled (its result
+/// is dropped).
+async fn land(state: &Arc<State>, launched: Launched) -> Option<Landed> {
+    let (unit_id, job, rx, stop, cancelled) = match launched {
+        Launched::Failed {
+            unit_id,
+            bound,
+            error,
+        } => {
+            return Some(Landed {
+                unit_id,
+                bound,
+                outcome: Err(error),
+                stopped: false,
+            })
         }
-        if cancelled.load(Ordering::SeqCst) {
-            state
-                .config
-                .metrics
-                .units_cancelled
-                .fetch_add(1, Ordering::Relaxed);
-            tracing::debug!(unit = unit_id, "cancelled unit dropped");
-            drop(permit);
-        } else {
-            let bound = job.bound.load(Ordering::Relaxed);
-            let stopped = stopped.load(Ordering::Relaxed);
-            // Report-and-lease: the report asks for the slot's next unit,
-            // leased once the report is durable; the slot goes to it, or
-            // back to the lease loop if none came (or the worker stops).
-            let want = u32::from(!state.stopping.load(Ordering::SeqCst));
-            let mut leases = report(&state, unit_id, bound, outcome, stopped, want)
-                .await
-                .into_iter();
-            match leases.next() {
-                Some(next) => start_unit(&state, next, permit),
-                None => drop(permit),
-            }
-            // More than asked (a coordinator that ignores the count):
-            // given back, as units this worker has no slot for.
-            let extra: Vec<u64> = leases.map(|l| l.unit_id).collect();
-            if !extra.is_empty() {
-                return_leases(&state, extra).await;
-            }
-        }
-    });
+        Launched::Running {
+            unit_id,
+            job,
+            outcome,
+            stop,
+            cancelled,
+        } => (unit_id, job, outcome, stop, cancelled),
+    };
+    let outcome = rx
+        .await
+        .unwrap_or_else(|_| Err("search thread panicked".to_string()));
+    {
+        // The unit's nodes leave the in-flight figure before its report
+        // adds them to the reported one, so `/metrics` never counts them
+        // twice (the heartbeat refreshes the figure only once an interval).
+        let mut running = state.running.lock().unwrap();
+        running.remove(&unit_id);
+        let m = &state.config.metrics;
+        publish_in_flight(&running, m);
+        m.units_running.fetch_sub(1, Ordering::Relaxed);
+    }
+    if cancelled.load(Ordering::SeqCst) {
+        state
+            .config
+            .metrics
+            .units_cancelled
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(unit = unit_id, "cancelled unit dropped");
+        return None;
+    }
+    Some(Landed {
+        unit_id,
+        bound: job.bound.load(Ordering::Relaxed),
+        outcome,
+        stopped: stop.load(Ordering::Relaxed),
+    })
+}
+
+/// What a report asks for beside the report: units to run now on the slot
+/// it frees (`want_units`), units to hold queued (`queue_units`), and the
+/// queued units that started (`started_units`).
+#[derive(Default)]
+struct Ask {
+    want: u32,
+    queue: u32,
+    started: Vec<u64>,
+}
+
+/// The one rule for an answer that brings more units than were asked for
+/// (a misbehaving or future coordinator): the first `asked` are kept, the
+/// others are handed back (`return_leases`), with a warning, never run and
+/// never a panic. Returns the kept leases and the ids to hand back; `call`
+/// names the call in the warning.
+pub(crate) fn beyond(
+    leases: Vec<UnitLease>,
+    asked: usize,
+    call: &str,
+) -> (VecDeque<UnitLease>, Vec<u64>) {
+    let mut kept: VecDeque<UnitLease> = leases.into();
+    let extra: Vec<u64> = kept
+        .drain(asked.min(kept.len())..)
+        .map(|l| l.unit_id)
+        .collect();
+    if !extra.is_empty() {
+        tracing::warn!(
+            call,
+            asked,
+            extra = extra.len(),
+            "the coordinator leased more units than asked for; handing the extra back"
+        );
+    }
+    (kept, extra)
 }
 
 /// Gives leased units back to the coordinator (best effort: a lease not
@@ -443,17 +622,18 @@ async fn return_leases(state: &Arc<State>, unit_ids: Vec<u64>) {
 
 /// Reports one unit, retrying until the coordinator has it (`stopped`: its
 /// search was asked to stop early), and asks in the same call for `want`
-/// units for the slot it freed (report-and-lease): returns those leased.
+/// units for the slot it freed (report-and-lease) and `queue` to hold
+/// queued (lease-ahead), saying which queued units started: returns the
+/// units leased (those to run first). A failed unit's report asks for none.
 /// A retry after a lost answer is a duplicate, which leases nothing (a unit
 /// the lost answer carried comes back when its lease expires).
-async fn report(
-    state: &Arc<State>,
-    unit_id: u64,
-    bound: u64,
-    outcome: Result<DynExploration, String>,
-    stopped: bool,
-    want: u32,
-) -> Vec<UnitLease> {
+async fn report(state: &Arc<State>, landed: Landed, ask: Ask) -> Vec<UnitLease> {
+    let Landed {
+        unit_id,
+        bound,
+        outcome,
+        stopped,
+    } = landed;
     let req = match outcome {
         Ok(x) => {
             let mut stats = state.stats.lock().unwrap();
@@ -475,7 +655,9 @@ async fn report(
                 bound,
                 error: String::new(),
                 stopped,
-                want_units: want,
+                want_units: ask.want,
+                queue_units: ask.queue,
+                started_units: ask.started,
             }
         }
         Err(e) => {
@@ -485,6 +667,7 @@ async fn report(
                 unit_id,
                 bound,
                 error: e,
+                started_units: ask.started,
                 ..Default::default()
             }
         }
@@ -545,4 +728,43 @@ pub(crate) fn publish_in_flight(running: &HashMap<u64, Running>, metrics: &Worke
         .map(|r| r.progress.load(Ordering::Relaxed))
         .sum();
     metrics.nodes_in_flight.store(in_flight, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leases(ids: &[u64]) -> Vec<UnitLease> {
+        ids.iter()
+            .map(|&unit_id| UnitLease {
+                unit_id,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    fn ids(kept: &VecDeque<UnitLease>) -> Vec<u64> {
+        kept.iter().map(|l| l.unit_id).collect()
+    }
+
+    #[test]
+    fn extra_leases_are_handed_back_not_run() {
+        // A `Lease` answer with more units than free slots, and a report's
+        // answer with more than `want_units`: the same rule for both.
+        let (kept, extra) = beyond(leases(&[7, 8, 9]), 1, "lease");
+        assert_eq!(ids(&kept), [7]);
+        assert_eq!(extra, [8, 9]);
+        let (kept, extra) = beyond(leases(&[4, 5]), 0, "report");
+        assert!(kept.is_empty());
+        assert_eq!(extra, [4, 5]);
+    }
+
+    #[test]
+    fn leases_within_the_count_are_all_kept() {
+        let (kept, extra) = beyond(leases(&[1, 2]), 3, "lease");
+        assert_eq!(ids(&kept), [1, 2]);
+        assert!(extra.is_empty());
+        let (kept, extra) = beyond(Vec::new(), 2, "report");
+        assert!(kept.is_empty() && extra.is_empty());
+    }
 }

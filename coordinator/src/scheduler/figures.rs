@@ -20,7 +20,8 @@ pub(super) struct FiguresKey {
 impl Scheduler {
     /// The figures of a job: a finished job's as stored with its answer
     /// (none for a job stored before figures existed, or one that failed);
-    /// a running job's from what has been merged and the units leased now.
+    /// a running job's from what has been merged and the units running now
+    /// (leased and started: not those leased ahead).
     /// `None`: no such job.
     pub fn figures(&mut self, job_id: JobId) -> Option<Vec<Figure>> {
         let job = self.jobs.get(&job_id)?;
@@ -31,7 +32,7 @@ impl Scheduler {
         let mut running: Vec<(UnitId, &[u8])> = self
             .units
             .iter()
-            .filter(|(_, u)| u.job == job_id && u.lease.is_some())
+            .filter(|(_, u)| u.job == job_id && u.running())
             .map(|(&id, u)| (id, u.payload.as_slice()))
             .collect();
         running.sort_unstable_by_key(|&(id, _)| id);

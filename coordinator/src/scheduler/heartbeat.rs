@@ -196,6 +196,7 @@ impl Scheduler {
                         worker: worker_id,
                         since: now,
                         expires: now + ttl,
+                        queued: false,
                     });
                     job.units_leased += 1;
                     worker.units.insert(uid);
@@ -216,6 +217,13 @@ impl Scheduler {
             }
             if let Some(l) = unit.lease.as_mut() {
                 l.expires = now + ttl;
+                if l.queued {
+                    // Leased ahead, and running now (its start was not
+                    // told in a report): a split candidate from now on.
+                    l.queued = false;
+                    l.since = now;
+                    adopted.push((now, uid));
+                }
             }
             unit.progress_nodes = nodes;
             if unit.split_requested && !unit.split_sent {
@@ -245,6 +253,28 @@ impl Scheduler {
             reply.split_pieces = vec![k; reply.split.len()];
         }
         Some(reply)
+    }
+
+    /// A heartbeat's units leased ahead and not started
+    /// (`HeartbeatRequest::queued`): the worker's own are renewed (they stay
+    /// queued); the others are returned, to be dropped by the worker (the
+    /// lease ended, or a restart forgot it: a queued unit is never adopted).
+    pub fn renew_queued(&mut self, worker_id: WorkerId, queued: &[UnitId]) -> Vec<UnitId> {
+        let now = self.clock.now();
+        let ttl = self.lease_ttl;
+        let mut drop = Vec::new();
+        for &uid in queued {
+            let live = self.units.get_mut(&uid).and_then(|u| {
+                let job = self.jobs.get(&u.job)?;
+                let l = u.lease.as_mut()?;
+                (l.worker == worker_id && job.live()).then_some(l)
+            });
+            match live {
+                Some(l) => l.expires = now + ttl,
+                None => drop.push(uid),
+            }
+        }
+        drop
     }
 
     /// The counter of worker slots waiting in lease calls for work: the

@@ -24,6 +24,10 @@ pub(super) struct Lease {
     pub(super) worker: WorkerId,
     pub(super) since: Instant,
     pub(super) expires: Instant,
+    /// Leased ahead (`Scheduler::lease_ahead`) and not started yet: not a
+    /// split candidate (it has no progress) until the worker says it
+    /// started (`Scheduler::start_queued`, or a heartbeat listing it).
+    pub(super) queued: bool,
 }
 
 /// A unit handed to a worker.
@@ -48,6 +52,52 @@ impl Scheduler {
     /// here: [`Scheduler::sweep_moot`] removes them as soon as a merge makes
     /// them moot, and checks whether that finished the job.)
     pub fn lease(&mut self, worker_id: WorkerId, max: usize) -> (Vec<Granted>, Vec<Write>) {
+        self.lease_as(worker_id, max, false)
+    }
+
+    /// Lease-ahead: up to `max` pending units for `worker` to hold queued
+    /// beside its running ones (`ReportRequest::queue_units`), so that a
+    /// slot's next unit is there before its current one ends. None while a
+    /// lease call waits for work (`idle_slots`): a unit queued behind a
+    /// running one must not be one an idle slot could run now. A queued
+    /// lease is not a split candidate until it starts
+    /// ([`Scheduler::start_queued`]); otherwise it is a lease like any
+    /// other (renewed by heartbeats, handed back, or back by expiry).
+    pub fn lease_ahead(&mut self, worker_id: WorkerId, max: usize) -> (Vec<Granted>, Vec<Write>) {
+        if max == 0 || self.idle_slots.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+            return (Vec::new(), Vec::new());
+        }
+        self.lease_as(worker_id, max, true)
+    }
+
+    /// The queued units of `worker` among `unit_ids` started: from now on
+    /// their leases run (renewed, and split candidates from now).
+    pub fn start_queued(&mut self, worker_id: WorkerId, unit_ids: &[UnitId]) {
+        let now = self.clock.now();
+        let ttl = self.lease_ttl;
+        let mut started = Vec::new();
+        for id in unit_ids {
+            let Some(l) = self.units.get_mut(id).and_then(|u| u.lease.as_mut()) else {
+                continue;
+            };
+            if l.worker == worker_id && l.queued {
+                l.queued = false;
+                l.since = now;
+                l.expires = now + ttl;
+                started.push(*id);
+            }
+        }
+        for id in started {
+            self.add_split_candidate(now, id);
+        }
+    }
+
+    fn lease_as(
+        &mut self,
+        worker_id: WorkerId,
+        max: usize,
+        queued: bool,
+    ) -> (Vec<Granted>, Vec<Write>) {
         let now = self.clock.now();
         let ttl = self.lease_ttl;
         let mut granted = Vec::new();
@@ -122,6 +172,7 @@ impl Scheduler {
                     worker: worker_id,
                     since: now,
                     expires: now + ttl,
+                    queued,
                 });
                 unit.split_requested = false;
                 unit.split_sent = false;
@@ -129,7 +180,9 @@ impl Scheduler {
                 unit.held_by(worker_id);
                 job.units_leased += 1;
                 worker.units.insert(uid);
-                new_leases.push((now, uid));
+                if !queued {
+                    new_leases.push((now, uid));
+                }
                 granted.push(Granted {
                     whole: verified,
                     unit_id: uid,

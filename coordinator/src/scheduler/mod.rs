@@ -66,6 +66,7 @@ use std::time::{Duration, Instant};
 pub use crate::status::JobState;
 pub use finish::Finishing;
 pub use job::{Estimate, FinalResult, Job};
+pub use lease::Granted;
 pub use replicas::MAX_REPLICAS;
 pub use report::PendingReport;
 pub use unit::TREE_DEPTH;

@@ -258,10 +258,12 @@ impl Scheduler {
     pub fn abort_report(&mut self, unit_id: UnitId) {
         if let Some(u) = self.units.get_mut(&unit_id) {
             u.reporting = false;
-            match u.lease.as_ref().map(|l| l.since) {
+            match u.lease.as_ref().map(|l| (l.since, l.queued)) {
+                // Leased ahead and not started: not a candidate yet.
+                Some((_, true)) => {}
                 // Still running: it may be asked to split again (its entry
                 // in `split_candidates` may have been taken meanwhile).
-                Some(since) => self.add_split_candidate(since, unit_id),
+                Some((since, false)) => self.add_split_candidate(since, unit_id),
                 // Its lease had expired before the failed report: it must
                 // be waiting in the queue, or nobody would ever lease it.
                 None => {

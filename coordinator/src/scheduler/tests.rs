@@ -846,3 +846,49 @@ fn a_split_of_the_familys_own_is_verified_with_the_summary_and_becomes_the_units
     assert_eq!(h.finished[&job]["leaves"], 10);
     assert_eq!(h.finished[&job]["twice"], 0);
 }
+
+/// Lease-ahead: a unit leased to be held queued is not asked to split
+/// until the worker says it started (in a report's `started_units`, or by
+/// listing it as running in a heartbeat); a queued unit's heartbeat renews
+/// its lease without starting it; none is leased ahead while a lease call
+/// waits for work.
+#[test]
+fn a_queued_lease_is_no_split_candidate_until_it_starts() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 40, 4, None);
+    let w = h.worker();
+    let (ahead, _) = h.s.lease_ahead(w, 2);
+    assert_eq!(ahead.len(), 2);
+    let status = h.s.status(job).unwrap();
+    assert_eq!(status.units_running, 0, "queued units are not running");
+    let ids: Vec<u64> = ahead.iter().map(|g| g.unit_id).collect();
+    h.advance(TTL / 2);
+    assert_eq!(
+        h.s.request_splits(10, MS),
+        0,
+        "queued units have no progress"
+    );
+    // Renewed, still queued: not expired a lease time after it was leased.
+    assert!(h.s.renew_queued(w, &ids).is_empty());
+    assert_eq!(h.advance(TTL / 2 + MS), 0, "renewed by the heartbeat");
+    assert_eq!(h.s.request_splits(10, MS), 0);
+    // One starts (a report says so), the other shows up running in a
+    // heartbeat: both may be asked to split once they have run a while.
+    h.s.start_queued(w, &ids[..1]);
+    assert_eq!(h.s.status(job).unwrap().units_running, 1);
+    h.advance(TTL / 4);
+    assert_eq!(h.s.request_splits(10, MS), 1, "the one that started");
+    h.s.heartbeat(w, &[(ids[1], 5)], &[])
+        .expect("a known worker");
+    h.advance(TTL / 4);
+    assert_eq!(h.s.request_splits(10, MS), 1, "started by the heartbeat");
+    // Another worker's queued units are not this one's to renew.
+    let other = h.worker();
+    assert_eq!(h.s.renew_queued(other, &ids), ids);
+    // A lease call waiting for work: nothing is leased ahead.
+    let idle = h.s.idle_slots();
+    idle.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    assert!(h.s.lease_ahead(other, 2).0.is_empty());
+    idle.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(h.s.lease_ahead(other, 2).0.len(), 2);
+}

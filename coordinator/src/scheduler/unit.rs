@@ -62,6 +62,13 @@ pub struct Replica {
 }
 
 impl Unit {
+    /// Leased and started: a unit leased ahead (queued on its worker, see
+    /// `Scheduler::lease_ahead`) is leased but not running, so views show
+    /// it as waiting, not as being searched.
+    pub(super) fn running(&self) -> bool {
+        self.lease.as_ref().is_some_and(|l| !l.queued)
+    }
+
     /// Records that `worker` holds (or held) the unit.
     pub(super) fn held_by(&mut self, worker: WorkerId) {
         if !self.holders.contains(&worker) {

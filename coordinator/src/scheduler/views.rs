@@ -42,12 +42,14 @@ impl Scheduler {
     pub fn status(&mut self, job_id: JobId) -> Option<JobStatus> {
         let live_workers = self.live_workers() as u32;
         let now = self.clock.now();
-        let running_nodes: u64 = self
-            .units
-            .values()
-            .filter(|u| u.job == job_id && u.lease.is_some())
-            .map(|u| u.progress_nodes)
-            .sum();
+        let (mut running_nodes, mut queued) = (0u64, 0u64);
+        for u in self.units.values().filter(|u| u.job == job_id) {
+            if u.running() {
+                running_nodes += u.progress_nodes;
+            } else if u.lease.is_some() {
+                queued += 1;
+            }
+        }
         let waiting = self.waiting_reason(job_id);
         let job = self.jobs.get_mut(&job_id)?;
         let nodes = job.nodes_done.saturating_add(running_nodes);
@@ -61,10 +63,12 @@ impl Scheduler {
             state: job.state,
             units_total: job.units_total,
             units_done: job.units_done,
-            units_running: job.units_leased,
+            // Units leased ahead and not started count as pending.
+            units_running: job.units_leased.saturating_sub(queued),
             units_pending: job
                 .units_total
-                .saturating_sub(job.units_done + job.units_leased),
+                .saturating_sub(job.units_done + job.units_leased)
+                + queued,
             nodes,
             nodes_discarded: job.nodes_discarded,
             lemma_bytes: job.lemma_bytes,
@@ -184,7 +188,7 @@ impl Scheduler {
             .collect();
         for u in self.units.values().filter(|u| u.job == job_id) {
             let c = cells.entry(tree_prefix(&u.position)).or_default();
-            if u.lease.is_some() {
+            if u.running() {
                 c.1 += 1;
             } else {
                 c.2 += 1;

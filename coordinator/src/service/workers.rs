@@ -103,22 +103,8 @@ impl Workers {
             }
             if !granted.is_empty() {
                 drop(idle.take());
-                let budget = self.0.config.unit_budget;
-                let leases = granted
-                    .into_iter()
-                    .map(|g| UnitLease {
-                        unit_id: g.unit_id,
-                        job_id: g.job_id,
-                        family: g.family,
-                        params_json: g.params_json,
-                        unit: g.payload.to_vec(),
-                        // A verified job's replicas explore whole units.
-                        node_budget: if g.whole { u64::MAX } else { budget },
-                        bound: g.bound,
-                    })
-                    .collect();
                 return LeaseResponse {
-                    leases,
+                    leases: self.unit_leases(granted),
                     retry_after_ms: 0,
                     unknown_worker: false,
                 };
@@ -133,6 +119,38 @@ impl Workers {
             }
             let _ = tokio::time::timeout(deadline - now, notified).await;
         }
+    }
+}
+
+impl Workers {
+    /// Leases up to `max_units` (clamped to the configured most) for
+    /// `worker` to hold queued (see `Scheduler::lease_ahead`), without
+    /// waiting for work.
+    fn lease_ahead(&self, worker: u64, max_units: u32) -> Vec<UnitLease> {
+        let max = max_units.min(self.0.config.max_units_per_lease) as usize;
+        let (granted, writes) = self.0.lock().lease_ahead(worker, max);
+        if !writes.is_empty() {
+            self.0.store.enqueue(writes);
+        }
+        self.unit_leases(granted)
+    }
+
+    /// The wire form of granted units.
+    fn unit_leases(&self, granted: Vec<crate::scheduler::Granted>) -> Vec<UnitLease> {
+        let budget = self.0.config.unit_budget;
+        granted
+            .into_iter()
+            .map(|g| UnitLease {
+                unit_id: g.unit_id,
+                job_id: g.job_id,
+                family: g.family,
+                params_json: g.params_json,
+                unit: g.payload.to_vec(),
+                // A verified job's replicas explore whole units.
+                node_budget: if g.whole { u64::MAX } else { budget },
+                bound: g.bound,
+            })
+            .collect()
     }
 }
 
@@ -199,7 +217,17 @@ impl WorkerService for Workers {
         self.check_speaks_for(r.worker_id, peer.as_ref())?;
         let running: Vec<(u64, u64)> = r.running.iter().map(|u| (u.unit_id, u.nodes)).collect();
         let bounds: Vec<(u64, u64)> = r.bounds.iter().map(|b| (b.job_id, b.bound)).collect();
-        let reply = self.0.lock().heartbeat(r.worker_id, &running, &bounds);
+        let reply = {
+            let mut s = self.0.lock();
+            s.heartbeat(r.worker_id, &running, &bounds)
+                .map(|mut reply| {
+                    // Queued units the worker must drop are cancelled as
+                    // running ones are (after the running ones, so that a
+                    // unit listed twice is judged as running).
+                    reply.cancel.extend(s.renew_queued(r.worker_id, &r.queued));
+                    reply
+                })
+        };
         let Some(reply) = reply else {
             return Ok(Response::new(HeartbeatResponse {
                 unknown_worker: true,
@@ -229,7 +257,15 @@ impl WorkerService for Workers {
         let peer = PeerIdentity::of_request(&req);
         let r = req.into_inner();
         self.check_speaks_for(r.worker_id, peer.as_ref())?;
-        let worker = self.0.lock().describe_worker(r.worker_id);
+        let worker = {
+            let mut s = self.0.lock();
+            // Lease-ahead: units that started since the worker's last word
+            // may be asked to split from now on, whatever this report is.
+            if !r.started_units.is_empty() {
+                s.start_queued(r.worker_id, &r.started_units);
+            }
+            s.describe_worker(r.worker_id)
+        };
         if !r.error.is_empty() {
             tracing::error!(unit = r.unit_id, %worker, "unit failed: {}", r.error);
             let finishing = self.0.lock().fail_unit(r.unit_id, &r.error);
@@ -323,12 +359,17 @@ impl WorkerService for Workers {
         // instead of it. Leased here, in the call's handler: a worker that
         // hung up leases nothing, and a lease whose answer is lost on the
         // way comes back when it expires, as a `Lease` call's would.
-        let (leases, retry_after_ms) = if r.want_units > 0 {
+        let (mut leases, retry_after_ms) = if r.want_units > 0 {
             let l = self.lease_units(r.worker_id, r.want_units).await;
             (l.leases, l.retry_after_ms)
         } else {
             (Vec::new(), 0)
         };
+        // Lease-ahead: the units to hold queued, after those to run now
+        // (none if those found no work), at once: no wait for work.
+        if r.queue_units > 0 && (r.want_units == 0 || !leases.is_empty()) {
+            leases.extend(self.lease_ahead(r.worker_id, r.queue_units));
+        }
         Ok(Response::new(ReportResponse {
             accepted: true,
             bound,
