@@ -154,10 +154,16 @@ fn check_ring(t: Ring, n: u8) -> Option<CheckedRing> {
 /// The root units of the `ring` method: `[a, b]` for every pair of border
 /// queens (row 0, last row) that begins a ring in [`root_rings`], in
 /// increasing order. A unit per ring would be thousands of units of
-/// milliseconds on boards that take seconds.
+/// milliseconds on boards that take seconds. A board without a ring (2 x 2,
+/// 3 x 3: no solution) has the one group `[0, 0]`, which holds no ring: a
+/// job needs a unit to finish (the coordinator finishes a job when its
+/// last unit is done).
 pub fn root_units(n: u32) -> Vec<Vec<u8>> {
     let mut units: Vec<Vec<u8>> = root_rings(n).iter().map(|t| t[..2].to_vec()).collect();
     units.dedup();
+    if units.is_empty() {
+        units.push(vec![0, 0]);
+    }
     units
 }
 

@@ -105,6 +105,19 @@ fn agrees_with_mirror() {
     }
 }
 
+/// Every board has a root unit, even one without a ring (n = 2, 3): a job
+/// with none would never finish.
+#[test]
+fn every_board_has_a_root_unit() {
+    for n in 1..=12 {
+        let roots = job(n, Method::Ring).root_units();
+        assert!(!roots.is_empty(), "n = {n}");
+        assert_eq!(ring::root_rings(n).is_empty(), n == 2 || n == 3, "n = {n}");
+    }
+    let s = search(3, Method::Ring, 1);
+    assert_eq!((s.nodes, s.solutions, s.distinct), (1, 0, 0));
+}
+
 #[test]
 fn published_figures() {
     // OEIS A000170 and A002562, n = 1..12.
