@@ -316,6 +316,11 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
             c.lease_expiries,
         ),
         counter(
+            "orchard_units_narrowed_total",
+            "Units leased asking less than they were made with (a narrower game-search window).",
+            c.units_narrowed,
+        ),
+        counter(
             "orchard_reports_total",
             "Unit reports committed.",
             c.reports,

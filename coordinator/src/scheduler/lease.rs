@@ -168,6 +168,15 @@ impl Scheduler {
                     waiting.push_back((position, uid));
                     continue;
                 }
+                if job.has_moot_units {
+                    // What the job merged since the unit was made may let
+                    // it ask less (a narrower window): the worker gets
+                    // that, and a lease that comes back keeps it.
+                    if let Some(narrowed) = job.narrowed(&unit.payload) {
+                        unit.payload = Arc::new(narrowed);
+                        self.counters.units_narrowed += 1;
+                    }
+                }
                 unit.lease = Some(Lease {
                     worker: worker_id,
                     since: now,

@@ -87,6 +87,8 @@ pub struct Counters {
     /// another worker meanwhile), duplicate, or of a job no longer live.
     pub reports_ignored: u64,
     pub units_cancelled: u64,
+    /// Units leased narrowed (see `orchard_core::MootJudge::narrow`).
+    pub units_narrowed: u64,
     pub registrations: u64,
     /// Requests about a unit the worker does not hold, refused and not
     /// counted: reports (refused with an error), progress in heartbeats

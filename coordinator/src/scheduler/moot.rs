@@ -100,6 +100,19 @@ impl Job {
     }
 }
 
+impl Job {
+    /// The unit as the last judge would have it searched now (see
+    /// `orchard_core::MootJudge::narrow`), if it asks less than `payload`:
+    /// the payload to lease in its place. Never in a verified job (its
+    /// replicas must search the same unit), never without a judge.
+    pub(super) fn narrowed(&self, payload: &[u8]) -> Option<Vec<u8>> {
+        if self.replicas > 1 {
+            return None;
+        }
+        self.moot_judge.as_ref()?.judge.narrow(payload)
+    }
+}
+
 impl Scheduler {
     /// Cancels every live unit of `job_id` that can no longer change the
     /// answer (families with `PreparedJob::has_moot_units` only), if a new

@@ -88,6 +88,20 @@ pub trait MootJudge<U>: Send + Sync {
     fn must_wait(&self, _unit: &U) -> bool {
         false
     }
+
+    /// The unit as it should be searched now, if everything merged lets it
+    /// ask less than it does (a game search's unit needs only whether its
+    /// position beats what a sibling is known to reach: a narrower
+    /// alpha-beta window). The coordinator leases the narrowed unit in its
+    /// place (not in a verified job, whose replicas must search the same
+    /// unit); the stored unit is unchanged, so after a restart the unit is
+    /// narrowed again, or searched as it was stored. So a narrowed unit must
+    /// settle at least what the root still needs of the unit, by the
+    /// summary this judge was made from and by every summary merged from
+    /// it, and so must the unit as stored. The default: never narrowed.
+    fn narrow(&self, _unit: &U) -> Option<U> {
+        None
+    }
 }
 
 /// Random root-to-leaf walks of the real search's tree, for Knuth's estimate

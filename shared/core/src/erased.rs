@@ -301,6 +301,9 @@ pub trait EncodedMootJudge: Send + Sync {
     fn is_moot(&self, unit: &[u8]) -> bool;
     /// See [`crate::MootJudge::must_wait`]. A malformed unit never waits.
     fn must_wait(&self, unit: &[u8]) -> bool;
+    /// See [`crate::MootJudge::narrow`], encoded. A malformed unit is
+    /// leased as it is.
+    fn narrow(&self, unit: &[u8]) -> Option<Vec<u8>>;
 }
 
 /// The family's judge behind [`EncodedMootJudge`]: decodes, then asks.
@@ -315,5 +318,10 @@ impl<F: SearchFamily> EncodedMootJudge for DecodingJudge<F> {
 
     fn must_wait(&self, unit: &[u8]) -> bool {
         codec::decode::<F::Unit>(unit).is_ok_and(|u| self.judge.must_wait(&u))
+    }
+
+    fn narrow(&self, unit: &[u8]) -> Option<Vec<u8>> {
+        let u = codec::decode::<F::Unit>(unit).ok()?;
+        self.judge.narrow(&u).map(|n| codec::encode(&n))
     }
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use super::game::{absolute, Game};
 use super::pv::table_pv;
-use super::summary::{Key, SolveSummary, SolveUnit};
+use super::summary::{Key, SolveSummary, SolveUnit, Window};
 use super::HipSolve;
 use crate::search::{Pos, Solver};
 use orchard_core::{Exploration, ExploreContext, FamilyError};
@@ -38,18 +38,27 @@ pub(super) fn explore_unit(
     // What the rules alone say of this position, in the mover's view: at
     // most a draw for the first player where the second can pair moves.
     let own = absolute(-1, game.p1_ceiling(&pos), p1);
-    // What matters to the root: where the second player can pair moves at
-    // the root (a board with an even side, standard Hip), the first player
-    // gets at most a draw anywhere in the game, so a unit only needs to
-    // settle whether he reaches it. The window of the search, mover's view.
+    // What matters to the root: the unit's window (see `Window`), and
+    // where the second player can pair moves at the root (a board with an
+    // even side, standard Hip), the first player gets at most a draw
+    // anywhere in the game, so a unit only needs to settle whether he
+    // reaches it. The window of the search, mover's view.
     let cap = game.p1_ceiling(&Pos::EMPTY);
-    let (floor, ceiling) = absolute(-1, cap, p1);
+    let (floor, ceiling) = absolute(unit.window.lo, unit.window.hi.min(cap), p1);
     let (floor, ceiling) = (floor.max(own.0), ceiling.min(own.1));
     let mut alpha = floor;
     let mut best = -1i8;
     let mut rest = Vec::new();
     let mut seen: Vec<Key> = Vec::new();
     let mut pending: Vec<SolveUnit> = Vec::new();
+    let mut unsearched: Vec<Vec<u8>> = Vec::new();
+    if floor >= ceiling {
+        // The rules already answer all the window asks (a unit made on
+        // another board, or by hand): nothing to search.
+        let (lo, hi) = absolute(own.0, own.1, p1);
+        summary.record(key, lo, hi, false, Vec::new())?;
+        return Ok(Exploration::Finished(summary));
+    }
     for &c in &moves.cells[..moves.len] {
         let child = pos.play(&game.board, c as usize, p1);
         let v = if game.full(&child) {
@@ -103,16 +112,21 @@ pub(super) fn explore_unit(
                     if searching {
                         // This child's search ran out: keep what it
                         // settled, hand back only what it did not.
+                        // Its window is what the children settled so far
+                        // leave to it (all recorded above).
                         let path: Vec<u8> = solver.abort_path.iter().rev().copied().collect();
+                        let (lo, hi) = absolute(alpha, ceiling, p1);
                         let mut h = Harvest {
                             solver: &solver,
                             game: &game,
                             summary: &mut summary,
                             units: &mut pending,
                         };
-                        h.node(child, &mut moves, &path, HARVEST_LEVELS)?;
+                        h.node(child, &mut moves, &path, HARVEST_LEVELS, (lo, hi))?;
                     } else {
-                        pending.push(SolveUnit { moves });
+                        // Its window is set below, from every child
+                        // settled by then.
+                        unsearched.push(moves);
                     }
                     continue;
                 }
@@ -127,7 +141,7 @@ pub(super) fn explore_unit(
         }
     }
     summary.nodes += solver.nodes;
-    if best >= ceiling || pending.is_empty() {
+    if best >= ceiling || (pending.is_empty() && unsearched.is_empty()) {
         // Settled within the window: the best it allows was found, or every
         // child is known. Fail-soft, as a search node: at or below the floor
         // an upper bound, at or above the ceiling a lower one, each within
@@ -155,7 +169,17 @@ pub(super) fn explore_unit(
         return Ok(Exploration::Finished(summary));
     }
     summary.record(key, -1, 1, true, Vec::new())?;
+    // The children never searched: what the settled ones leave to them.
+    // (alpha < ceiling here: the loop stops when it reaches it; the full
+    // window, always sound, if not.)
+    let (lo, hi) = absolute(alpha, ceiling, p1);
+    let window = Window::new(lo, hi).unwrap_or(Window::FULL);
     rest.extend(pending);
+    rest.extend(
+        unsearched
+            .into_iter()
+            .map(|moves| SolveUnit { moves, window }),
+    );
     Ok(Exploration::Split {
         explored: summary,
         rest,
@@ -187,18 +211,24 @@ struct Harvest<'s, 'a, 'b, 'c> {
 
 impl Harvest<'_, '_, '_, '_> {
     /// `pos`, reached by `moves`, partly searched along `path` (its moves,
-    /// first move first; empty where the search stopped).
+    /// first move first; empty where the search stopped), in `window`
+    /// (P1's view, see [`Window`]).
     fn node(
         &mut self,
         pos: Pos,
         moves: &mut Vec<u8>,
         path: &[u8],
         levels: usize,
+        window: (i8, i8),
     ) -> Result<(), FamilyError> {
         let game = self.game;
+        let Some(w) = Window::new(window.0, window.1) else {
+            return Ok(()); // the window asks nothing (see `narrow`)
+        };
         if path.is_empty() || levels == 0 {
             self.units.push(SolveUnit {
                 moves: moves.clone(),
+                window: w,
             });
             return Ok(());
         }
@@ -208,39 +238,77 @@ impl Harvest<'_, '_, '_, '_> {
         let next = path[0] as usize;
         let next_key = game.key(&pos.play(&game.board, next, p1)).0;
         let list = self.solver.moves(&pos, p1, 0);
+        // The children and what the table knows of them (P1's view), the
+        // one on the path included: a full board is a draw by the rules.
         let mut seen: Vec<Key> = Vec::new();
+        let mut kids: Vec<(u8, Pos, Key, i8, i8)> = Vec::new();
         for &c in &list.cells[..list.len] {
             let child = pos.play(&game.board, c as usize, p1);
-            if game.full(&child) {
-                continue; // a draw, by the rules
-            }
-            let ck = game.key(&child).0;
+            let (ck, (lo, hi)) = if game.full(&child) {
+                (game.key(&child).0, (0, 0))
+            } else {
+                let ck = game.key(&child).0;
+                let (lo, hi) = table_interval(self.solver, &child);
+                (ck, (lo, hi.min(game.p1_ceiling(&child))))
+            };
             if seen.contains(&ck) {
                 continue;
             }
             seen.push(ck);
+            kids.push((c, child, ck, lo, hi));
+        }
+        // What the children settle leaves this window to each of them.
+        let window = narrow(window, p1, kids.iter().map(|k| (k.3, k.4)));
+        for &(c, child, ck, lo, hi) in &kids {
+            if game.full(&child) {
+                continue; // a draw, by the rules
+            }
+            if (lo, hi) != (-1, 1) {
+                // Recorded, since the window above may rest on it.
+                self.summary.record(ck, lo, hi, false, Vec::new())?;
+            }
+            let Some(w) = Window::new(window.0, window.1) else {
+                continue;
+            };
+            if w.answered_by(lo, hi) {
+                continue;
+            }
             if ck == next_key {
                 // Follow the path in the frame the search used.
                 let on_path = pos.play(&game.board, next, p1);
                 moves.push(next as u8);
-                self.node(on_path, moves, &path[1..], levels - 1)?;
+                self.node(on_path, moves, &path[1..], levels - 1, window)?;
                 moves.pop();
                 continue;
             }
-            let (lo, hi) = table_interval(self.solver, &child);
-            if (lo, hi) != (-1, 1) {
-                self.summary.record(ck, lo, hi, false, Vec::new())?;
-            }
-            if lo < hi {
-                moves.push(c);
-                self.units.push(SolveUnit {
-                    moves: moves.clone(),
-                });
-                moves.pop();
-            }
+            moves.push(c);
+            self.units.push(SolveUnit {
+                moves: moves.clone(),
+                window: w,
+            });
+            moves.pop();
         }
         Ok(())
     }
+}
+
+/// The window (P1's view) that a position's children are searched in, from
+/// the position's own and what its children are known to be (P1's
+/// intervals): for the first player to move, nothing at or below the best
+/// lower bound of a child matters any more; for the second, nothing at or
+/// above the least upper bound. (A child's own bound may be among them: its
+/// search then settles whether it does better than it is known to.) An
+/// empty window (`lo >= hi`) asks nothing: the children already decide.
+pub(super) fn narrow(window: (i8, i8), p1: bool, kids: impl Iterator<Item = (i8, i8)>) -> (i8, i8) {
+    let (mut lo, mut hi) = window;
+    for (klo, khi) in kids {
+        if p1 {
+            lo = lo.max(klo);
+        } else {
+            hi = hi.min(khi);
+        }
+    }
+    (lo, hi)
 }
 
 /// P1's interval for a (not full) position from the table.

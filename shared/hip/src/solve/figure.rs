@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(s.len(), 16);
         assert!(s.iter().all(|(_, st)| st == "pending"), "{s:?}");
         // A unit under the opening a1 runs: a1 and its symmetric corners.
-        let a1 = SolveUnit { moves: vec![0] };
+        let a1 = SolveUnit::new(vec![0]);
         let s = states(&j.figures(&empty, &[a1]));
         let running: Vec<&str> = s
             .iter()
@@ -164,7 +164,7 @@ mod tests {
             .collect();
         assert_eq!(running, ["a1", "d1", "a4", "d4"]);
         // The empty board's unit runs them all.
-        let root = SolveUnit { moves: vec![] };
+        let root = SolveUnit::new(vec![]);
         let s = states(&j.figures(&empty, &[root]));
         assert!(s.iter().all(|(_, st)| st == "running"), "{s:?}");
     }

@@ -118,9 +118,7 @@ impl Game {
             return;
         }
         if depth == 0 {
-            out.push(SolveUnit {
-                moves: moves.clone(),
-            });
+            out.push(SolveUnit::new(moves.clone()));
             return;
         }
         let p1 = self.p1_to_move(&pos);

@@ -20,11 +20,15 @@ pub struct PrunedRun {
     pub skipped: usize,
     /// Units that split.
     pub splits: usize,
+    /// Units searched in a narrower window than they were made with.
+    pub narrowed: usize,
 }
 
 /// Explores units of `job` in order the way the coordinator leases them,
 /// skipping the ones [`HipSolve::is_moot`] cancels given what was merged so
-/// far, and putting the rest of a split unit first. Warm, every unit is
+/// far, narrowing the others' windows as the lease does
+/// ([`orchard_core::MootJudge::narrow`]), and putting the rest of a split
+/// unit first. Warm, every unit is
 /// searched with the job's table; with `cold`, each unit on a fresh job
 /// (an empty table of its own), as when units move between machines.
 /// (Single-process; for tests and measurements.)
@@ -39,10 +43,18 @@ pub fn explore_pruned(
     let mut run = PrunedRun::default();
     let mut pending: std::collections::VecDeque<SolveUnit> = units.into();
     while let Some(unit) = pending.pop_front() {
-        if job.is_moot(&run.summary, &unit) {
+        let judge = job.judge(&run.summary);
+        if judge.is_moot(&unit) {
             run.skipped += 1;
             continue;
         }
+        let unit = match judge.narrow(&unit) {
+            Some(narrowed) => {
+                run.narrowed += 1;
+                narrowed
+            }
+            None => unit,
+        };
         let explored = if cold {
             job.cold().explore(&unit, &ctx)?
         } else {

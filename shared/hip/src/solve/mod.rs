@@ -87,7 +87,7 @@ pub use crate::search::{MoveOrder, WEIGHTS};
 pub use eval::value_of;
 pub use measure::{explore_pruned, PrunedRun};
 pub use params::{Expect, SolveParams};
-pub use summary::{Key, Known, SolveSummary, SolveUnit};
+pub use summary::{Key, Known, SolveSummary, SolveUnit, Window};
 
 /// The `hip-solve` family: one job of it, with its checked parameters and
 /// what the job keeps in this process. Nothing of it lives outside the job
@@ -201,11 +201,12 @@ impl SearchFamily for HipSolve {
     /// The value of the unit's own position, as far as the root needs it.
     /// Node counts and the bounds recorded for its children depend on the
     /// job's table and lemmas (two correct runs differ there); the value of
-    /// a unit explored whole does not, once clipped to the root's cap (where
-    /// the second player can pair moves, a unit settles only whether the
-    /// first player reaches a draw, and a search may or may not happen to
-    /// prove a win above it: both are the same answer). An unreadable unit
-    /// (never leased: checked on submit) compares as nothing.
+    /// a unit explored whole does not, once clamped to its window and to
+    /// the root's cap (a search may or may not happen to prove more than
+    /// the window asks, as where the second player can pair moves a unit
+    /// settles only whether the first player reaches a draw: both are the
+    /// same answer). An unreadable unit (never leased: checked on submit)
+    /// compares as nothing.
     fn verified_part(&self, unit: &SolveUnit, s: &SolveSummary, _bound: u64) -> Vec<u8> {
         let game = Game::new(&self.params);
         let Ok(pos) = game.replay(&unit.moves) else {
@@ -213,7 +214,11 @@ impl SearchFamily for HipSolve {
         };
         let (key, _) = game.key(&pos);
         let cap = game.p1_ceiling(&Pos::EMPTY);
-        let value = s.known.get(&key).map(|k| (k.lo.min(cap), k.hi.min(cap)));
+        let window = Window {
+            lo: unit.window.lo.min(cap),
+            hi: unit.window.hi.min(cap),
+        };
+        let value = s.known.get(&key).map(|k| window.clamp(k.lo, k.hi));
         orchard_core::codec::encode(&value)
     }
 

@@ -5,12 +5,13 @@
 //! scheduler asks these questions, not the search, so they stand apart
 //! from exploring.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::eval::Eval;
+use super::explore::narrow;
 use super::game::{Child, Game};
-use super::summary::{Key, SolveSummary, SolveUnit};
+use super::summary::{Key, SolveSummary, SolveUnit, Window};
 use super::{Expect, HipSolve};
 use crate::search::{ordered_moves, Pos};
 use orchard_core::{MootJudge, MootUnits};
@@ -39,6 +40,12 @@ struct Relevance {
     relevant: HashSet<Key>,
     /// The reached positions whose value is known exactly.
     settled: HashSet<Key>,
+    /// The window each relevant position is needed in (P1's view, see
+    /// [`Window`]): the root's whole range (to the pairing cap), then, from
+    /// each relevant parent, the parent's window narrowed by what its
+    /// children are known to be (`explore::narrow`), joined over the
+    /// parents (the widest any of them needs).
+    windows: HashMap<Key, (i8, i8)>,
     /// The job's own guess of the outcome (see [`Guess`]).
     guess: Expect,
 }
@@ -63,6 +70,7 @@ impl Relevance {
         // root is capped at a draw and a unit settles only whether the first
         // player reaches one: "at least a draw" is a draw for the root.
         let paired = game.p1_ceiling(&root) == 0;
+        let mut windows = HashMap::from([(root_key, (-1, game.p1_ceiling(&root)))]);
         while !level.is_empty() {
             let mut next = Vec::new();
             for pos in level {
@@ -119,6 +127,9 @@ impl Relevance {
                         second = g;
                     }
                 }
+                let window = windows
+                    .get(&key)
+                    .map(|&w| narrow(w, p1, kids.iter().map(|k| (k.0, k.1))));
                 for (i, k) in kids.iter().enumerate() {
                     let Some((ck, cp)) = k.2 else { continue };
                     if reached.insert(ck) {
@@ -128,6 +139,10 @@ impl Relevance {
                     let could = if p1 { k.1 } else { -k.0 };
                     if open && could > others {
                         relevant.insert(ck);
+                        if let Some((lo, hi)) = window.filter(|w| w.0 < w.1) {
+                            let w = windows.entry(ck).or_insert((lo, hi));
+                            *w = (w.0.min(lo), w.1.max(hi));
+                        }
                     }
                 }
             }
@@ -143,6 +158,7 @@ impl Relevance {
             reached,
             relevant,
             settled,
+            windows,
             guess: guess.outcome(),
         }
     }
@@ -335,6 +351,23 @@ impl MootJudge<SolveUnit> for SolveJudge {
             pos = child;
         }
         false
+    }
+
+    /// The unit's window narrowed to what its relevant parents need of its
+    /// position now (see `Relevance::windows`). The unit's own window was
+    /// what its parent needed when it was made, and a parent only ever
+    /// needs less as its children settle, so both hold and so does their
+    /// intersection; a parent that appears later makes its own unit of the
+    /// position where it needs more (see `explore::Harvest`).
+    fn narrow(&self, unit: &SolveUnit) -> Option<SolveUnit> {
+        let game = &self.cache.game;
+        let pos = game.replay(&unit.moves).ok()?;
+        let &(lo, hi) = self.cache.relevance.windows.get(&game.key(&pos).0)?;
+        let w = Window::new(lo.max(unit.window.lo), hi.min(unit.window.hi))?;
+        (w != unit.window).then(|| SolveUnit {
+            moves: unit.moves.clone(),
+            window: w,
+        })
     }
 
     fn is_moot(&self, unit: &SolveUnit) -> bool {

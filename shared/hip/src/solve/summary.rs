@@ -13,10 +13,114 @@ use serde::{Deserialize, Serialize};
 use orchard_core::FamilyError;
 
 /// A position to solve, as the moves (cells, in play order) that reach it
-/// from the empty board.
+/// from the empty board, and what the root needs to know of its value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "StoredUnit", into = "StoredUnit")]
 pub struct SolveUnit {
     pub moves: Vec<u8>,
+    /// The window the unit's position is searched in (see [`Window`]).
+    pub window: Window,
+}
+
+impl SolveUnit {
+    /// The position reached by `moves`, its value wanted exactly.
+    pub fn new(moves: Vec<u8>) -> SolveUnit {
+        SolveUnit {
+            moves,
+            window: Window::FULL,
+        }
+    }
+}
+
+/// What the root needs to know of a position's value, in the first
+/// player's view: its exact value if it lies strictly between `lo` and
+/// `hi`; otherwise only that it is at most `lo` or at least `hi` (the
+/// alpha-beta window, as an open interval).
+///
+/// A split hands back a position's unsettled children with the window that
+/// the recorded facts allow, as a sequential alpha-beta search would search
+/// them: at a first player's position, nothing at or below the best that
+/// one of its children is known to reach matters (`lo` rises to it); at the
+/// second player's, nothing at or above the least a child is known to hold
+/// him to (`hi` falls to it). A position whose every unit answers its
+/// window is known as far as its parent's window needs, so the root, whose
+/// window is the whole range, ends exactly known (the argument of
+/// alpha-beta, applied to recorded intervals: ARCHITECTURE.md,
+/// "hip-solve"). On a draw board this is most of the work: a window of
+/// `(0, 1)` asks only "does the first player win?", a far smaller proof
+/// than the exact value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub lo: i8,
+    pub hi: i8,
+}
+
+impl Window {
+    /// Every value matters: the exact value is wanted.
+    pub const FULL: Window = Window { lo: -1, hi: 1 };
+
+    /// The window `(lo, hi)` if it asks anything (`-1 <= lo < hi <= 1`).
+    pub fn new(lo: i8, hi: i8) -> Option<Window> {
+        (-1 <= lo && lo < hi && hi <= 1).then_some(Window { lo, hi })
+    }
+
+    /// Whether an interval of the first player's value already answers
+    /// this window: exact, or wholly at or below `lo`, or at or above `hi`.
+    pub fn answered_by(&self, lo: i8, hi: i8) -> bool {
+        lo == hi || hi <= self.lo || lo >= self.hi
+    }
+
+    /// The interval as far as this window sees it (each end clamped into
+    /// `lo..=hi`): two correct searches of the same unit agree on it.
+    pub fn clamp(&self, lo: i8, hi: i8) -> (i8, i8) {
+        (lo.clamp(self.lo, self.hi), hi.clamp(self.lo, self.hi))
+    }
+}
+
+/// How a [`SolveUnit`] is stored and sent: its moves, and for a window other
+/// than [`Window::FULL`] one more byte, `WINDOW_MARK` plus the window's
+/// code, after them (a cell is below 64, so the byte cannot be a move).
+/// A full-window unit is stored as before windows existed, so databases of
+/// earlier builds resume unchanged, their units searched in full as then.
+#[derive(Serialize, Deserialize)]
+struct StoredUnit {
+    moves: Vec<u8>,
+}
+
+/// The byte that marks a window after a unit's moves.
+const WINDOW_MARK: u8 = 0x80;
+
+/// The windows other than [`Window::FULL`], by code.
+const WINDOWS: [Window; 2] = [Window { lo: -1, hi: 0 }, Window { lo: 0, hi: 1 }];
+
+impl From<SolveUnit> for StoredUnit {
+    fn from(u: SolveUnit) -> StoredUnit {
+        let mut moves = u.moves;
+        if let Some(code) = WINDOWS.iter().position(|w| *w == u.window) {
+            moves.push(WINDOW_MARK | code as u8);
+        }
+        StoredUnit { moves }
+    }
+}
+
+impl TryFrom<StoredUnit> for SolveUnit {
+    type Error = String;
+
+    fn try_from(s: StoredUnit) -> Result<SolveUnit, String> {
+        let mut moves = s.moves;
+        let window = match moves.last() {
+            Some(&b) if b >= WINDOW_MARK => {
+                let w = WINDOWS
+                    .get(usize::from(b - WINDOW_MARK))
+                    .copied()
+                    .ok_or_else(|| format!("unknown window code {b:#x} in a hip-solve unit"))?;
+                moves.pop();
+                w
+            }
+            _ => Window::FULL,
+        };
+        Ok(SolveUnit { moves, window })
+    }
 }
 
 /// What is known about one canonical position.
