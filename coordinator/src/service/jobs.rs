@@ -49,6 +49,13 @@ impl Jobs {
         // The job is in memory before it is durable; a crash in between
         // loses a job nobody was told about.
         self.0.store.commit(writes).await.map_err(internal)?;
+        // A family may have nothing to search (no root unit): no report
+        // will ever end such a job, so it ends here, with the family's
+        // report of nothing merged.
+        let finishing = self.0.lock().check_finished(job_id);
+        if let Some(f) = finishing {
+            self.0.finish(f).await;
+        }
         self.0.work_available.notify_waiters();
         tracing::info!(
             job = job_id,
