@@ -375,6 +375,25 @@ fn splitting_does_not_change_the_answer() {
     }
 }
 
+/// Each opening's interval in a report holds the opening's value by one
+/// search (a split run may know more or less about openings that do not
+/// matter).
+fn openings_hold_their_values(j: &HipSolve, cols: u32, report: &serde_json::Value, what: &str) {
+    for o in report["openings"].as_array().unwrap() {
+        let name = o["cell"].as_str().unwrap().as_bytes();
+        let cell = (name[1] - b'1') as usize * cols as usize + (name[0] - b'a') as usize;
+        let (v, _) = j.solve_position(&[cell as u8]).unwrap();
+        let (lo, hi) = (
+            o["value"][0].as_i64().unwrap(),
+            o["value"][1].as_i64().unwrap(),
+        );
+        assert!(
+            lo <= v as i64 && v as i64 <= hi,
+            "{what}: opening {o}, value {v}"
+        );
+    }
+}
+
 /// Splits with a cold table for every unit, as when units move between
 /// threads and machines: an aborted search hands back the positions it did
 /// not settle below the partly searched path (and records what it did), and
@@ -402,21 +421,7 @@ fn cold_splits_do_not_change_the_answer() {
                 let (got, want) = (j.report(&total), j.report(&whole));
                 let what = format!("{r}x{c} double={double} budget {budget}");
                 assert_eq!(got.json["winner"], want.json["winner"], "{what}");
-                // Each opening's interval holds its true value (a split run
-                // may know more or less about openings that do not matter).
-                for o in got.json["openings"].as_array().unwrap() {
-                    let name = o["cell"].as_str().unwrap().as_bytes();
-                    let cell = (name[1] - b'1') as usize * c as usize + (name[0] - b'a') as usize;
-                    let (v, _) = j.solve_position(&[cell as u8]).unwrap();
-                    let (lo, hi) = (
-                        o["value"][0].as_i64().unwrap(),
-                        o["value"][1].as_i64().unwrap(),
-                    );
-                    assert!(
-                        lo <= v as i64 && v as i64 <= hi,
-                        "{what}: opening {o}, value {v}"
-                    );
-                }
+                openings_hold_their_values(&j, c, &got.json, &what);
                 check_report(&p, &got.json);
             }
         }
@@ -499,19 +504,7 @@ fn narrowed_units_in_any_order_give_the_exact_value() {
                 }
                 let got = j.report(&merged);
                 assert_eq!(got.json["winner"], code(want), "{what}");
-                for o in got.json["openings"].as_array().unwrap() {
-                    let name = o["cell"].as_str().unwrap().as_bytes();
-                    let cell = (name[1] - b'1') as usize * c as usize + (name[0] - b'a') as usize;
-                    let (v, _) = j.solve_position(&[cell as u8]).unwrap();
-                    let (lo, hi) = (
-                        o["value"][0].as_i64().unwrap(),
-                        o["value"][1].as_i64().unwrap(),
-                    );
-                    assert!(
-                        lo <= v as i64 && v as i64 <= hi,
-                        "{what}: opening {o}, value {v}"
-                    );
-                }
+                openings_hold_their_values(&j, c, &got.json, &what);
             }
         }
     }
