@@ -244,12 +244,12 @@ impl Harvest<'_, '_, '_, '_> {
         let mut kids: Vec<(u8, Pos, Key, i8, i8)> = Vec::new();
         for &c in &list.cells[..list.len] {
             let child = pos.play(&game.board, c as usize, p1);
-            let (ck, (lo, hi)) = if game.full(&child) {
-                (game.key(&child).0, (0, 0))
+            let ck = game.key(&child).0;
+            let (lo, hi) = if game.full(&child) {
+                (0, 0)
             } else {
-                let ck = game.key(&child).0;
                 let (lo, hi) = table_interval(self.solver, &child);
-                (ck, (lo, hi.min(game.p1_ceiling(&child))))
+                (lo, hi.min(game.p1_ceiling(&child)))
             };
             if seen.contains(&ck) {
                 continue;
@@ -259,6 +259,7 @@ impl Harvest<'_, '_, '_, '_> {
         }
         // What the children settle leaves this window to each of them.
         let window = narrow(window, p1, kids.iter().map(|k| (k.3, k.4)));
+        let child_window = Window::new(window.0, window.1);
         for &(c, child, ck, lo, hi) in &kids {
             if game.full(&child) {
                 continue; // a draw, by the rules
@@ -267,7 +268,7 @@ impl Harvest<'_, '_, '_, '_> {
                 // Recorded, since the window above may rest on it.
                 self.summary.record(ck, lo, hi, false, Vec::new())?;
             }
-            let Some(w) = Window::new(window.0, window.1) else {
+            let Some(w) = child_window else {
                 continue;
             };
             if w.answered_by(lo, hi) {
