@@ -253,53 +253,51 @@ impl Board {
         self.up >> (r + c) & 1 == 1 || self.down >> (c + m - r) & 1 == 1
     }
 
-    /// The empty line with the fewest free squares: rows first, then
-    /// columns, the lowest index on ties; stops at a line with one free
-    /// square or none. `None` when every line is filled.
+    /// The empty line with the fewest free squares, a row before a column
+    /// and the lowest index on ties; the columns are not looked at when a
+    /// row has no free square (the node is dead). `None` when every line is
+    /// filled. The loops take a minimum of keys without branching: stopping
+    /// at the first line with one free square (the rule until session 25)
+    /// cost more in mispredicted branches than it saved, and missed the
+    /// dead lines behind it (`queens --n 17`: 8% more nodes).
     #[inline(always)]
     fn choose(&self, m: u32) -> Option<Line> {
         if self.rows == 0 {
             return None;
         }
-        let mut best = Line::default();
-        let mut best_count = u32::MAX;
+        // Each line's key: its free squares' count, then rows before
+        // columns, then the index; the least key is the line chosen.
+        let mut best = u32::MAX;
         let mut rows = self.rows;
         while rows != 0 {
             let r = rows.trailing_zeros();
             rows &= rows - 1;
-            let free = self.row_free(r, m);
-            let k = free.count_ones();
-            if k < best_count {
-                best = Line {
-                    is_row: true,
-                    index: r as u8,
-                    free,
-                };
-                if k <= 1 {
-                    return Some(best);
-                }
-                best_count = k;
+            let key = self.row_free(r, m).count_ones() << 7 | r;
+            best = best.min(key);
+        }
+        if best >> 7 != 0 {
+            let mut cols = self.cols;
+            while cols != 0 {
+                let c = cols.trailing_zeros();
+                cols &= cols - 1;
+                let key = self.col_free(c, m).count_ones() << 7 | 64 | c;
+                best = best.min(key);
             }
         }
-        let mut cols = self.cols;
-        while cols != 0 {
-            let c = cols.trailing_zeros();
-            cols &= cols - 1;
-            let free = self.col_free(c, m);
-            let k = free.count_ones();
-            if k < best_count {
-                best = Line {
-                    is_row: false,
-                    index: c as u8,
-                    free,
-                };
-                if k <= 1 {
-                    return Some(best);
-                }
-                best_count = k;
+        let index = best & 63;
+        Some(if best & 64 == 0 {
+            Line {
+                is_row: true,
+                index: index as u8,
+                free: self.row_free(index, m),
             }
-        }
-        Some(best)
+        } else {
+            Line {
+                is_row: false,
+                index: index as u8,
+                free: self.col_free(index, m),
+            }
+        })
     }
 }
 
