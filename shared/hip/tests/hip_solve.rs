@@ -813,6 +813,64 @@ fn moot_units_are_those_a_sibling_decided() {
     assert!(!j.is_moot(&SolveSummary::default(), &SolveUnit::new(vec![0, 1, 2, 3])));
 }
 
+/// A position whose interval already answers the window its parent needs
+/// it in is moot, and every unit below it, even where no sibling decides
+/// the parent. Standard 3x5 is a draw: with the first opening settled as
+/// one, another opening is needed only in the window (0, 1) (does it
+/// win?), and so are the positions two stones below it; one of those that
+/// is known not to win for the first player answers its window, whatever
+/// its siblings turn out to be.
+#[test]
+fn a_position_that_answers_its_window_is_moot() {
+    let p = SolveParams {
+        depth: Some(3),
+        expect: None,
+        ..params(3, 5, false)
+    };
+    let j = job(&p);
+    let units = j.root_units();
+    let o1 = units[0].moves[0];
+    let mut merged = explore_all(&job(&p), vec![SolveUnit::new(vec![o1])], u64::MAX).unwrap();
+    assert_eq!(value_of(&p, &merged, &[o1]).unwrap(), (0, 0));
+    // A drawn root unit under another opening, with a search big enough to
+    // split: once a reply shows it is not a first player's win, it is known
+    // to be -1 or 0, not settled.
+    let (u, nodes) = units
+        .iter()
+        .filter(|u| u.moves[0] != o1)
+        .find_map(|u| {
+            let (v, nodes) = job(&p).solve_position(&u.moves).unwrap();
+            (v == 0 && nodes > 2_000).then_some((u.clone(), nodes))
+        })
+        .expect("such a unit");
+    let flags = LocalFlags::default();
+    let ctx = flags.context(nodes / 50);
+    let Exploration::Split { explored, rest } = job(&p).explore(&u, &ctx).unwrap() else {
+        panic!("the unit did not split");
+    };
+    j.merge(&mut merged, explored).unwrap();
+    let mut rest = std::collections::VecDeque::from(rest);
+    while value_of(&p, &merged, &u.moves).unwrap().1 > 0 {
+        let next = rest.pop_front().expect("the unit's rest settles it");
+        if j.is_moot(&merged, &next) {
+            continue; // decided below the unit, as a scheduler would skip it
+        }
+        let s = explore_all(&job(&p), vec![next], u64::MAX).unwrap();
+        j.merge(&mut merged, s).unwrap();
+    }
+    // The unit's position is not settled by a sibling: its parent's other
+    // children are unknown, and one of them is still needed.
+    let sibling = units
+        .iter()
+        .find(|s| s.moves[..2] == u.moves[..2] && s.moves != u.moves)
+        .expect("a sibling");
+    assert_eq!(value_of(&p, &merged, &sibling.moves).unwrap(), (-1, 1));
+    assert!(!j.is_moot(&merged, sibling));
+    assert!(!rest.is_empty(), "nothing left to be moot");
+    assert!(rest.iter().all(|r| j.is_moot(&merged, r)));
+    assert!(j.is_moot(&merged, &u));
+}
+
 #[test]
 fn bad_parameters_and_units_are_rejected() {
     assert_eq!(validate(&params(9, 9, false)).unwrap_err().name, "cols");

@@ -30,10 +30,15 @@ type Kid = (i8, i8, Option<(Key, Pos)>);
 /// still open is relevant unless its siblings already bound the position at
 /// least as well as the child ever could: for the first player to move,
 /// `hi(child) <= max lo(sibling)`; for the second, `lo(child) >= min
-/// hi(sibling)`. Intervals only narrow as units merge, so such a child can
-/// never again change its parent's interval; a position every path to which
-/// passes through such an edge, or through a settled position, can never
-/// change the root's interval, whatever its unit finds.
+/// hi(sibling)`; nor is a child whose interval answers the window its
+/// parent needs it in (see `windows`; at or below the window's floor, at
+/// or above its ceiling), because its parent is needed only in its own
+/// window, not exactly. Intervals and windows only narrow as units merge,
+/// so such a child can never again change what its parent is needed for; a
+/// position every path to which passes through such an edge, or through a
+/// settled position, can never change the root's interval, whatever its
+/// unit finds. (A parent that appears later, by a split, and needs more of
+/// the position makes its own unit of it: see `explore::Harvest`.)
 struct Relevance {
     /// Every position of the recorded tree (expanding settled ones too).
     reached: HashSet<Key>,
@@ -137,13 +142,22 @@ impl Relevance {
                     }
                     let others = if i == best_at { second } else { best };
                     let could = if p1 { k.1 } else { -k.0 };
-                    if open && could > others {
-                        relevant.insert(ck);
-                        if let Some((lo, hi)) = window.filter(|w| w.0 < w.1) {
-                            let w = windows.entry(ck).or_insert((lo, hi));
-                            *w = (w.0.min(lo), w.1.max(hi));
-                        }
+                    if !open || could <= others {
+                        continue;
                     }
+                    // The window this parent needs the child in; a child
+                    // whose interval already answers it (at or below its
+                    // floor, at or above its ceiling) cannot change what
+                    // this parent needs, however its search ends.
+                    let Some((lo, hi)) = window.filter(|w| w.0 < w.1) else {
+                        continue;
+                    };
+                    if k.1 <= lo || k.0 >= hi {
+                        continue;
+                    }
+                    relevant.insert(ck);
+                    let w = windows.entry(ck).or_insert((lo, hi));
+                    *w = (w.0.min(lo), w.1.max(hi));
                 }
             }
             level = next;
