@@ -6,10 +6,11 @@
 # seconds) and the medians' ratios a board (this build / BASE). Written for
 # the unit windows of session 24 (BENCHMARKS.md, "Units with windows").
 #
-#   bench/hip-windows.sh BASE_BIN [ROUNDS] [WORKERS]
+#   [HIP_BOARDS='--rows 3 --cols 9;...'] bench/hip-windows.sh BASE_BIN [ROUNDS] [WORKERS]
 #
-# Node counts of a run with two workers depend on the schedule, so each
-# board runs ROUNDS times a build (default 2).
+# Node counts of a run with two workers or more depend on the schedule, so
+# each board runs ROUNDS times a build (default 2). HIP_BOARDS replaces the
+# boards below (`orchard run hip-solve` arguments, separated by `;`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base="${1:?an orchard binary of the commit to compare with}"
@@ -29,6 +30,9 @@ boards=(
   "--rows 5 --cols 5 --double"
   "--rows 4 --cols 7"
 )
+if [ -n "${HIP_BOARDS:-}" ]; then
+  IFS=';' read -r -a boards <<< "$HIP_BOARDS"
+fi
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 # One run: prints "winner nodes wall cpu".
