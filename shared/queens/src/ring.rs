@@ -39,7 +39,8 @@
 //! the shape and size of the tree, never what it covers. With the most
 //! constrained line first the search visits 0.088 of the `mirror` search's
 //! nodes on 17 x 17 and 0.079 on 18 x 18, and the estimates say 0.058 on
-//! 21 x 21 (BENCHMARKS.md, "The chapter-6 families", session 23).
+//! 21 x 21 (BENCHMARKS.md, "The chapter-6 families", session 23); with the
+//! truly least line (`Board::choose`, session 25) 0.074 on 17 x 17.
 
 use std::sync::atomic::Ordering;
 
