@@ -257,10 +257,10 @@ impl Board {
     /// The empty line with the fewest free squares, a row before a column
     /// and the lowest index on ties; the columns are not looked at when a
     /// row has no free square (the node is dead). `None` when every line is
-    /// filled. The loops take a minimum of keys without branching: stopping
-    /// at the first line with one free square (the rule until session 25)
-    /// cost more in mispredicted branches than it saved, and missed the
-    /// dead lines behind it (`queens --n 17`: 8% more nodes).
+    /// filled. The loops take a minimum of keys. Stopping at the first line
+    /// with one free square (the rule until session 25) missed the emptier
+    /// (dead) lines behind it: on `queens --n 17` it visited 1.19 times the
+    /// nodes and took 1.13 times the CPU.
     #[inline(always)]
     fn choose(&self, m: u32) -> Option<Line> {
         if self.rows == 0 {
