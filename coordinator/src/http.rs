@@ -321,6 +321,11 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
             c.units_narrowed,
         ),
         counter(
+            "orchard_units_reopened_total",
+            "Units a family said its answer still needed when a job had no unit left (a safety net: should stay 0).",
+            c.units_reopened,
+        ),
+        counter(
             "orchard_reports_total",
             "Unit reports committed.",
             c.reports,

@@ -278,6 +278,12 @@ impl Coordinator {
         if !cancelled.is_empty() {
             shared.store.commit(cancelled).await?;
         }
+        // A job whose last unit was done before a crash, with its answer
+        // still unsettled, gets the units it needs now.
+        let reopened = shared.lock().reopen_all_unsettled();
+        if !reopened.is_empty() {
+            shared.store.commit(reopened).await?;
+        }
         let finished = shared.lock().finished_on_load();
         for f in finished {
             shared.finish(f).await;
@@ -368,6 +374,14 @@ impl Coordinator {
                 };
                 shared.wake_idle(expired);
                 if !cancelled.is_empty() {
+                    // Units reopened by a sweep that left a job none (see
+                    // `Scheduler::reopen_unsettled`) are work for everyone.
+                    if cancelled
+                        .iter()
+                        .any(|w| matches!(w, store::Write::InsertUnits { .. }))
+                    {
+                        shared.work_available.notify_waiters();
+                    }
                     shared.store.enqueue(cancelled);
                 }
                 for f in finished {

@@ -10,9 +10,10 @@ use std::sync::Arc;
 use orchard_core::{FamilyReport, Figure, PreparedJob};
 
 use super::job::FinalResult;
+use super::unit::{child_position, Unit};
 use super::{Scheduler, SchedulerError};
 use crate::status::JobState;
-use crate::store::{JobId, UnitId};
+use crate::store::{JobId, UnitId, Write};
 
 /// A job that has no live unit left and must be finished.
 pub struct Finishing {
@@ -31,6 +32,77 @@ pub struct Finishing {
 }
 
 impl Scheduler {
+    /// [`Scheduler::reopen_unsettled`], then [`Scheduler::check_finished`]:
+    /// what to do once a job's units may all be done. Returns the writes to
+    /// queue (the units reopened) and the job if it is over.
+    pub fn settle(&mut self, job_id: JobId) -> (Option<Finishing>, Vec<Write>) {
+        let writes = self.reopen_unsettled(job_id);
+        (self.check_finished(job_id), writes)
+    }
+
+    /// When a running job has no live unit left but its family says the
+    /// answer still needs units (`orchard_core::MootUnits::still_needed`,
+    /// asked of everything merged), makes those units pending, under a new
+    /// top-level position after every unit made so far, and returns the
+    /// write that stores them: the job goes on instead of ending with an
+    /// unsettled answer. A family asked twice in a row for the same units
+    /// cannot settle the job with them: the job fails, saying so, rather
+    /// than loop. Counted in `units_reopened` and logged: a search whose
+    /// units were enough never comes here.
+    pub fn reopen_unsettled(&mut self, job_id: JobId) -> Vec<Write> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Vec::new();
+        };
+        if !job.live() || job.units_done < job.units_total || !job.has_moot_units {
+            return Vec::new();
+        }
+        let Some(needed) = job.aggregate.as_ref().map(|a| a.still_needed()) else {
+            return Vec::new();
+        };
+        if needed.is_empty() {
+            return Vec::new();
+        }
+        if job.reopened.as_ref() == Some(&needed) {
+            job.state = JobState::Failed;
+            job.error = Some(format!(
+                "the answer is still unsettled after the {} units the family asked for were searched, \
+                 and it asks for the same units again",
+                needed.len()
+            ));
+            return Vec::new();
+        }
+        job.reopened = Some(needed.clone());
+        let parent = child_position(&[], usize::try_from(job.units_total).unwrap_or(usize::MAX));
+        let units = self.number_children(&parent, needed);
+        tracing::warn!(
+            job = job_id,
+            units = units.len(),
+            "no unit was left but the answer is not settled: searching the units it still needs"
+        );
+        self.counters.units_reopened += units.len() as u64;
+        let job = self.jobs.get_mut(&job_id).expect("looked up above");
+        job.units_total += units.len() as u64;
+        for u in &units {
+            job.pending.insert((u.position.clone(), u.id));
+            self.units.insert(u.id, Unit::new(job_id, u.clone()));
+        }
+        vec![Write::InsertUnits {
+            job_id,
+            parent: None,
+            units,
+        }]
+    }
+
+    /// [`Scheduler::reopen_unsettled`] for every job (after loading: a
+    /// coordinator that stopped between a job's last report and the
+    /// units reopened after it).
+    pub fn reopen_all_unsettled(&mut self) -> Vec<Write> {
+        let ids: Vec<JobId> = self.jobs.keys().copied().collect();
+        ids.into_iter()
+            .flat_map(|id| self.reopen_unsettled(id))
+            .collect()
+    }
+
     /// Whether `job_id` has no live unit left; if so, starts finishing it.
     pub fn check_finished(&mut self, job_id: JobId) -> Option<Finishing> {
         let job = self.jobs.get_mut(&job_id)?;

@@ -84,6 +84,9 @@ pub struct Job {
     pub(super) merges: u64,
     /// The family's last judge of moot units (see `moot`).
     pub(super) moot_judge: Option<MootJudgeSlot>,
+    /// The units the family last said the answer still needed when no unit
+    /// was left (see [`Scheduler::reopen_unsettled`]), in this process.
+    pub(super) reopened: Option<Vec<Vec<u8>>>,
     /// Units resolved per tree prefix, for the dashboard's picture.
     pub(super) done_by_prefix: BTreeMap<Vec<u8>, u64>,
     /// Refreshed when the bound rises (see [`Scheduler::estimates_due`]).
@@ -143,6 +146,7 @@ impl Job {
             has_moot_units: false,
             merges: 0,
             moot_judge: None,
+            reopened: None,
             done_by_prefix: BTreeMap::new(),
             estimate: None,
             rate: RateMeter::default(),

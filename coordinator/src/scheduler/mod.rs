@@ -89,6 +89,10 @@ pub struct Counters {
     pub units_cancelled: u64,
     /// Units leased narrowed (see `orchard_core::MootJudge::narrow`).
     pub units_narrowed: u64,
+    /// Units a family said its answer still needed once a job had no unit
+    /// left (see `orchard_core::MootUnits::still_needed`): a safety net
+    /// that should stay at zero.
+    pub units_reopened: u64,
     pub registrations: u64,
     /// Requests about a unit the worker does not hold, refused and not
     /// counted: reports (refused with an error), progress in heartbeats

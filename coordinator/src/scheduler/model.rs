@@ -300,8 +300,16 @@ impl Harness {
         target: Option<u64>,
         replicas: u32,
     ) -> JobId {
-        let job = test_family::prepare(family, &test_family::params(leaves, roots, target))
-            .expect("valid test job");
+        self.submit_json(
+            family,
+            &test_family::params(leaves, roots, target),
+            replicas,
+        )
+    }
+
+    /// Submits a job of the test family with these parameters (JSON).
+    pub fn submit_json(&mut self, family: &str, params_json: &str, replicas: u32) -> JobId {
+        let job = test_family::prepare(family, params_json).expect("valid test job");
         let (id, writes) = self.s.create_job(job, replicas);
         self.store.apply(&writes);
         id
@@ -478,6 +486,8 @@ impl Harness {
         )
         .expect("the model store loads");
         let writes = self.s.sweep_all_moot();
+        self.store.apply(&writes);
+        let writes = self.s.reopen_all_unsettled();
         self.store.apply(&writes);
         for f in self.s.finished_on_load() {
             self.finish(f);

@@ -196,7 +196,9 @@ impl Scheduler {
             let cancelled = self.sweep_moot(id);
             if !cancelled.is_empty() {
                 writes.extend(cancelled);
-                finished.extend(self.check_finished(id));
+                let (finishing, reopened) = self.settle(id);
+                writes.extend(reopened);
+                finished.extend(finishing);
             }
         }
         (writes, finished)

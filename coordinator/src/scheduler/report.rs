@@ -294,8 +294,10 @@ impl Scheduler {
             }
         }
         self.apply_report(r);
-        let writes = self.sweep_moot(job_id);
-        (self.check_finished(job_id), writes)
+        let mut writes = self.sweep_moot(job_id);
+        let (finishing, reopened) = self.settle(job_id);
+        writes.extend(reopened);
+        (finishing, writes)
     }
 
     /// The verification of a committed report of a verified job: the

@@ -8,7 +8,10 @@
 //!
 //! `Leaves<true>` ("leaves-moot") has moot units: once the leaf `target` is
 //! merged every other unit is moot (a sibling "won"), and until then units
-//! past the target must wait (young brothers wait).
+//! past the target must wait (young brothers wait). Its last `uncovered`
+//! leaves are in no root unit: the family says the answer still needs them
+//! (`MootUnits::still_needed`) once the rest is merged, as a family whose
+//! pruning argument failed would; `stuck` asks for them even when merged.
 //!
 //! A unit of one leaf is never asked to split for an idle worker (see
 //! `SearchFamily::split_on_idle`).
@@ -29,6 +32,11 @@ pub struct LeafParams {
     pub leaves: u64,
     pub roots: u64,
     pub target: Option<u64>,
+    /// The last leaves, in no root unit (see the module's doc).
+    #[serde(default)]
+    pub uncovered: u64,
+    #[serde(default)]
+    pub stuck: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,15 +71,18 @@ impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
     type Summary = Visited;
 
     fn new(p: LeafParams, _: &Host) -> Result<Self, ParamError> {
-        if p.roots == 0 || p.roots > p.leaves {
-            return Err(ParamError::new("roots", "between 1 and --leaves"));
+        if p.uncovered >= p.leaves {
+            return Err(ParamError::new("uncovered", "below --leaves"));
+        }
+        if p.roots == 0 || p.roots > p.leaves - p.uncovered {
+            return Err(ParamError::new("roots", "between 1 and the covered leaves"));
         }
         Ok(Leaves(p))
     }
 
     fn root_units(&self) -> Vec<Range> {
         let p = &self.0;
-        let cut = |i: u64| p.leaves * i / p.roots;
+        let cut = |i: u64| (p.leaves - p.uncovered) * i / p.roots;
         (0..p.roots)
             .map(|i| Range {
                 lo: cut(i),
@@ -156,6 +167,20 @@ impl<const MOOT: bool> MootUnits<Leaves<MOOT>> for Leaves<MOOT> {
             target_merged: self.0.target.is_some_and(|t| merged.has(t)),
         })
     }
+
+    /// The uncovered leaves, as one unit, while the last is not merged (or
+    /// always, if `stuck`) and the target has not decided.
+    fn still_needed(&self, merged: &Visited) -> Vec<Range> {
+        let p = &self.0;
+        let decided = p.target.is_some_and(|t| merged.has(t));
+        if p.uncovered == 0 || decided || (merged.has(p.leaves - 1) && !p.stuck) {
+            return Vec::new();
+        }
+        vec![Range {
+            lo: p.leaves - p.uncovered,
+            hi: p.leaves,
+        }]
+    }
 }
 
 /// Once `target` is merged every unit is moot; until then the units above
@@ -192,6 +217,8 @@ pub fn params(leaves: u64, roots: u64, target: Option<u64>) -> String {
         leaves,
         roots,
         target,
+        uncovered: 0,
+        stuck: false,
     })
     .expect("parameters serialise")
 }

@@ -325,6 +325,11 @@ impl WorkerService for Workers {
                 let asked = s.take_split_in_flight(unit_id) as usize;
                 let new_units = pending.rest.len().max(asked);
                 let (finishing, writes) = s.complete_report(pending);
+                // Units the job's answer still needed once none was left
+                // (see `Scheduler::reopen_unsettled`): work for everyone.
+                let reopened = writes
+                    .iter()
+                    .any(|w| matches!(w, Write::InsertUnits { .. }));
                 if !writes.is_empty() {
                     shared.store.enqueue(writes);
                 }
@@ -333,7 +338,7 @@ impl WorkerService for Workers {
                 (
                     finishing,
                     bound,
-                    job.is_some_and(|j| j.leases_wait()),
+                    reopened || job.is_some_and(|j| j.leases_wait()),
                     new_units,
                 )
             };

@@ -73,6 +73,19 @@ pub trait MootUnits<F: SearchFamily>: Send + Sync {
     fn must_wait(&self, merged: &F::Summary, unit: &F::Unit) -> bool {
         self.judge(merged).must_wait(unit)
     }
+
+    /// The units the answer still needs when no unit of the job is left:
+    /// empty when `merged` settles the answer. A family whose units can be
+    /// cancelled or narrowed relies on an argument that the units it keeps
+    /// are enough; this is the check of that argument at the end of a job,
+    /// and the repair if it ever fails. The coordinator asks it (of the
+    /// whole merged summary) once a job's last live unit is done, and
+    /// instead of finishing the job makes these units pending, stored
+    /// like any other (a job that asks twice in a row for the same units
+    /// fails: they cannot settle it). The default: nothing is ever missing.
+    fn still_needed(&self, _merged: &F::Summary) -> Vec<F::Unit> {
+        Vec::new()
+    }
 }
 
 /// [`MootUnits`]' answers against one merged summary.

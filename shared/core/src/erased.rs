@@ -96,6 +96,9 @@ pub trait Aggregate: Send {
     /// encoded units; `None` when the family has no moot units. Making one
     /// may cost a pass over the summary: make one for many questions.
     fn moot_judge(&self) -> Option<Box<dyn EncodedMootJudge>>;
+    /// See [`crate::MootUnits::still_needed`], encoded; empty when the
+    /// family has no moot units.
+    fn still_needed(&self) -> Vec<Vec<u8>>;
     /// See [`SearchFamily::split_on_idle`]. A malformed unit may be split.
     fn split_on_idle(&self, unit: &[u8]) -> bool;
 }
@@ -288,6 +291,17 @@ impl<F: SearchFamily> Aggregate for Merged<F> {
         Some(Box::new(DecodingJudge::<F> {
             judge: moot.judge(&self.summary),
         }))
+    }
+
+    fn still_needed(&self) -> Vec<Vec<u8>> {
+        self.family
+            .capabilities()
+            .moot_units
+            .map(|moot| moot.still_needed(&self.summary))
+            .unwrap_or_default()
+            .iter()
+            .map(codec::encode)
+            .collect()
     }
 
     fn split_on_idle(&self, unit: &[u8]) -> bool {

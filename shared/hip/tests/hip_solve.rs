@@ -505,10 +505,103 @@ fn narrowed_units_in_any_order_give_the_exact_value() {
                 let got = j.report(&merged);
                 assert_eq!(got.json["winner"], code(want), "{what}");
                 openings_hold_their_values(&j, c, &got.json, &what);
+                // The check at a job's end finds nothing missing.
+                assert!(j.still_needed(&merged).is_empty(), "{what}");
             }
         }
     }
     assert!(narrowed > 100, "only {narrowed} units narrowed");
+}
+
+/// Searches `units` and every unit split off them that is not moot by then
+/// (cold, as on other machines, within `budget` nodes each), merging what
+/// they settle, as a job's workers and coordinator would.
+fn search_all(
+    j: &HipSolve,
+    p: &SolveParams,
+    mut units: Vec<SolveUnit>,
+    budget: u64,
+    into: &mut SolveSummary,
+) {
+    let flags = LocalFlags::default();
+    let ctx = flags.context(budget);
+    let mut searched = 0;
+    while let Some(unit) = units.pop() {
+        if j.is_moot(into, &unit) {
+            continue;
+        }
+        searched += 1;
+        assert!(searched < 100_000, "no end in sight");
+        match job(p).explore(&unit, &ctx).unwrap() {
+            Exploration::Finished(s) => j.merge(into, s).unwrap(),
+            Exploration::Split { explored, rest } => {
+                j.merge(into, explored).unwrap();
+                units.extend(rest);
+            }
+        }
+    }
+}
+
+/// The safety net at the end of a job (`MootUnits::still_needed`): root
+/// units searched in windows that ask less than the root needs (as a wrong
+/// narrowing would leave them) leave the root open with no unit left; the
+/// units the family then asks for, searched in turn, settle it to the
+/// value of one search (plain minimax's on the smallest boards), and a
+/// settled record asks for nothing more.
+#[test]
+fn the_units_still_needed_settle_a_root_left_open() {
+    use orchard_hip::solve::Window;
+    let mut rng = Lcg(7);
+    let mut reopened = 0;
+    for (r, c) in [(2, 5), (3, 3), (3, 4), (2, 6)] {
+        for double in [false, true] {
+            let p = params(r, c, double);
+            let j = job(&p);
+            let want = j.solve_position(&[]).unwrap().0;
+            if r * c <= 10 {
+                let mut cells = vec![0u8; (r * c) as usize];
+                let plain = reference::minimax(r as usize, c as usize, double, &mut cells);
+                assert_eq!(want, plain, "{r}x{c} double={double}: one search");
+            }
+            // Small enough that the larger boards' units split.
+            let budget = 2_000;
+            let what = format!("{r}x{c} double={double}");
+            let roots = j
+                .root_units()
+                .into_iter()
+                .map(|u| SolveUnit {
+                    window: [Window::new(-1, 0), Window::new(0, 1)][rng.next(2)].unwrap(),
+                    ..u
+                })
+                .collect();
+            let mut merged = SolveSummary::default();
+            search_all(&j, &p, roots, budget, &mut merged);
+            let mut rounds = 0;
+            loop {
+                let needed = j.still_needed(&merged);
+                if needed.is_empty() {
+                    break;
+                }
+                assert!(
+                    j.report(&merged).json["winner"].is_null(),
+                    "{what}: units asked for a settled root"
+                );
+                rounds += 1;
+                assert!(rounds < 20, "{what}: no end in sight");
+                search_all(&j, &p, needed, budget, &mut merged);
+            }
+            reopened += usize::from(rounds > 0);
+            let got = j.report(&merged);
+            assert_eq!(
+                got.json["winner"],
+                code(want),
+                "{what} after {rounds} rounds"
+            );
+            openings_hold_their_values(&j, c, &got.json, &what);
+        }
+    }
+    // Four of the eight with this seed (the searches' threads may vary it).
+    assert!(reopened >= 2, "only {reopened} boards were left open");
 }
 
 /// A unit's window travels as one byte after its moves, and a unit that

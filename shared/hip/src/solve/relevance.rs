@@ -302,6 +302,58 @@ impl MootUnits<HipSolve> for HipSolve {
             cache,
         })
     }
+
+    /// The leaves of the recorded tree that the root still needs: every
+    /// relevant position that is not expanded and whose interval does not
+    /// answer the window it is needed in, as a unit of that window (reached
+    /// by the first line down the relevant positions that meets it). None
+    /// once the root is settled. By alpha-beta's argument on recorded
+    /// intervals (ARCHITECTURE.md, "hip-solve") a root left open always has
+    /// such a leaf, and the units that cancelling and narrowing keep are
+    /// meant to leave none when the last is done: this finds the gap if
+    /// that argument ever fails (a transposition needed in a wider window
+    /// than its unit was searched in, say).
+    fn still_needed(&self, merged: &SolveSummary) -> Vec<SolveUnit> {
+        let cache = self.relevance_of(merged);
+        let (game, r) = (&cache.game, &cache.relevance);
+        let mut e = Eval::new(game, merged, self.params.root_depth());
+        let root = Pos::EMPTY;
+        let (lo, hi, _) = e.eval(&root);
+        if lo == hi {
+            return Vec::new();
+        }
+        let mut needed = Vec::new();
+        let mut seen = HashSet::from([game.key(&root).0]);
+        let mut level = vec![(root, Vec::new())];
+        while !level.is_empty() {
+            let mut next = Vec::new();
+            for (pos, moves) in level {
+                let key = game.key(&pos).0;
+                if !e.expands(&pos, merged.known.get(&key)) {
+                    let (lo, hi, _) = e.eval(&pos);
+                    let window = r.windows.get(&key).and_then(|&(a, b)| Window::new(a, b));
+                    if let Some(window) = window.filter(|w| !w.answered_by(lo, hi)) {
+                        needed.push(SolveUnit { moves, window });
+                    }
+                    continue;
+                }
+                for (cell, child) in game.children(&pos) {
+                    let Child::Pos(cp) = child else { continue };
+                    if game.full(&cp) {
+                        continue;
+                    }
+                    let ck = game.key(&cp).0;
+                    if r.relevant.contains(&ck) && seen.insert(ck) {
+                        let mut line = moves.clone();
+                        line.push(cell as u8);
+                        next.push((cp, line));
+                    }
+                }
+            }
+            level = next;
+        }
+        needed
+    }
 }
 
 /// [`HipSolve`]'s answers against one merged summary.
