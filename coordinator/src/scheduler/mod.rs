@@ -50,6 +50,8 @@ mod views;
 mod worker;
 
 #[cfg(test)]
+mod finish_tests;
+#[cfg(test)]
 mod model;
 #[cfg(test)]
 mod proptests;
