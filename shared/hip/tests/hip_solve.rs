@@ -458,12 +458,7 @@ fn narrowed_units_in_any_order_give_the_exact_value() {
         for double in [false, true] {
             let p = params(r, c, double);
             let j = job(&p);
-            let want = j.solve_position(&[]).unwrap().0;
-            if r * c <= 10 {
-                let mut cells = vec![0u8; (r * c) as usize];
-                let plain = reference::minimax(r as usize, c as usize, double, &mut cells);
-                assert_eq!(want, plain, "{r}x{c} double={double}: one search");
-            }
+            let want = value_checked(&j, r, c, double);
             let whole = j.solve_position(&[]).unwrap().1;
             for split in [3, 20] {
                 let budget = (whole / split).max(100);
@@ -513,6 +508,18 @@ fn narrowed_units_in_any_order_give_the_exact_value() {
     assert!(narrowed > 100, "only {narrowed} units narrowed");
 }
 
+/// The root's value by one search, checked against plain minimax on the
+/// boards small enough for it.
+fn value_checked(j: &HipSolve, r: u32, c: u32, double: bool) -> i8 {
+    let want = j.solve_position(&[]).unwrap().0;
+    if r * c <= 10 {
+        let mut cells = vec![0u8; (r * c) as usize];
+        let plain = reference::minimax(r as usize, c as usize, double, &mut cells);
+        assert_eq!(want, plain, "{r}x{c} double={double}: one search");
+    }
+    want
+}
+
 /// Searches `units` and every unit split off them that is not moot by then
 /// (cold, as on other machines, within `budget` nodes each), merging what
 /// they settle, as a job's workers and coordinator would.
@@ -557,12 +564,7 @@ fn the_units_still_needed_settle_a_root_left_open() {
         for double in [false, true] {
             let p = params(r, c, double);
             let j = job(&p);
-            let want = j.solve_position(&[]).unwrap().0;
-            if r * c <= 10 {
-                let mut cells = vec![0u8; (r * c) as usize];
-                let plain = reference::minimax(r as usize, c as usize, double, &mut cells);
-                assert_eq!(want, plain, "{r}x{c} double={double}: one search");
-            }
+            let want = value_checked(&j, r, c, double);
             // Small enough that the larger boards' units split.
             let budget = 2_000;
             let what = format!("{r}x{c} double={double}");
