@@ -21,7 +21,9 @@
 # without searching. Its results files are in RUN_DIR/results/RUN/.
 #
 #   bench/long-run.sh start RUN...     build, then run them one after another
-#                                      in the background (each resumed from
+#                                      in the background at nice NICE (default
+#                                      19: a queue to finish first gets, say,
+#                                      NICE=15 beside another), each resumed from
 #                                      RUN_DIR, else from its checkpoint; a
 #                                      finished one answers at once). Several
 #                                      queues may run side by side (they share
@@ -109,7 +111,7 @@ start)
   # A copy: rebuilding the repository does not change the binary under a run.
   cp "$target/release/orchard" "$run_dir/orchard-bin.new"
   mv "$run_dir/orchard-bin.new" "$run_dir/orchard-bin"
-  nohup nice -n 19 bash "$repo/bench/long-run.sh" _queue "$@" >> "$run_dir/queue.log" 2>&1 &
+  nohup nice -n "${NICE:-19}" bash "$repo/bench/long-run.sh" _queue "$@" >> "$run_dir/queue.log" 2>&1 &
   echo $! > "$queue"
   echo "queue started (pid $!): $*; log $run_dir/queue.log, dashboard http://$(http_of "$1")/"
   ;;
