@@ -608,7 +608,7 @@ impl MoveOrder {
             let mut sc = if dopp >> c & 1 == 1 { -self.reserve } else { 0 };
             for &o in board.others(c) {
                 let dead = usize::from(o & empty & dmine != 0);
-                let (a, b) = (small_count(o & mine), small_count(o & opp));
+                let (a, b) = ((o & mine).count_ones(), (o & opp).count_ones());
                 sc -= self.penalty[dead][a as usize][b as usize];
             }
             // Insertion sort, stable in cell order.
@@ -624,16 +624,6 @@ impl MoveOrder {
         }
         out
     }
-}
-
-/// The number of cells in a set of at most four cells, without a popcount
-/// instruction (not in the baseline x86-64 target).
-#[inline(always)]
-fn small_count(m: u64) -> u32 {
-    let m2 = m & m.wrapping_sub(1);
-    let m3 = m2 & m2.wrapping_sub(1);
-    let m4 = m3 & m3.wrapping_sub(1);
-    u32::from(m != 0) + u32::from(m2 != 0) + u32::from(m3 != 0) + u32::from(m4 != 0)
 }
 
 /// Solves the empty board of a game into `table`: P1's value and nodes
