@@ -37,6 +37,11 @@ impl<'a> Eval<'a> {
             memo: HashMap::new(),
         }
     }
+
+    /// The game whose tree this evaluates.
+    pub(super) fn game(&self) -> &'a Game {
+        self.game
+    }
 }
 
 impl Eval<'_> {

@@ -51,6 +51,8 @@
 //! * `game`: the rules on top of the board, and the root units;
 //! * `eval`: minimax over intervals of the recorded tree, [`value_of`];
 //! * `relevance`: which units still matter ([`orchard_core::MootUnits`]);
+//! * `unsettled`: what the root still needs when no unit is left (the
+//!   end-of-job check, `MootUnits::still_needed`);
 //! * `explore`: solving or splitting one unit, and the harvest of an
 //!   aborted search;
 //! * `pv`: principal variations, from the table and from the record;
@@ -70,6 +72,7 @@ mod pv;
 mod relevance;
 mod report;
 mod summary;
+mod unsettled;
 
 use std::sync::{Mutex, OnceLock};
 

@@ -39,10 +39,10 @@ type Kid = (i8, i8, Option<(Key, Pos)>);
 /// settled position, can never change the root's interval, whatever its
 /// unit finds. (A parent that appears later, by a split, and needs more of
 /// the position makes its own unit of it: see `explore::Harvest`.)
-struct Relevance {
+pub(super) struct Relevance {
     /// Every position of the recorded tree (expanding settled ones too).
     reached: HashSet<Key>,
-    relevant: HashSet<Key>,
+    pub(super) relevant: HashSet<Key>,
     /// The reached positions whose value is known exactly.
     settled: HashSet<Key>,
     /// The window each relevant position is needed in (P1's view, see
@@ -50,7 +50,7 @@ struct Relevance {
     /// each relevant parent, the parent's window narrowed by what its
     /// children are known to be (`explore::narrow`), joined over the
     /// parents (the widest any of them needs).
-    windows: HashMap<Key, (i8, i8)>,
+    pub(super) windows: HashMap<Key, (i8, i8)>,
     /// The job's own guess of the outcome (see [`Guess`]).
     guess: Expect,
 }
@@ -250,8 +250,8 @@ impl Guess {
 pub(super) struct RelevanceCache {
     nodes: u64,
     snapshot: Vec<(Key, i8, i8, bool)>,
-    game: Game,
-    relevance: Relevance,
+    pub(super) game: Game,
+    pub(super) relevance: Relevance,
 }
 
 impl RelevanceCache {
@@ -270,7 +270,7 @@ impl HipSolve {
     /// The [`Relevance`] of `s`, computed or cached (one unit at a time,
     /// callers such as the tests ask about one summary many times). The
     /// check that the cache holds `s` costs a pass over `s.known`.
-    fn relevance_of(&self, s: &SolveSummary) -> Arc<RelevanceCache> {
+    pub(super) fn relevance_of(&self, s: &SolveSummary) -> Arc<RelevanceCache> {
         let mut slot = self.relevance.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = slot.as_ref().filter(|c| c.matches(s)) {
             return Arc::clone(c);
@@ -303,56 +303,9 @@ impl MootUnits<HipSolve> for HipSolve {
         })
     }
 
-    /// The leaves of the recorded tree that the root still needs: every
-    /// relevant position that is not expanded and whose interval does not
-    /// answer the window it is needed in, as a unit of that window (reached
-    /// by the first line down the relevant positions that meets it). None
-    /// once the root is settled. By alpha-beta's argument on recorded
-    /// intervals (ARCHITECTURE.md, "hip-solve") a root left open always has
-    /// such a leaf, and the units that cancelling and narrowing keep are
-    /// meant to leave none when the last is done: this finds the gap if
-    /// that argument ever fails (a transposition needed in a wider window
-    /// than its unit was searched in, say).
+    /// See `unsettled`.
     fn still_needed(&self, merged: &SolveSummary) -> Vec<SolveUnit> {
-        let cache = self.relevance_of(merged);
-        let (game, r) = (&cache.game, &cache.relevance);
-        let mut e = Eval::new(game, merged, self.params.root_depth());
-        let root = Pos::EMPTY;
-        let (lo, hi, _) = e.eval(&root);
-        if lo == hi {
-            return Vec::new();
-        }
-        let mut needed = Vec::new();
-        let mut seen = HashSet::from([game.key(&root).0]);
-        let mut level = vec![(root, Vec::new())];
-        while !level.is_empty() {
-            let mut next = Vec::new();
-            for (pos, moves) in level {
-                let key = game.key(&pos).0;
-                if !e.expands(&pos, merged.known.get(&key)) {
-                    let (lo, hi, _) = e.eval(&pos);
-                    let window = r.windows.get(&key).and_then(|&(a, b)| Window::new(a, b));
-                    if let Some(window) = window.filter(|w| !w.answered_by(lo, hi)) {
-                        needed.push(SolveUnit { moves, window });
-                    }
-                    continue;
-                }
-                for (cell, child) in game.children(&pos) {
-                    let Child::Pos(cp) = child else { continue };
-                    if game.full(&cp) {
-                        continue;
-                    }
-                    let ck = game.key(&cp).0;
-                    if r.relevant.contains(&ck) && seen.insert(ck) {
-                        let mut line = moves.clone();
-                        line.push(cell as u8);
-                        next.push((cp, line));
-                    }
-                }
-            }
-            level = next;
-        }
-        needed
+        super::unsettled::still_needed(self, merged)
     }
 }
 
