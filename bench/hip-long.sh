@@ -4,7 +4,7 @@
 # every family (there a Hip run is named hip-BOARD).
 #
 #   bench/hip-long.sh start BOARD... | status [BOARD...] | openings BOARD
-#                   | checkpoint [BOARD...] | stop
+#                   | checkpoint [BOARD...] | stop [BOARD...]
 set -euo pipefail
 command="${1:-}"
 shift || true

@@ -34,8 +34,9 @@
 #                                      opening of a Hip run
 #   bench/long-run.sh checkpoint [RUN...]  `orchard backup` of each run's
 #                                      database into runs/ (commit them)
-#   bench/long-run.sh stop             SIGTERM to every run: units in flight
-#                                      hand back their rest; queues stop
+#   bench/long-run.sh stop [RUN...]    SIGTERM to every run (or to these
+#                                      runs and their queues only): units in
+#                                      flight hand back their rest; queues stop
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
@@ -199,18 +200,42 @@ checkpoint)
   done
   ;;
 stop)
-  touch "$run_dir/stopping"
-  for f in "$run_dir"/*.pid; do
-    [ -e "$f" ] || continue
-    case "$f" in */queue-*.pid) continue ;; esac
-    pid="$(cat "$f")"
+  shift
+  if [ $# -eq 0 ]; then
+    touch "$run_dir/stopping"
+    for f in "$run_dir"/*.pid; do
+      [ -e "$f" ] || continue
+      case "$f" in */queue-*.pid) continue ;; esac
+      pid="$(cat "$f")"
+      kill -TERM "$pid" 2> /dev/null || true
+      while kill -0 "$pid" 2> /dev/null; do sleep 1; done
+    done
+    echo "stopped"
+    exit 0
+  fi
+  # Only the queues running these runs: the queue (the run's parent) first,
+  # so that it does not go on to its next run, then the run itself.
+  for r in "$@"; do
+    args_of "$r" > /dev/null
+    f="$run_dir/$r.pid"
+    pid="$(cat "$f" 2> /dev/null || true)"
+    if [ -z "$pid" ] || ! kill -0 "$pid" 2> /dev/null; then
+      echo "$r: not running" >&2
+      continue
+    fi
+    queue="$(ps -o ppid= -p "$pid" | tr -d ' ')"
+    kill -TERM "$queue" 2> /dev/null || true
+    for q in "$run_dir"/queue-*.pid; do
+      [ "$(cat "$q" 2> /dev/null)" = "$queue" ] && rm -f "$q"
+    done
     kill -TERM "$pid" 2> /dev/null || true
     while kill -0 "$pid" 2> /dev/null; do sleep 1; done
+    rm -f "$f"
+    echo "$r: stopped (and its queue, pid $queue)"
   done
-  echo "stopped"
   ;;
 *)
-  echo "usage: bench/long-run.sh start RUN...|status [RUN...]|openings RUN|checkpoint [RUN...]|stop" >&2
+  echo "usage: bench/long-run.sh start RUN...|status [RUN...]|openings RUN|checkpoint [RUN...]|stop [RUN...]" >&2
   exit 2
   ;;
 esac
