@@ -123,6 +123,14 @@ impl CoordinatorConfig {
             .map_err(|e| e.to_string())
     }
 
+    /// The canonical form of a job's parameters (see
+    /// [`orchard_core::DynFamily::canonical_params`]); `None` if the family
+    /// is unknown or cannot read them.
+    pub fn canonical_params(&self, family: &str, params_json: &str) -> Option<String> {
+        let family = self.families.by_name(family).ok()?;
+        family.canonical_params(params_json).ok()
+    }
+
     /// Defaults, with results files beside the database.
     pub fn beside(db: &Path, families: Registry) -> Self {
         let dir = db
@@ -246,7 +254,7 @@ impl Coordinator {
             backup::check_target(db, &schedule.path).map_err(CoordinatorError::Backup)?;
         }
         let (store, loaded) = store::Store::open(db)?;
-        let scheduler = scheduler::Scheduler::from_store(
+        let mut scheduler = scheduler::Scheduler::from_store(
             loaded,
             config.lease_ttl,
             clock.clone(),
@@ -256,6 +264,7 @@ impl Coordinator {
             path: db.to_path_buf(),
             reason,
         })?;
+        scheduler.canonicalize_params(&|family, params| config.canonical_params(family, params));
         let history_path = history::file::beside(db);
         let mut histories = history::Histories::new(config.history_every);
         match history::file::load(&history_path) {

@@ -279,6 +279,21 @@ impl Scheduler {
             .map(|j| j.id)
     }
 
+    /// Writes each stored job's parameters in their canonical form
+    /// (`canonical(family, params)`, `None`: left as stored). A job stored by
+    /// an older build may leave out a parameter its family has gained since,
+    /// with a default; it is the same job written differently, and
+    /// [`Scheduler::find_job`] must find it when the same command is given
+    /// again, not start it afresh beside it. Only memory changes: the row
+    /// keeps what was stored.
+    pub fn canonicalize_params(&mut self, canonical: &dyn Fn(&str, &str) -> Option<String>) {
+        for job in self.jobs.values_mut() {
+            if let Some(params) = canonical(&job.family, &job.params_json) {
+                job.params_json = params;
+            }
+        }
+    }
+
     /// Creates a job with its root units, each to be explored by `replicas`
     /// different workers (1: unverified). Returns the id and the writes.
     pub fn create_job(

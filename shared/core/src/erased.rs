@@ -26,6 +26,12 @@ pub trait DynFamily: Send + Sync {
     /// Parses and checks canonical JSON parameters into a job hosted by
     /// `host` (see [`SearchFamily::new`]).
     fn prepare(&self, params_json: &str, host: &Host) -> Result<Arc<dyn PreparedJob>, FamilyError>;
+    /// The canonical form of JSON parameters: what [`PreparedJob::params_json`]
+    /// of a job prepared from them would be, without preparing it. Parameters
+    /// stored by an older build leave out what the family has gained since
+    /// with a default (queens' `method`); their canonical form names it, so
+    /// that the same command finds the same stored job.
+    fn canonical_params(&self, params_json: &str) -> Result<String, FamilyError>;
 }
 
 /// A job of some family: its parameters, checked, and its state.
@@ -140,14 +146,22 @@ impl<F: SearchFamily> DynFamily for Erased<F> {
     }
 
     fn prepare(&self, params_json: &str, host: &Host) -> Result<Arc<dyn PreparedJob>, FamilyError> {
-        let params: F::Params = serde_json::from_str(params_json)
-            .map_err(|e| FamilyError::ParamsJson(e.to_string()))?;
+        let params = parse_params::<F>(params_json)?;
         let params_json = serde_json::to_string(&params).expect("parameters serialise to JSON");
         Ok(Arc::new(Job::<F> {
             family: Arc::new(F::new(params, host)?),
             params_json,
         }))
     }
+
+    fn canonical_params(&self, params_json: &str) -> Result<String, FamilyError> {
+        let params = parse_params::<F>(params_json)?;
+        Ok(serde_json::to_string(&params).expect("parameters serialise to JSON"))
+    }
+}
+
+fn parse_params<F: SearchFamily>(params_json: &str) -> Result<F::Params, FamilyError> {
+    serde_json::from_str(params_json).map_err(|e| FamilyError::ParamsJson(e.to_string()))
 }
 
 fn encode_exploration<F: SearchFamily>(e: Exploration<F::Summary, F::Unit>) -> DynExploration {

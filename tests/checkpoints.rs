@@ -1,0 +1,290 @@
+//! The long runs' checkpoints in `runs/` against what README.md says of them.
+//!
+//! A long run's answer is published twice: as a row of README's table B
+//! ledger (or a line of its reproduced figures) and as the compressed
+//! database in `runs/`, which `orchard run ... --db <copy>` answers from
+//! without searching and resumes if unfinished. These tests decompress every
+//! checkpoint, ask the real binary for its answer (or, for a run still
+//! going, check that the command that resumes it finds its job), and hold the
+//! README to it, so that a checkpoint replaced without its row (or a row
+//! edited by hand) fails here instead of misleading a reader. They also
+//! recompute every ledger row's ratio of orchard's nodes to Franke's calls.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{free_port, run_json, start_coordinator_with, wait_coordinator, TempDir};
+use rusqlite::{Connection, OpenFlags};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `runs/NAME.db.xz` decompressed into `dir` as `coord.db` (with the `xz`
+/// tool, as `bench/long-run.sh` writes them).
+fn decompress(name: &str, dir: &TempDir) -> PathBuf {
+    let source = repo().join("runs").join(format!("{name}.db.xz"));
+    assert!(source.exists(), "{} is missing", source.display());
+    let out = Command::new("xz")
+        .arg("-dc")
+        .arg(&source)
+        .output()
+        .unwrap_or_else(|e| panic!("xz (package xz-utils) is needed to read runs/: {e}"));
+    assert!(
+        out.status.success(),
+        "xz -dc {}: {}",
+        source.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = dir.path("coord.db");
+    std::fs::write(&db, out.stdout).unwrap();
+    db
+}
+
+/// The id and state of the newest job in a database, read without a
+/// coordinator.
+fn stored_job(db: &Path) -> (u64, String) {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.query_row(
+        "SELECT id, state FROM jobs ORDER BY id DESC LIMIT 1",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .unwrap()
+}
+
+/// What `orchard run ARGS --db <copy of runs/NAME.db.xz> --json` answers: the
+/// stored answer of a finished job, which must be the checkpoint's own job
+/// (a new job beside it would search).
+fn stored_answer(name: &str, args: &[&str]) -> serde_json::Value {
+    let dir = TempDir::new(&format!("checkpoint-{name}"));
+    let db = decompress(name, &dir);
+    let (job, state) = stored_job(&db);
+    assert_eq!(state, "done", "runs/{name}.db.xz: the job is not done");
+    let (db, results) = (db.to_str().unwrap().to_owned(), dir.path("results"));
+    let results = results.to_str().unwrap().to_owned();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend([
+        "--db",
+        &db,
+        "--results-dir",
+        &results,
+        "--workers",
+        "1",
+        "--json",
+    ]);
+    let answer = run_json(&all);
+    assert_eq!(
+        answer["job_id"].as_u64(),
+        Some(job),
+        "{name}: not the stored job: {answer}"
+    );
+    answer
+}
+
+/// Submits `family_args` to a coordinator (no workers) on a copy of the
+/// unfinished `runs/NAME.db.xz`: the command that resumes the run must find
+/// its job, not start another beside it.
+fn resumes_its_job(name: &str, family_args: &[&str]) {
+    let dir = TempDir::new(&format!("checkpoint-{name}"));
+    let db = decompress(name, &dir);
+    let (job, state) = stored_job(&db);
+    assert_ne!(
+        state, "done",
+        "runs/{name}.db.xz is done: fill in its answer"
+    );
+    let port = free_port();
+    let _coordinator = start_coordinator_with(&dir, port, &[]);
+    let url = format!("http://127.0.0.1:{port}");
+    wait_coordinator(&url, Duration::from_secs(60));
+    let mut args = vec!["submit"];
+    args.extend_from_slice(family_args);
+    args.extend(["--coordinator", &url, "--json"]);
+    let answer = run_json(&args);
+    assert_eq!(
+        answer["existing"], true,
+        "{name}: a new job beside the stored one: {answer}"
+    );
+    assert_eq!(answer["job_id"].as_u64(), Some(job), "{name}: {answer}");
+}
+
+/// A number as README writes it: digits with thousands commas.
+fn number(cell: &str) -> u64 {
+    cell.replace(',', "")
+        .parse()
+        .unwrap_or_else(|e| panic!("{cell:?} is not a count: {e}"))
+}
+
+/// One board of README's table B ledger.
+#[derive(Debug)]
+struct LedgerRow {
+    rows: u32,
+    cols: u32,
+    double: bool,
+    franke_calls: u64,
+    /// Orchard's winner and nodes, if the board is done.
+    orchard: Option<(u64, u64)>,
+    ratio: String,
+    how: String,
+}
+
+impl LedgerRow {
+    /// The checkpoint the row names, if any (`hip-RxC` or `hip-RxC-double`).
+    fn checkpoint(&self) -> Option<String> {
+        let name = format!(
+            "hip-{}x{}{}",
+            self.rows,
+            self.cols,
+            if self.double { "-double" } else { "" }
+        );
+        self.how
+            .contains(&format!("`runs/{name}.db.xz`"))
+            .then_some(name)
+    }
+}
+
+fn ledger() -> Vec<LedgerRow> {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut rows = Vec::new();
+    for line in readme.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // "| board | winner | calls | winner | nodes | ratio | how |"
+        if cells.len() != 9 {
+            continue;
+        }
+        let (board, double) = match cells[1].strip_suffix(" Double") {
+            Some(b) => (b, true),
+            None => (cells[1], false),
+        };
+        let Some((r, c)) = board.split_once('x') else {
+            continue;
+        };
+        let (Ok(rows_n), Ok(cols_n)) = (r.parse::<u32>(), c.parse::<u32>()) else {
+            continue;
+        };
+        let orchard = match cells[4] {
+            "?" => None,
+            w => Some((number(w), number(cells[5]))),
+        };
+        rows.push(LedgerRow {
+            rows: rows_n,
+            cols: cols_n,
+            double,
+            franke_calls: number(cells[3]),
+            orchard,
+            ratio: cells[6].to_owned(),
+            how: cells[7].to_owned(),
+        });
+    }
+    rows
+}
+
+#[test]
+fn the_ledger_has_every_board_of_table_b_once() {
+    let rows = ledger();
+    // Table B: 64 boards, standard and Double.
+    assert_eq!(rows.len(), 64, "README's ledger: {} rows", rows.len());
+    let mut seen = std::collections::HashSet::new();
+    for r in &rows {
+        assert!(seen.insert((r.rows, r.cols, r.double)), "{r:?} twice");
+    }
+}
+
+#[test]
+fn every_ratio_in_the_ledger_is_nodes_over_calls() {
+    for r in ledger() {
+        let Some((_, nodes)) = r.orchard else {
+            assert!(r.ratio.is_empty(), "{r:?}: a ratio without orchard's nodes");
+            continue;
+        };
+        let ratio: f64 = r
+            .ratio
+            .parse()
+            .unwrap_or_else(|e| panic!("{r:?}: ratio {e}"));
+        let exact = nodes as f64 / r.franke_calls as f64;
+        assert!(
+            (ratio - exact).abs() <= 0.005 + 1e-9,
+            "{}x{}{}: ratio {ratio}, but {nodes} / {} = {exact:.4}",
+            r.rows,
+            r.cols,
+            if r.double { " Double" } else { "" },
+            r.franke_calls
+        );
+    }
+}
+
+#[test]
+fn every_long_run_in_the_ledger_answers_or_resumes_from_its_checkpoint() {
+    let mut finished = 0;
+    let mut named = Vec::new();
+    for r in ledger() {
+        let Some(name) = r.checkpoint() else { continue };
+        named.push(format!("{name}.db.xz"));
+        let (rows, cols) = (r.rows.to_string(), r.cols.to_string());
+        let mut args = vec!["hip-solve", "--rows", &rows, "--cols", &cols];
+        if r.double {
+            args.push("--double");
+        }
+        let Some((winner, nodes)) = r.orchard else {
+            resumes_its_job(&name, &args);
+            continue;
+        };
+        let answer = stored_answer(&name, &[&["run"], &args[..]].concat());
+        assert_eq!(answer["final"], true, "{name}: {answer}");
+        assert_eq!(
+            answer["winner"].as_u64(),
+            Some(winner),
+            "{name}: the winner"
+        );
+        assert_eq!(answer["nodes"].as_u64(), Some(nodes), "{name}: the nodes");
+        finished += 1;
+    }
+    assert!(
+        finished >= 15,
+        "only {finished} finished long runs in the ledger"
+    );
+    // Every Hip checkpoint in runs/ is some row's.
+    for entry in std::fs::read_dir(repo().join("runs")).unwrap() {
+        let file = entry.unwrap().file_name().into_string().unwrap();
+        if file.starts_with("hip-") {
+            assert!(named.contains(&file), "runs/{file} is no ledger row's");
+        }
+    }
+}
+
+/// The finished long runs of the other families against the published
+/// figures: n-queens (OEIS A000170 for all solutions, A002562 for the
+/// distinct ones; the n = 20 run was stored before queens had a `method`
+/// parameter, so its command finds it only by its canonical form), and
+/// McKay's count of closed knight's tours on 8 x 8.
+#[test]
+fn the_other_finished_long_runs_answer_the_published_figures() {
+    let queens = stored_answer(
+        "queens-20-mirror",
+        &["run", "queens", "--n", "20", "--method", "mirror"],
+    );
+    assert_eq!(
+        queens["solutions"].as_u64(),
+        Some(39_029_188_884),
+        "{queens}"
+    );
+    assert_eq!(queens["distinct"].as_u64(), Some(4_878_666_808), "{queens}");
+    let tours = stored_answer(
+        "knights-8x8",
+        &["run", "knight-tours", "--rows", "8", "--cols", "8"],
+    );
+    assert_eq!(tours["tours"], "13267364410532", "{tours}");
+}
+
+/// The unfinished runs of the other families resume their own jobs.
+#[test]
+fn the_other_unfinished_long_runs_resume_their_jobs() {
+    resumes_its_job(
+        "queens-21-mirror",
+        &["queens", "--n", "21", "--method", "mirror"],
+    );
+    resumes_its_job("queens-21", &["queens", "--n", "21"]);
+}
