@@ -55,28 +55,21 @@ impl SearchFamily for Nothing {
     }
 }
 
-#[test]
-fn a_job_without_root_units_is_done_when_submitted() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_without_root_units_is_done_when_submitted() {
     let dir = common::process::TempDir::new("empty-job");
     let db = dir.path("empty.db");
     let config = CoordinatorConfig::beside(&db, Registry::default().with::<Nothing>());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let c = Coordinator::open(&db, config).await.unwrap();
-        let (job, existed) = c.submit("nothing", "null", 1).await.unwrap();
-        assert!(!existed);
-        let status = c.status(job).expect("the job exists");
-        assert_eq!(status.state, JobState::Done, "{status:?}");
-        assert_eq!(status.units_total, 0);
-        let answer = c.answer(job).expect("the job exists");
-        assert!(answer.is_final);
-        assert_eq!(answer.result["count"], 0);
-        assert!(!answer.results_file.is_empty(), "no results file");
-        // Submitted again, it is the same job, done.
-        assert_eq!(c.submit("nothing", "null", 1).await.unwrap(), (job, true));
-    });
+    let c = Coordinator::open(&db, config).await.unwrap();
+    let (job, existed) = c.submit("nothing", "null", 1).await.unwrap();
+    assert!(!existed);
+    let status = c.status(job).expect("the job exists");
+    assert_eq!(status.state, JobState::Done, "{status:?}");
+    assert_eq!(status.units_total, 0);
+    let answer = c.answer(job).expect("the job exists");
+    assert!(answer.is_final);
+    assert_eq!(answer.result["count"], 0);
+    assert!(!answer.results_file.is_empty(), "no results file");
+    // Submitted again, it is the same job, done.
+    assert_eq!(c.submit("nothing", "null", 1).await.unwrap(), (job, true));
 }

@@ -114,77 +114,70 @@ impl MootJudge<Range> for NeverMoot {
     }
 }
 
-#[test]
-fn a_job_whose_answer_still_needs_units_gets_them_through_the_cluster() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_answer_still_needs_units_gets_them_through_the_cluster() {
     let dir = common::process::TempDir::new("unsettled-job");
     let db = dir.path("gappy.db");
     let families = || Registry::default().with::<Gappy>();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let c = Coordinator::open(&db, CoordinatorConfig::beside(&db, families()))
-            .await
-            .unwrap();
-        let (job, _) = c.submit("gappy", "null", 1).await.unwrap();
-        let (stop, stopped) = watch::channel(false);
-        let grpc = Coordinator::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", grpc.local_addr().unwrap());
-        let http = Coordinator::bind("127.0.0.1:0").await.unwrap();
-        let http_addr = http.local_addr().unwrap().to_string();
-        for (server, is_grpc) in [(grpc, true), (http, false)] {
-            let (c, mut rx) = (c.clone(), stopped.clone());
-            tokio::spawn(async move {
-                let until = async move {
-                    let _ = rx.wait_for(|&s| s).await;
-                };
-                if is_grpc {
-                    c.serve(server, until).await.unwrap();
-                } else {
-                    c.serve_http(server, until).await.unwrap();
-                }
-            });
-        }
-        let config = WorkerConfig {
-            coordinator: url,
-            jobs: Arc::new(OpenJobs::new(families(), Host::default())),
-            threads: 2,
-            name: "gappy-worker".into(),
-            give_up_after: Duration::from_secs(30),
-            token: None,
-            tls: Default::default(),
-            metrics: Default::default(),
-            share_lemmas: false,
-        };
-        let mut rx = stopped.clone();
-        let worker = tokio::spawn(run_worker(config, async move {
-            let _ = rx.wait_for(|&s| s).await;
-        }));
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        while c.status(job).unwrap().state == JobState::Running {
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "the job does not end"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let status = c.status(job).unwrap();
-        assert_eq!(status.state, JobState::Done, "{status:?}");
-        assert_eq!((status.units_total, status.units_done), (4, 4));
-        let answer = c.answer(job).unwrap();
-        assert!(answer.is_final);
-        assert_eq!(answer.result["leaves"], LEAVES, "{:?}", answer.result);
-        assert_eq!(answer.result["distinct"], LEAVES);
-        assert_eq!(answer.result["twice"], 0);
-        let reopened = tokio::task::spawn_blocking(move || {
-            common::metric_at(&http_addr, "orchard_units_reopened_total")
-        })
+    let c = Coordinator::open(&db, CoordinatorConfig::beside(&db, families()))
         .await
         .unwrap();
-        assert_eq!(reopened, 1);
-        stop.send(true).unwrap();
-        worker.await.unwrap().unwrap();
-    });
+    let (job, _) = c.submit("gappy", "null", 1).await.unwrap();
+    let (stop, stopped) = watch::channel(false);
+    let grpc = Coordinator::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", grpc.local_addr().unwrap());
+    let http = Coordinator::bind("127.0.0.1:0").await.unwrap();
+    let http_addr = http.local_addr().unwrap().to_string();
+    for (server, is_grpc) in [(grpc, true), (http, false)] {
+        let (c, mut rx) = (c.clone(), stopped.clone());
+        tokio::spawn(async move {
+            let until = async move {
+                let _ = rx.wait_for(|&s| s).await;
+            };
+            if is_grpc {
+                c.serve(server, until).await.unwrap();
+            } else {
+                c.serve_http(server, until).await.unwrap();
+            }
+        });
+    }
+    let config = WorkerConfig {
+        coordinator: url,
+        jobs: Arc::new(OpenJobs::new(families(), Host::default())),
+        threads: 2,
+        name: "gappy-worker".into(),
+        give_up_after: Duration::from_secs(30),
+        token: None,
+        tls: Default::default(),
+        metrics: Default::default(),
+        share_lemmas: false,
+    };
+    let mut rx = stopped.clone();
+    let worker = tokio::spawn(run_worker(config, async move {
+        let _ = rx.wait_for(|&s| s).await;
+    }));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while c.status(job).unwrap().state == JobState::Running {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the job does not end"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let status = c.status(job).unwrap();
+    assert_eq!(status.state, JobState::Done, "{status:?}");
+    assert_eq!((status.units_total, status.units_done), (4, 4));
+    let answer = c.answer(job).unwrap();
+    assert!(answer.is_final);
+    assert_eq!(answer.result["leaves"], LEAVES, "{:?}", answer.result);
+    assert_eq!(answer.result["distinct"], LEAVES);
+    assert_eq!(answer.result["twice"], 0);
+    let reopened = tokio::task::spawn_blocking(move || {
+        common::metric_at(&http_addr, "orchard_units_reopened_total")
+    })
+    .await
+    .unwrap();
+    assert_eq!(reopened, 1);
+    stop.send(true).unwrap();
+    worker.await.unwrap().unwrap();
 }

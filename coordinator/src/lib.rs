@@ -385,10 +385,7 @@ impl Coordinator {
                 if !cancelled.is_empty() {
                     // Units reopened by a sweep that left a job none (see
                     // `Scheduler::reopen_unsettled`) are work for everyone.
-                    if cancelled
-                        .iter()
-                        .any(|w| matches!(w, store::Write::InsertUnits { .. }))
-                    {
+                    if store::Write::any_inserts_units(&cancelled) {
                         shared.work_available.notify_waiters();
                     }
                     shared.store.enqueue(cancelled);

@@ -327,9 +327,7 @@ impl WorkerService for Workers {
                 let (finishing, writes) = s.complete_report(pending);
                 // Units the job's answer still needed once none was left
                 // (see `Scheduler::reopen_unsettled`): work for everyone.
-                let reopened = writes
-                    .iter()
-                    .any(|w| matches!(w, Write::InsertUnits { .. }));
+                let reopened = Write::any_inserts_units(&writes);
                 if !writes.is_empty() {
                     shared.store.enqueue(writes);
                 }

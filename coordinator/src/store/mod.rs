@@ -295,6 +295,16 @@ pub enum Write {
     },
 }
 
+impl Write {
+    /// Whether `writes` add units to a job: work for every idle worker,
+    /// not only the one that asked (see `Scheduler::reopen_unsettled`).
+    pub fn any_inserts_units(writes: &[Write]) -> bool {
+        writes
+            .iter()
+            .any(|w| matches!(w, Write::InsertUnits { .. }))
+    }
+}
+
 /// Handle to the store. Cheap to clone.
 #[derive(Clone)]
 pub struct Store {
