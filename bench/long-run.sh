@@ -38,6 +38,11 @@
 #                                      runs and their queues only): units in
 #                                      flight hand back their rest; queues stop
 set -euo pipefail
+# The whole script is one block, read before any of it runs: a queue runs
+# for days, and bash reads a script as it goes, so an edit of this file
+# under a running queue would otherwise run whatever text now stands where
+# the queue's next command was.
+{
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 run_dir="${RUN_DIR:-/work/runs}"
@@ -239,3 +244,5 @@ stop)
   exit 2
   ;;
 esac
+exit
+}
