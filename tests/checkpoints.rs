@@ -256,8 +256,8 @@ fn every_long_run_in_the_ledger_answers_or_resumes_from_its_checkpoint() {
 }
 
 /// The finished long runs of the other families against the published
-/// figures: n-queens (OEIS A000170 for all solutions, A002562 for the
-/// distinct ones; the n = 20 run was stored before queens had a `method`
+/// figures: n-queens for n = 20 and 21 (OEIS A000170 for all solutions,
+/// A002562 for the distinct ones; the n = 20 run was stored before queens had a `method`
 /// parameter, so its command finds it only by its canonical form), and
 /// McKay's count of closed knight's tours on 8 x 8.
 #[test]
@@ -272,6 +272,9 @@ fn the_other_finished_long_runs_answer_the_published_figures() {
         "{queens}"
     );
     assert_eq!(queens["distinct"].as_u64(), Some(4_878_666_808), "{queens}");
+    let queens = stored_answer("queens-21", &["run", "queens", "--n", "21"]);
+    assert_eq!(queens["solutions"].as_u64(), Some(314_666_222_712), "{queens}");
+    assert_eq!(queens["distinct"].as_u64(), Some(39_333_324_973), "{queens}");
     let tours = stored_answer(
         "knights-8x8",
         &["run", "knight-tours", "--rows", "8", "--cols", "8"],
@@ -286,5 +289,5 @@ fn the_other_unfinished_long_runs_resume_their_jobs() {
         "queens-21-mirror",
         &["queens", "--n", "21", "--method", "mirror"],
     );
-    resumes_its_job("queens-21", &["queens", "--n", "21"]);
+    resumes_its_job("queens-22", &["queens", "--n", "22"]);
 }
