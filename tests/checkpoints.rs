@@ -273,8 +273,16 @@ fn the_other_finished_long_runs_answer_the_published_figures() {
     );
     assert_eq!(queens["distinct"].as_u64(), Some(4_878_666_808), "{queens}");
     let queens = stored_answer("queens-21", &["run", "queens", "--n", "21"]);
-    assert_eq!(queens["solutions"].as_u64(), Some(314_666_222_712), "{queens}");
-    assert_eq!(queens["distinct"].as_u64(), Some(39_333_324_973), "{queens}");
+    assert_eq!(
+        queens["solutions"].as_u64(),
+        Some(314_666_222_712),
+        "{queens}"
+    );
+    assert_eq!(
+        queens["distinct"].as_u64(),
+        Some(39_333_324_973),
+        "{queens}"
+    );
     let tours = stored_answer(
         "knights-8x8",
         &["run", "knight-tours", "--rows", "8", "--cols", "8"],
