@@ -13,6 +13,8 @@
 #   draws-RxC-kK              hip-draws with K colours (the profile DP; each
 #                             unit's layers within DRAWS_MIB MiB, default
 #                             6144: two units run at once)
+#   draws-RxC-kK-sandwich     the same count by the sandwich method (inner
+#                             rows walked, outer rows counted per leaf)
 #
 # Each run's database lives in RUN_DIR (default /work/runs) while it runs; a
 # verified, compressed copy is kept in the repository (runs/RUN.db.xz), so
@@ -62,11 +64,14 @@ args_of() {
     echo "halves --n ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^knights-([0-9]+)x([0-9]+)$ ]]; then
     echo "knight-tours --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}"
+  elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)-sandwich$ ]]; then
+    echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
+      "--colors ${BASH_REMATCH[3]} --method sandwich"
   elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)$ ]]; then
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "--colors ${BASH_REMATCH[3]} --memory-limit ${DRAWS_MIB:-6144}"
   else
-    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, queens-N-mirror, halves-N, knights-RxC or draws-RxC-kK)" >&2
+    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, queens-N-mirror, halves-N, knights-RxC, draws-RxC-kK or draws-RxC-kK-sandwich)" >&2
     exit 2
   fi
 }
@@ -82,6 +87,7 @@ http_of() {
 # out, so its budget is unbounded and only --memory-limit splits it.
 budget_of() {
   case "$1" in
+  draws-*-sandwich) echo 200000000 ;;
   draws-*) echo 1000000000000000000 ;;
   *) echo 200000000 ;;
   esac

@@ -290,7 +290,8 @@ fn the_other_finished_long_runs_answer_the_published_figures() {
     assert_eq!(tours["tours"], "13267364410532", "{tours}");
 }
 
-/// The unfinished runs of the other families resume their own jobs.
+/// The unfinished runs of the other families resume their own jobs (the
+/// 6x6 three-colour count of `hip-draws` among them).
 #[test]
 fn the_other_unfinished_long_runs_resume_their_jobs() {
     resumes_its_job(
@@ -298,4 +299,18 @@ fn the_other_unfinished_long_runs_resume_their_jobs() {
         &["queens", "--n", "21", "--method", "mirror"],
     );
     resumes_its_job("queens-22", &["queens", "--n", "22"]);
+    resumes_its_job(
+        "draws-6x6-k3-sandwich",
+        &[
+            "hip-draws",
+            "--rows",
+            "6",
+            "--cols",
+            "6",
+            "--colors",
+            "3",
+            "--method",
+            "sandwich",
+        ],
+    );
 }

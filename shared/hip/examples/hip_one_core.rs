@@ -3,7 +3,9 @@
 //!
 //! `cargo run --release -p orchard-hip --example hip_one_core -- solve 5 5 [double]`
 //! `cargo run --release -p orchard-hip --example hip_one_core -- direct 5 5 [double]` (one search, no units)
-//! `cargo run --release -p orchard-hip --example hip_one_core -- draws 7 7 [colours] [seeds|profile]`
+//! `cargo run --release -p orchard-hip --example hip_one_core -- draws 7 7 [colours] [seeds|profile|sandwich]`
+//! `cargo run --release -p orchard-hip --example hip_one_core -- sandwich 6 6 3 PREFIX` (the draws
+//! below one prefix of the inner rows, e.g. `012012012`: a sample of a sandwich run's leaves)
 //! `cargo run --release -p orchard-hip --example hip_one_core -- tune 6 6 FILE [W ...]`
 //!
 //! `tune` measures move orders (Franke's method: the weights that need the
@@ -18,7 +20,7 @@ use std::time::Instant;
 
 use orchard_core::{explore_all, Host, SearchFamily};
 use orchard_hip::solve::{explore_pruned, MoveOrder, WEIGHTS};
-use orchard_hip::{DrawsParams, HipDraws, HipSolve, Method, SolveParams};
+use orchard_hip::{DrawsParams, DrawsUnit, HipDraws, HipSolve, Method, SolveParams};
 
 /// What this process lends a job: the table size from `ORCHARD_CACHE_MIB`
 /// (as `orchard worker --cache-mib`), if set.
@@ -45,11 +47,30 @@ fn main() {
             p.method = match args.get(4).map(String::as_str) {
                 Some("seeds") => Method::Seeds,
                 Some("profile") => Method::Profile,
+                Some("sandwich") => Method::Sandwich,
                 _ => Method::Auto,
             };
             let job = HipDraws::new(p, &host()).expect("parameters");
             let s = explore_all(&job, job.root_units(), u64::MAX).expect("search");
             (job.report(&s).text, s.nodes)
+        }
+        Some("sandwich") => {
+            let mut p = DrawsParams::new(rows, cols, num(3, 3));
+            p.method = Method::Sandwich;
+            let job = HipDraws::new(p, &host()).expect("parameters");
+            let prefix: Vec<u8> = args
+                .get(4)
+                .map(|d| d.bytes().map(|b| b - b'0').collect())
+                .unwrap_or_default();
+            let unit = DrawsUnit::Sandwich {
+                prefixes: vec![prefix],
+            };
+            let s = explore_all(&job, vec![unit], u64::MAX).expect("search");
+            let text = vec![format!(
+                "below the prefix: {} draws, {} playable (each prefix standing for its orbit)",
+                s.draws, s.playable
+            )];
+            (text, s.nodes)
         }
         Some("direct") => {
             let p = SolveParams::new(rows, cols, args.get(3).is_some_and(|a| a == "double"));

@@ -11,7 +11,7 @@
 //! * `distinct`, `distinct_playable`: the same up to rotations and
 //!   reflections of the board (8 on square boards, 4 on rectangles).
 //!
-//! Two methods:
+//! Three methods:
 //!
 //! * `seeds` (default for two colours), Franke's: a draw of `R x C` contains
 //!   a draw of every smaller board inside it, so the draws of a *seed board*
@@ -24,14 +24,20 @@
 //!   not given: the first unit walks the seed board and hands every seed back
 //!   as new units (in batches), which workers extend. Every draw is visited,
 //!   so the boards can be listed; this is the method where draws are rare.
-//! * `profile` (default for three or more colours, where counts explode:
-//!   5x5 with 3 colours has over 10^11 draws): the dynamic programme of
+//! * `profile` (default for three or more colours below five rows; counts
+//!   explode: 5x5 with 3 colours has over 10^11 draws): the dynamic programme of
 //!   `profile.rs`, which counts without visiting boards. Units are the
 //!   restricted-growth colourings of the first cells (column-major), each
 //!   standing for its orbit under colour permutations; `distinct` comes from
 //!   Burnside's lemma, with one unit per non-identity symmetry counting the
 //!   colourings that symmetry fixes (a walk over its cycles). Boards are not
 //!   listed.
+//! * `sandwich` (default for three or more colours from five rows, where it
+//!   fits: 3 to 10 columns, outer rows weakly coupled, 6x6 included): the walk of
+//!   `sandwich.rs` over the colourings of the inner rows, each leaf counting
+//!   its outer rows' completions in closed form. Units are restricted-growth
+//!   prefixes of the inner rows, split by the budget like the seeds walk;
+//!   `distinct` comes from the same Burnside units as `profile`'s.
 //!
 //! When there are at most 100,000 draws (and the method lists them), every
 //! draw is a line of the results file: rows separated by `/`, colours as
@@ -42,6 +48,7 @@ use serde::{Deserialize, Serialize};
 use super::board::Board;
 use super::dfs::{self, Plan, LIST_CAP, MAX_COLORS};
 use super::profile::{Outcome, Profile, Stop};
+use super::sandwich::{self, Sandwich};
 use orchard_core::figure::{Boards, Cell, Figure, Grid, Swatch, Tone};
 use orchard_core::{
     Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, Probe,
@@ -52,12 +59,15 @@ use orchard_core::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// `seeds` for two colours, `profile` for more.
+    /// `seeds` for two colours; for more, `sandwich` on boards of five or
+    /// more rows it fits, else `profile`.
     Auto,
     /// Extend the draws of a smaller board, one board at a time (lists boards).
     Seeds,
     /// Count by dynamic programming over a frontier of cells.
     Profile,
+    /// Walk the inner rows' colourings; count the outer rows per leaf.
+    Sandwich,
 }
 
 /// Parameters of a `hip-draws` job. A board with more rows than columns is
@@ -97,11 +107,24 @@ impl DrawsParams {
         }
     }
 
-    /// The method `auto` stands for.
+    /// The method `auto` stands for. With three or more colours the
+    /// sandwich count is the faster from five rows (5x5 with three colours:
+    /// 2.6 s against the profile DP's 20 s, BENCHMARKS.md) and the only one
+    /// that reaches 6x6; on narrower boards the DP's frontier is small.
     pub fn resolved_method(&self) -> Method {
         match self.method {
             Method::Auto if self.colors == 2 => Method::Seeds,
-            Method::Auto => Method::Profile,
+            Method::Auto => {
+                let (r, _) = self.dims();
+                if r >= 5
+                    && self.colors as usize <= MAX_COLORS
+                    && sandwich::unsupported(&self.board(), self.colors as usize).is_none()
+                {
+                    Method::Sandwich
+                } else {
+                    Method::Profile
+                }
+            }
             m => m,
         }
     }
@@ -133,6 +156,10 @@ pub enum DrawsUnit {
     /// Burnside: colourings fixed by symmetry `sym`, below colourings of its
     /// first cycles.
     Fixed { sym: u8, prefixes: Vec<Vec<u8>> },
+    /// `sandwich` method: restricted-growth colourings of the first inner
+    /// cells (row-major from row 1), counting the draws and the playable
+    /// draws below each.
+    Sandwich { prefixes: Vec<Vec<u8>> },
 }
 
 /// Counts over the explored units. Counts are exact and merged with checked
@@ -152,7 +179,8 @@ pub struct DrawsSummary {
     /// Every draw found, while there are at most 100,000 in all.
     pub boards: Vec<String>,
     /// Profile method: the most bytes one unit's DP held (its two live
-    /// layers), and the widest layer (states) of any unit.
+    /// layers), and the widest layer (states) of any unit. Sandwich method:
+    /// the bytes of a unit's scratch tables (no layers).
     pub peak_dp_bytes: u64,
     pub widest_layer: u64,
     /// Profile units stopped because they would exceed `--memory-limit`
@@ -202,6 +230,10 @@ fn board_grid(caption: &str, board: &str) -> Option<Grid> {
 
 /// Prefixes per unit when a walk hands back seeds or an unexplored rest.
 const BATCH: usize = 64;
+
+/// A sandwich unit's rest: at least this many of its shortest prefixes go
+/// back as units of their own.
+const SANDWICH_ALONE: usize = 4;
 
 /// The growth order of an `r x c` board (`r <= c`) laid out in a board with
 /// `stride` columns: the seed board's growth order, then the new cells.
@@ -321,7 +353,7 @@ fn walk_plan(board: &Board, k: usize, unit: &DrawsUnit) -> Result<Option<Plan>, 
             }
             Some(Plan::new(board, k, cycles(board, g, &growth(board)), false))
         }
-        DrawsUnit::Profile { .. } => None,
+        DrawsUnit::Profile { .. } | DrawsUnit::Sandwich { .. } => None,
     })
 }
 
@@ -344,6 +376,28 @@ impl SearchFamily for HipDraws {
         }
         if p.memory_limit == Some(0) {
             return Err(ParamError::new("memory-limit", "must be at least 1 MiB"));
+        }
+        if p.resolved_method() == Method::Sandwich {
+            let board = Board::new(r, c);
+            let k = p.colors as usize;
+            if let Some(why) = sandwich::unsupported(&board, k) {
+                return Err(ParamError::new(
+                    "method",
+                    format!("the sandwich count does not fit a {r}x{c} board with {k} colours: {why}; use --method profile"),
+                ));
+            }
+            let need = Sandwich::new(&board, k).map_or(0, |s| s.scratch_bytes());
+            if let Some(mib) = p.memory_limit {
+                if need > mib.saturating_mul(1 << 20) {
+                    return Err(ParamError::new(
+                        "memory-limit",
+                        format!(
+                            "the sandwich count needs {:.1} MiB per unit, more than the {mib} MiB allowed",
+                            need as f64 / f64::from(1 << 20)
+                        ),
+                    ));
+                }
+            }
         }
         if p.resolved_method() == Method::Profile {
             for playable in [false, true] {
@@ -385,6 +439,16 @@ impl SearchFamily for HipDraws {
                         prefixes: vec![Vec::new()],
                     });
                 }
+                units
+            }
+            Method::Sandwich => {
+                let mut units = vec![DrawsUnit::Sandwich {
+                    prefixes: vec![Vec::new()],
+                }];
+                units.extend((1..board.symmetries()).map(|sym| DrawsUnit::Fixed {
+                    sym: sym as u8,
+                    prefixes: vec![Vec::new()],
+                }));
                 units
             }
             _ => vec![DrawsUnit::Seeds {
@@ -434,6 +498,32 @@ impl SearchFamily for HipDraws {
                     prefixes,
                 });
                 Ok(Exploration::new(s, rest))
+            }
+            DrawsUnit::Sandwich { prefixes } => {
+                let sw = Sandwich::new(&board, k).ok_or_else(|| {
+                    FamilyError::BadUnit("a sandwich unit on a board it does not fit".into())
+                })?;
+                let out = sw.count(prefixes, ctx)?;
+                s.nodes = out.nodes.max(1);
+                s.draws = out.draws;
+                s.playable = out.playable;
+                s.unlisted = true;
+                s.peak_dp_bytes = out.scratch_bytes;
+                // The rest is the untried siblings along the path where the
+                // walk stopped, whose subtrees shrink with depth: the
+                // shortest prefixes (most of the rest's work) each become a
+                // unit of their own, so that idle workers can share them,
+                // and the long tail goes in batches.
+                let mut rest = out.rest;
+                rest.sort_by_key(Vec::len);
+                let alone = (ctx.pieces_wanted() as usize).max(SANDWICH_ALONE);
+                let tail = rest.split_off(alone.min(rest.len()));
+                let mut units: Vec<DrawsUnit> = rest
+                    .into_iter()
+                    .map(|p| DrawsUnit::Sandwich { prefixes: vec![p] })
+                    .collect();
+                units.extend(batches(tail, |prefixes| DrawsUnit::Sandwich { prefixes }));
+                Ok(Exploration::new(s, units))
             }
             DrawsUnit::Profile { prefix, playable } => {
                 let mut used = 0;
@@ -564,7 +654,7 @@ impl SearchFamily for HipDraws {
         let method = p.resolved_method();
         let g = board.symmetries();
         let (distinct, distinct_playable) = match method {
-            Method::Profile => (
+            Method::Profile | Method::Sandwich => (
                 Self::burnside(s.draws, &s.fixed_draws, g),
                 Self::burnside(s.playable, &s.fixed_playable, g),
             ),
@@ -623,6 +713,12 @@ impl SearchFamily for HipDraws {
                 s.peak_dp_bytes as f64 / f64::from(1 << 20),
                 p.memory_limit.map_or("none".to_string(), |m| format!("{m} MiB")),
                 s.memory_splits
+            ));
+        }
+        if method == Method::Sandwich {
+            text.push(format!(
+                "sandwich: inner rows walked, outer rows counted per leaf; {:.1} MiB of tables per unit",
+                s.peak_dp_bytes as f64 / f64::from(1 << 20)
             ));
         }
         text.push(format!("nodes explored: {}", s.nodes));
@@ -718,6 +814,12 @@ impl SearchFamily for HipDraws {
             DrawsUnit::Fixed { sym, prefixes } => {
                 format!("fixed by symmetry {sym} ({} prefixes)", prefixes.len())
             }
+            DrawsUnit::Sandwich { prefixes } => match prefixes.as_slice() {
+                [] => "sandwich (none)".to_string(),
+                [one] if one.is_empty() => "sandwich (root)".to_string(),
+                [one] => format!("sandwich {}", digits(one)),
+                many => format!("{} sandwich prefixes from {}", many.len(), digits(&many[0])),
+            },
         }
     }
 }
@@ -731,6 +833,12 @@ impl Probing<HipDraws> for HipDraws {
     ) -> Result<Probe, FamilyError> {
         let p = &self.params;
         let board = p.board();
+        if let DrawsUnit::Sandwich { prefixes } = unit {
+            let sw = Sandwich::new(&board, p.colors as usize).ok_or_else(|| {
+                FamilyError::BadUnit("a sandwich unit on a board it does not fit".into())
+            })?;
+            return sw.probe(prefixes, pick);
+        }
         let walk = walk_plan(&board, p.colors as usize, unit)?;
         let (Some(plan), DrawsUnit::Seeds { prefixes } | DrawsUnit::Fixed { prefixes, .. }) =
             (walk, unit)

@@ -23,6 +23,7 @@ mod layer;
 mod lemmas;
 mod profile;
 pub mod reference;
+mod sandwich;
 mod search;
 mod snapshot;
 pub mod solve;
