@@ -178,14 +178,8 @@ pub fn probe(
     pick: &mut dyn FnMut(u64) -> u64,
 ) -> Result<Probe, FamilyError> {
     let mut branching = Vec::new();
-    if prefixes.is_empty() {
+    let Some(prefix) = pick_prefix(prefixes, &mut branching, pick) else {
         return Ok(Probe { branching });
-    }
-    let prefix = if prefixes.len() > 1 {
-        branching.push(prefixes.len() as u32);
-        &prefixes[pick(prefixes.len() as u64) as usize]
-    } else {
-        &prefixes[0]
     };
     let mut bb = replay(plan, prefix)?;
     for t in prefix.len()..plan.groups.len() {
@@ -204,6 +198,30 @@ pub fn probe(
         bb[fits[pick(n as u64) as usize]] |= plan.groups[t];
     }
     Ok(Probe { branching })
+}
+
+/// The prefix a probe descends from: a unit of several prefixes is a root
+/// with one child per prefix (a branching recorded in `branching`); `None`
+/// for a unit of none.
+pub fn pick_prefix<'a>(
+    prefixes: &'a [Vec<u8>],
+    branching: &mut Vec<u32>,
+    pick: &mut dyn FnMut(u64) -> u64,
+) -> Option<&'a Vec<u8>> {
+    match prefixes.len() {
+        0 => None,
+        1 => Some(&prefixes[0]),
+        n => {
+            branching.push(n as u32);
+            Some(&prefixes[pick(n as u64) as usize])
+        }
+    }
+}
+
+/// `k! / (k - m)!`: the colourings a restricted-growth prefix using `m`
+/// colours stands for.
+pub fn falling(k: usize, m: usize) -> u128 {
+    (k - m + 1..=k).map(|v| v as u128).product()
 }
 
 /// The colour boards of a prefix, checked: every digit a colour, no

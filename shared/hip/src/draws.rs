@@ -46,7 +46,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::board::Board;
-use super::dfs::{self, Plan, LIST_CAP, MAX_COLORS};
+use super::dfs::{self, falling, Plan, LIST_CAP, MAX_COLORS};
 use super::profile::{Outcome, Profile, Stop};
 use super::sandwich::{self, Sandwich};
 use orchard_core::figure::{Boards, Cell, Figure, Grid, Swatch, Tone};
@@ -260,12 +260,6 @@ pub fn seed_dims(r: usize, c: usize) -> (usize, usize) {
     } else {
         (r, c - 1)
     }
-}
-
-/// `k! / (k - m)!`: the colourings a restricted-growth prefix using `m`
-/// colours stands for.
-fn falling(k: usize, m: usize) -> u128 {
-    (k - m + 1..=k).map(|v| v as u128).product()
 }
 
 fn factorial(n: usize) -> u128 {

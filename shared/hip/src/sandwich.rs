@@ -32,7 +32,7 @@
 use std::sync::atomic::Ordering;
 
 use super::board::Board;
-use super::dfs::{playable_target, MAX_COLORS};
+use super::dfs::{falling, pick_prefix, playable_target, MAX_COLORS};
 use orchard_core::{ExploreContext, FamilyError, Probe};
 
 /// Widest outer row: row sets are `u16` masks indexing tables of
@@ -425,14 +425,8 @@ impl Sandwich {
         pick: &mut dyn FnMut(u64) -> u64,
     ) -> Result<Probe, FamilyError> {
         let mut branching = Vec::new();
-        if prefixes.is_empty() {
+        let Some(prefix) = pick_prefix(prefixes, &mut branching, pick) else {
             return Ok(Probe { branching });
-        }
-        let prefix = if prefixes.len() > 1 {
-            branching.push(prefixes.len() as u32);
-            &prefixes[pick(prefixes.len() as u64) as usize]
-        } else {
-            &prefixes[0]
         };
         let (mut bb, mut used) = self.replay(prefix)?;
         for t in prefix.len()..self.order.len() {
@@ -851,11 +845,6 @@ fn tally(
             total[sig] += 1;
         }
     }
-}
-
-/// `k! / (k - m)!`.
-fn falling(k: usize, m: usize) -> u128 {
-    (k - m + 1..=k).map(|v| v as u128).product()
 }
 
 /// The next permutation in lexicographic order; `false` after the last.
