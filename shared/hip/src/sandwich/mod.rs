@@ -25,25 +25,33 @@
 //!    coupling bits makes the join a product of table entries.
 //!
 //! 6x6 with three colours has 24 inner cells: some 3e9 canonical leaves,
-//! each a few microseconds, instead of terabytes of DP layers. The walk keeps
-//! no state between leaves (only scratch tables allocated once per unit), so
-//! a unit's memory is a few hundred kilobytes whatever the board.
+//! each a few microseconds, instead of terabytes of DP layers. What one leaf
+//! does with one outer row is [`outer_row`]'s: the tally of the row's
+//! colourings, remembered across leaves that ask the same of it. The walk
+//! keeps no other state between leaves; a unit's tables (the memos, mostly)
+//! take some 18 MiB whatever the board, allocated once per unit.
 
 use std::sync::atomic::Ordering;
 
 use super::board::Board;
 use super::dfs::{falling, pick_prefix, playable_target, MAX_COLORS};
 use orchard_core::{ExploreContext, FamilyError, Probe};
+use outer_row::OuterRow;
+
+mod outer_row;
 
 /// Widest outer row: row sets are `u16` masks indexing tables of
 /// `2^cols` entries.
 pub const MAX_COLS: usize = 10;
-/// Most colourings of one outer row a leaf may list (`k^cols`).
+/// Most colourings of one outer row a leaf may list (`k^cols`): a bound on
+/// a leaf's time.
 const MAX_ROW_COLOURINGS: u64 = 1 << 16;
 /// Most coupling bits (coupling squares times their possible colours).
 const MAX_COUPLING_BITS: usize = 12;
 /// Most stone-count codes of one row, `(cols + 1)^(k - 1)`.
 const MAX_CODES: usize = 4096;
+/// A radix code of counts that exceed the row (see [`Sandwich::compact`]).
+const NO_COMPACT: u16 = u16::MAX;
 /// No stone-count code (see [`Scratch::want`]).
 const NO_CODE: usize = usize::MAX;
 /// How many walk nodes between two looks at the shared atomics.
@@ -86,28 +94,14 @@ pub struct Sandwich {
     images: Vec<Vec<u8>>,
     /// Stones per colour in a playable board.
     target: [u32; MAX_COLORS],
-    /// Stone-count codes of one row: `sum_c n_c (cols + 1)^c` over the first
-    /// `k - 1` colours; `digits[code]` are the counts.
+    /// Stone-count codes of one row, numbered densely: `compact[r]` is the
+    /// code of the counts whose radix code `r = sum_c n_c (cols + 1)^c` over
+    /// the first `k - 1` colours (`NO_COMPACT` where they exceed the row),
+    /// and `digits[code]` are the counts of every colour. Dense codes keep
+    /// the histograms (and the playable join over them) about half as wide.
     codes: usize,
+    compact: Vec<u16>,
     digits: Vec<[u8; MAX_COLORS]>,
-    /// Every colouring of an outer row, sorted by its colour-0 set:
-    /// `row_sets[i * k + c]` is colouring `i`'s set of colour `c`.
-    row_sets: Vec<u16>,
-    row_info: Vec<RowInfo>,
-    /// `by_first[S]..by_first[S + 1]`: the colourings whose colour-0 set is
-    /// `S` (skipped together when `S` may not be colour 0).
-    by_first: Vec<u32>,
-}
-
-/// What a colouring of an outer row is, whatever the inner rows.
-#[derive(Debug, Clone, Copy)]
-struct RowInfo {
-    /// Its stone-count code.
-    code: u16,
-    /// Bit `j * k + c`: coupling square `j`'s cells in the top (bottom) row
-    /// are all colour `c` in this colouring.
-    top_mono: u64,
-    bottom_mono: u64,
 }
 
 /// What one unit's walk found.
@@ -190,63 +184,6 @@ fn coupling_squares(board: &Board) -> Vec<Coupling> {
         .collect()
 }
 
-/// Every `k`-colouring of a row of `cols` cells, sorted by colour-0 set,
-/// with what each is (see [`Sandwich::row_sets`]).
-fn row_table(k: usize, cols: usize, coupling: &[Coupling]) -> (Vec<u16>, Vec<RowInfo>, Vec<u32>) {
-    let cells = 1usize << cols;
-    let mut sets = Vec::new();
-    let mut info = Vec::new();
-    let mut by_first = Vec::with_capacity(cells + 1);
-    let mut colour = vec![0usize; cols];
-    for first in 0..cells {
-        by_first.push(info.len() as u32);
-        // The other cells take colours 1..k in every way (an odometer).
-        let others: Vec<usize> = (0..cols).filter(|&j| first >> j & 1 == 0).collect();
-        for &j in &others {
-            colour[j] = 1;
-        }
-        loop {
-            let mut row = [0u16; MAX_COLORS];
-            row[0] = first as u16;
-            for &j in &others {
-                row[colour[j]] |= 1 << j;
-            }
-            let mut code = 0usize;
-            let mut place = 1usize;
-            for set in row.iter().take(k - 1) {
-                code += set.count_ones() as usize * place;
-                place *= cols + 1;
-            }
-            let mono = |part: fn(&Coupling) -> u16| {
-                coupling.iter().enumerate().fold(0u64, |m, (j, cp)| {
-                    let cells = part(cp);
-                    (0..k)
-                        .filter(|&c| row[c] & cells == cells)
-                        .fold(m, |m, c| m | 1 << (j * k + c))
-                })
-            };
-            info.push(RowInfo {
-                code: code as u16,
-                top_mono: mono(|cp| cp.top),
-                bottom_mono: mono(|cp| cp.bottom),
-            });
-            sets.extend_from_slice(&row[..k]);
-            // Next colouring of the other cells.
-            let mut i = 0;
-            while i < others.len() && colour[others[i]] == k - 1 {
-                colour[others[i]] = 1;
-                i += 1;
-            }
-            if i == others.len() {
-                break;
-            }
-            colour[others[i]] += 1;
-        }
-    }
-    by_first.push(info.len() as u32);
-    (sets, info, by_first)
-}
-
 impl Sandwich {
     /// The layout, or `None` where [`unsupported`] says why not.
     pub fn new(board: &Board, k: usize) -> Option<Sandwich> {
@@ -305,25 +242,27 @@ impl Sandwich {
             })
             .collect();
         let radix = cols + 1;
-        let codes = radix.pow(k as u32 - 1);
-        let digits = (0..codes)
-            .map(|code| {
-                let mut d = [0u8; MAX_COLORS];
-                let mut rest = code;
-                let mut sum = 0;
-                for slot in d.iter_mut().take(k - 1) {
-                    *slot = (rest % radix) as u8;
-                    sum += rest % radix;
-                    rest /= radix;
-                }
-                // The last colour's count; codes whose counts exceed the row
-                // are never produced, so any value will do for them.
-                d[k - 1] = cols.saturating_sub(sum) as u8;
-                d
-            })
-            .collect();
+        let mut compact = Vec::new();
+        let mut digits = Vec::new();
+        for code in 0..radix.pow(k as u32 - 1) {
+            let mut d = [0u8; MAX_COLORS];
+            let mut rest = code;
+            let mut sum = 0;
+            for slot in d.iter_mut().take(k - 1) {
+                *slot = (rest % radix) as u8;
+                sum += rest % radix;
+                rest /= radix;
+            }
+            if sum > cols {
+                compact.push(NO_COMPACT);
+            } else {
+                d[k - 1] = (cols - sum) as u8;
+                compact.push(digits.len() as u16);
+                digits.push(d);
+            }
+        }
+        let codes = digits.len();
         let coupling = coupling_squares(board);
-        let (row_sets, row_info, by_first) = row_table(k, cols, &coupling);
         Some(Sandwich {
             k,
             cols,
@@ -333,12 +272,10 @@ impl Sandwich {
             top,
             bottom,
             coupling,
-            row_sets,
-            row_info,
-            by_first,
             images,
             target: playable_target(board.n, k),
             codes,
+            compact,
             digits,
         })
     }
@@ -452,21 +389,14 @@ impl Sandwich {
 
 /// Per-leaf tables, allocated once per unit.
 struct Scratch {
-    /// `bad[c << cols | S]`: the row set `S` may not be all colour `c`.
-    bad: Vec<bool>,
-    /// Forbidden single cells and partners per colour, for the row at hand.
-    forbid: [u16; MAX_COLORS],
-    partners: Vec<[u16; MAX_COLORS]>,
     /// The live coupling bits `j * k + c` of this leaf (coupling `j` can be
     /// all colour `c`), and the signature bit each is given.
     live: u64,
     sig_bit: [u8; 64],
-    /// `hist[sig * codes + code]`: rows with coupling signature `sig` and
-    /// stone-count code `code` (top, then bottom).
-    top_hist: Vec<u64>,
-    bottom_hist: Vec<u64>,
-    top_total: Vec<u64>,
-    bottom_total: Vec<u64>,
+    /// The top and bottom rows' colourings by coupling signature and
+    /// stone-count code.
+    top: OuterRow,
+    bottom: OuterRow,
     /// Signatures with a top row.
     top_sigs: Vec<u16>,
     /// Per top row code, the bottom row's code that makes a playable board.
@@ -475,28 +405,19 @@ struct Scratch {
 
 impl Scratch {
     fn new(s: &Sandwich) -> Scratch {
-        let cells = 1usize << s.cols;
         let sigs = 1usize << MAX_COUPLING_BITS;
         Scratch {
-            bad: vec![false; cells * s.k],
-            forbid: [0; MAX_COLORS],
-            partners: vec![[0; MAX_COLORS]; s.cols],
             live: 0,
             sig_bit: [0; 64],
-            top_hist: vec![0; sigs * s.codes],
-            bottom_hist: vec![0; sigs * s.codes],
-            top_total: vec![0; sigs],
-            bottom_total: vec![0; sigs],
+            top: OuterRow::new(s, true),
+            bottom: OuterRow::new(s, false),
             top_sigs: Vec::with_capacity(sigs),
             want: vec![0; s.codes],
         }
     }
 
     fn bytes(&self) -> u64 {
-        (self.bad.len()
-            + self.top_hist.len() * 8
-            + self.bottom_hist.len() * 8
-            + self.top_total.len() * 16) as u64
+        self.top.bytes() + self.bottom.bytes()
     }
 }
 
@@ -595,7 +516,12 @@ impl Walk<'_, '_> {
         let s = self.s;
         let k = s.k;
         let sc = &mut self.leaf;
-        // The live coupling bits of this leaf.
+        sc.top.constrain(s, &self.bb);
+        sc.bottom.constrain(s, &self.bb);
+        // The live coupling bits of this leaf: coupling `j` can be all
+        // colour `c` given its inner cells, and both outer rows may give
+        // their cells of it colour `c` (a bit one row can never set joins
+        // nothing, so it is left out, and the join is that much smaller).
         sc.live = 0;
         let mut nbits = 0;
         for (j, cp) in s.coupling.iter().enumerate() {
@@ -607,40 +533,17 @@ impl Walk<'_, '_> {
                 continue;
             };
             for c in colours {
-                sc.live |= 1 << (j * k + c);
-                sc.sig_bit[j * k + c] = nbits;
-                nbits += 1;
+                if sc.top.may_be_mono(s, c, cp.top) && sc.bottom.may_be_mono(s, c, cp.bottom) {
+                    sc.live |= 1 << (j * k + c);
+                    sc.sig_bit[j * k + c] = nbits;
+                    nbits += 1;
+                }
             }
         }
         let nbits = nbits as usize;
         let sigs = 1usize << nbits;
-        let codes = s.codes;
-        // Top row.
-        sc.top_hist[..sigs * codes].fill(0);
-        sc.top_total[..sigs].fill(0);
-        prepare_row(s, &self.bb, &s.top, sc);
-        tally(
-            s,
-            sc.live,
-            &sc.sig_bit,
-            &sc.bad,
-            true,
-            &mut sc.top_hist,
-            &mut sc.top_total,
-        );
-        // Bottom row.
-        sc.bottom_hist[..sigs * codes].fill(0);
-        sc.bottom_total[..sigs].fill(0);
-        prepare_row(s, &self.bb, &s.bottom, sc);
-        tally(
-            s,
-            sc.live,
-            &sc.sig_bit,
-            &sc.bad,
-            false,
-            &mut sc.bottom_hist,
-            &mut sc.bottom_total,
-        );
+        sc.top.count(s, sc.live, &sc.sig_bit, sigs);
+        sc.bottom.count(s, sc.live, &sc.sig_bit, sigs);
         // Subset sums over the bottom's signatures: `total[u]` becomes the
         // bottom rows whose signature lies inside `u`, so the bottom rows
         // compatible with a top signature `s` are `total[!s]`.
@@ -648,7 +551,7 @@ impl Walk<'_, '_> {
             let b = 1usize << i;
             for u in 0..sigs {
                 if u & b != 0 {
-                    sc.bottom_total[u] += sc.bottom_total[u ^ b];
+                    sc.bottom.total[u] += sc.bottom.total[u ^ b];
                 }
             }
         }
@@ -656,10 +559,10 @@ impl Walk<'_, '_> {
         sc.top_sigs.clear();
         let mut draws = 0u64;
         for sig in 0..sigs {
-            let n = sc.top_total[sig];
+            let n = sc.top.total[sig];
             if n != 0 {
                 sc.top_sigs.push(sig as u16);
-                draws += n * sc.bottom_total[full ^ sig];
+                draws += n * sc.bottom.total[full ^ sig];
             }
         }
         self.out.draws += u128::from(draws) * falling(k, used) * weight;
@@ -670,6 +573,7 @@ impl Walk<'_, '_> {
     }
 
     /// The playable completions of the leaf's colour orbit.
+    #[inline(never)]
     fn playable(&mut self, used: usize, nbits: usize) -> u128 {
         let s = self.s;
         let k = s.k;
@@ -715,7 +619,7 @@ impl Walk<'_, '_> {
             let b = 1usize << i;
             for u in 0..sigs {
                 if u & b != 0 {
-                    let (lo, hi) = sc.bottom_hist.split_at_mut(u * codes);
+                    let (lo, hi) = sc.bottom.hist.split_at_mut(u * codes);
                     let from = &lo[(u ^ b) * codes..((u ^ b) + 1) * codes];
                     for (d, &v) in hi[..codes].iter_mut().zip(from) {
                         *d += v;
@@ -744,13 +648,16 @@ impl Walk<'_, '_> {
                         place *= radix;
                     }
                 }
-                *want = w;
+                *want = match s.compact.get(w) {
+                    Some(&c) if c != NO_COMPACT => c as usize,
+                    _ => NO_CODE,
+                };
             }
             let mut sum = 0u64;
             for &sig in &sc.top_sigs {
                 let sig = sig as usize;
-                let top = &sc.top_hist[sig * codes..(sig + 1) * codes];
-                let bottom = &sc.bottom_hist[(full ^ sig) * codes..((full ^ sig) + 1) * codes];
+                let top = &sc.top.hist[sig * codes..(sig + 1) * codes];
+                let bottom = &sc.bottom.hist[(full ^ sig) * codes..((full ^ sig) + 1) * codes];
                 for (&n, &want) in top.iter().zip(&sc.want) {
                     if n != 0 && want != NO_CODE {
                         sum += n * bottom[want];
@@ -772,79 +679,6 @@ impl Walk<'_, '_> {
 #[inline(always)]
 fn mono(bb: &[u64; MAX_COLORS], k: usize, cells: u64) -> Option<usize> {
     (0..k).find(|&c| bb[c] & cells == cells)
-}
-
-/// Fills `sc.bad` for an outer row: which row sets may not be all one
-/// colour, given the inner colours and the row's outer squares.
-fn prepare_row(s: &Sandwich, bb: &[u64; MAX_COLORS], squares: &[OuterSquare], sc: &mut Scratch) {
-    let k = s.k;
-    sc.forbid = [0; MAX_COLORS];
-    for p in sc.partners.iter_mut() {
-        *p = [0; MAX_COLORS];
-    }
-    for q in squares {
-        let Some(c) = mono(bb, k, q.inner) else {
-            continue;
-        };
-        if q.row.count_ones() == 1 {
-            sc.forbid[c] |= q.row;
-        } else {
-            let a = q.row.trailing_zeros() as usize;
-            let b = 15 - q.row.leading_zeros() as usize;
-            sc.partners[a][c] |= 1 << b;
-            sc.partners[b][c] |= 1 << a;
-        }
-    }
-    let cells = 1usize << s.cols;
-    for c in 0..k {
-        let bad = &mut sc.bad[c * cells..(c + 1) * cells];
-        bad[0] = false;
-        for set in 1..cells {
-            let low = set.trailing_zeros() as usize;
-            bad[set] = bad[set & (set - 1)]
-                || sc.forbid[c] >> low & 1 == 1
-                || usize::from(sc.partners[low][c]) & set != 0;
-        }
-    }
-}
-
-/// Adds every colouring of an outer row that no row set rules out to the
-/// histogram of (coupling signature, stone-count code) and to the totals per
-/// signature: the signature has bit `sig_bit[j * k + c]` when live coupling
-/// bit `j * k + c` is all colour `c` in this row.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn tally(
-    s: &Sandwich,
-    live: u64,
-    sig_bit: &[u8; 64],
-    bad: &[bool],
-    top: bool,
-    hist: &mut [u64],
-    total: &mut [u64],
-) {
-    let (k, cols, codes) = (s.k, s.cols, s.codes);
-    for first in 0..1usize << cols {
-        if bad[first] {
-            continue;
-        }
-        let range = s.by_first[first] as usize..s.by_first[first + 1] as usize;
-        for i in range {
-            let sets = &s.row_sets[i * k..(i + 1) * k];
-            if (1..k).any(|c| bad[c << cols | sets[c] as usize]) {
-                continue;
-            }
-            let info = &s.row_info[i];
-            let mut hits = live & if top { info.top_mono } else { info.bottom_mono };
-            let mut sig = 0usize;
-            while hits != 0 {
-                sig |= 1 << sig_bit[hits.trailing_zeros() as usize];
-                hits &= hits - 1;
-            }
-            hist[sig * codes + info.code as usize] += 1;
-            total[sig] += 1;
-        }
-    }
 }
 
 /// The next permutation in lexicographic order; `false` after the last.
