@@ -401,6 +401,12 @@ struct Scratch {
     top_sigs: Vec<u16>,
     /// Per top row code, the bottom row's code that makes a playable board.
     want: Vec<usize>,
+    /// The stone counts the outer rows must supply, and how many colour
+    /// permutations ask for each.
+    needs: Vec<([u32; MAX_COLORS], u32)>,
+    /// Which signatures' rows of the bottom histogram are not all zero
+    /// (during its subset sums).
+    nonzero: Vec<bool>,
 }
 
 impl Scratch {
@@ -413,6 +419,8 @@ impl Scratch {
             bottom: OuterRow::new(s, false),
             top_sigs: Vec::with_capacity(sigs),
             want: vec![0; s.codes],
+            needs: Vec::new(),
+            nonzero: vec![false; sigs],
         }
     }
 
@@ -544,6 +552,17 @@ impl Walk<'_, '_> {
         let sigs = 1usize << nbits;
         sc.top.count(s, sc.live, &sc.sig_bit, sigs);
         sc.bottom.count(s, sc.live, &sc.sig_bit, sigs);
+        sc.top_sigs.clear();
+        for sig in 0..sigs {
+            if sc.top.total[sig] != 0 {
+                sc.top_sigs.push(sig as u16);
+            }
+        }
+        // Playable: the completions whose stones make the playable counts,
+        // summed over the colour permutations of the leaf.
+        let playable = self.playable(used, nbits);
+        self.out.playable += playable * weight;
+        let sc = &mut self.leaf;
         // Subset sums over the bottom's signatures: `total[u]` becomes the
         // bottom rows whose signature lies inside `u`, so the bottom rows
         // compatible with a top signature `s` are `total[!s]`.
@@ -556,20 +575,12 @@ impl Walk<'_, '_> {
             }
         }
         let full = sigs - 1;
-        sc.top_sigs.clear();
         let mut draws = 0u64;
-        for sig in 0..sigs {
-            let n = sc.top.total[sig];
-            if n != 0 {
-                sc.top_sigs.push(sig as u16);
-                draws += n * sc.bottom.total[full ^ sig];
-            }
+        for &sig in &sc.top_sigs {
+            let sig = usize::from(sig);
+            draws += sc.top.total[sig] * sc.bottom.total[full ^ sig];
         }
         self.out.draws += u128::from(draws) * falling(k, used) * weight;
-        // Playable: the completions whose stones make the playable counts,
-        // summed over the colour permutations of the leaf.
-        let playable = self.playable(used, nbits);
-        self.out.playable += playable * weight;
     }
 
     /// The playable completions of the leaf's colour orbit.
@@ -583,7 +594,8 @@ impl Walk<'_, '_> {
         }
         // The stone counts the outer rows must supply under each colour
         // permutation; identical needs are counted once and multiplied.
-        let mut needs: Vec<([u32; MAX_COLORS], u32)> = Vec::new();
+        let needs = &mut self.leaf.needs;
+        needs.clear();
         let mut perm = [0usize; MAX_COLORS];
         for (i, p) in perm.iter_mut().enumerate().take(k) {
             *p = i;
@@ -614,11 +626,16 @@ impl Walk<'_, '_> {
         let sc = &mut self.leaf;
         let sigs = 1usize << nbits;
         let codes = s.codes;
-        // Subset sums of the bottom histogram, per code.
+        // Subset sums of the bottom histogram, per code (the rows still all
+        // zero add nothing: `nonzero` follows which are not).
+        for u in 0..sigs {
+            sc.nonzero[u] = sc.bottom.total[u] != 0;
+        }
         for i in 0..nbits {
             let b = 1usize << i;
             for u in 0..sigs {
-                if u & b != 0 {
+                if u & b != 0 && sc.nonzero[u ^ b] {
+                    sc.nonzero[u] = true;
                     let (lo, hi) = sc.bottom.hist.split_at_mut(u * codes);
                     let from = &lo[(u ^ b) * codes..((u ^ b) + 1) * codes];
                     for (d, &v) in hi[..codes].iter_mut().zip(from) {
@@ -630,7 +647,7 @@ impl Walk<'_, '_> {
         let full = sigs - 1;
         let radix = s.cols + 1;
         let mut total = 0u128;
-        for &(need, times) in &needs {
+        for &(need, times) in &sc.needs {
             // The bottom row's code for each top row's code (none when the
             // top row already has too many stones of some colour).
             for (code, want) in sc.want.iter_mut().enumerate() {

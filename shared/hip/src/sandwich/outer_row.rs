@@ -33,6 +33,8 @@ pub(super) struct OuterRow {
     /// [`OuterRow::count`].
     pub hist: Vec<u64>,
     pub total: Vec<u64>,
+    /// The indices of `hist` the last enumeration made nonzero.
+    touched: Vec<u32>,
     /// The tally's input: `forbid[c]`, then `partners[a][c]` for every cell
     /// `a`, then the live coupling bits (four `u16`s).
     key: Vec<u16>,
@@ -60,6 +62,7 @@ impl OuterRow {
             top,
             hist: vec![0; sigs * s.codes],
             total: vec![0; sigs],
+            touched: Vec::with_capacity(s.k.pow(s.cols as u32)),
             key: vec![0; key_len],
             row: vec![0; s.k << s.cols],
             memo: Memo {
@@ -74,6 +77,7 @@ impl OuterRow {
     pub fn bytes(&self) -> u64 {
         (self.hist.len() * 8
             + self.total.len() * 8
+            + self.touched.capacity() * 4
             + self.key.len() * 2
             + self.row.len() * 2
             + self.memo.keys.len() * 2
@@ -104,30 +108,23 @@ impl OuterRow {
         }
         self.fill_row(s, live, sig_bit);
         let full = (1usize << s.cols) - 1;
-        split(
-            s,
-            &self.row,
-            0,
-            full,
-            0,
-            0,
-            1,
-            &mut self.hist,
-            &mut self.total,
-        );
+        self.touched.clear();
+        let mut tally = Tally {
+            hist: &mut self.hist,
+            total: &mut self.total,
+            touched: &mut self.touched,
+        };
+        split(s, &self.row, 0, full, 0, 0, 1, &mut tally);
         // Keep it, if it fits a slot.
+        let n = self.touched.len();
+        if n > MEMO_ENTRIES {
+            self.memo.len[slot] = EMPTY;
+            return;
+        }
         let at = slot * MEMO_ENTRIES;
-        let mut n = 0;
-        for (index, &h) in self.hist[..sigs * s.codes].iter().enumerate() {
-            if h != 0 {
-                if n == MEMO_ENTRIES {
-                    self.memo.len[slot] = EMPTY;
-                    return;
-                }
-                // A count is at most k^cols <= 2^16 colourings.
-                self.memo.entries[at + n] = (index as u32, h as u32);
-                n += 1;
-            }
+        for (entry, &index) in self.memo.entries[at..at + n].iter_mut().zip(&self.touched) {
+            // A count is at most k^cols <= 2^16 colourings.
+            *entry = (index, self.hist[index as usize] as u32);
         }
         self.memo.len[slot] = n as u32;
         self.memo.keys[slot * key_len..(slot + 1) * key_len].copy_from_slice(&self.key);
@@ -229,6 +226,13 @@ fn slot_of(key: &[u16]) -> usize {
     (h >> 32) as usize & (MEMO_SLOTS - 1)
 }
 
+/// Where [`split`] counts the colourings it finds.
+struct Tally<'a> {
+    hist: &'a mut [u64],
+    total: &'a mut [u64],
+    touched: &'a mut Vec<u32>,
+}
+
 /// Colour `c` takes each subset of the cells `rest` in turn (colours `..c`
 /// took the others, making signature `sig` and radix code `code` so far),
 /// and the later colours split what is left; the last takes all of it.
@@ -241,8 +245,7 @@ fn split(
     sig: u16,
     code: usize,
     place: usize,
-    hist: &mut [u64],
-    total: &mut [u64],
+    tally: &mut Tally<'_>,
 ) {
     let cells = 1usize << s.cols;
     let mine = &row[c * cells..(c + 1) * cells];
@@ -255,8 +258,12 @@ fn split(
             if c + 2 == s.k {
                 let e = e | last[rest ^ sub];
                 if e & BAD == 0 {
-                    hist[e as usize * s.codes + s.compact[code] as usize] += 1;
-                    total[e as usize] += 1;
+                    let index = e as usize * s.codes + s.compact[code] as usize;
+                    if tally.hist[index] == 0 {
+                        tally.touched.push(index as u32);
+                    }
+                    tally.hist[index] += 1;
+                    tally.total[e as usize] += 1;
                 }
             } else {
                 split(
@@ -267,8 +274,7 @@ fn split(
                     e,
                     code,
                     place * (s.cols + 1),
-                    hist,
-                    total,
+                    tally,
                 );
             }
         }
