@@ -45,6 +45,17 @@ pub(super) struct OuterRow {
     memo: Memo,
 }
 
+/// How [`OuterRow::count`] came by its tally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tallied {
+    /// From the memo.
+    Remembered,
+    /// Enumerated, and kept in the memo.
+    Kept,
+    /// Enumerated, with more entries than a slot holds.
+    NotKept,
+}
+
 /// Direct-mapped: slot `i` holds the key `keys[i * key_len..]` and its
 /// histogram's nonzero entries `(index, count)` in
 /// `entries[i * MEMO_ENTRIES..][..len[i]]`.
@@ -88,7 +99,7 @@ impl OuterRow {
     /// Fills `hist` and `total` for the leaf last given to
     /// [`OuterRow::constrain`], with the live coupling bits `live` given
     /// signature bits `sig_bit` (`sigs` signatures).
-    pub fn count(&mut self, s: &Sandwich, live: u64, sig_bit: &[u8; 64], sigs: usize) {
+    pub fn count(&mut self, s: &Sandwich, live: u64, sig_bit: &[u8; 64], sigs: usize) -> Tallied {
         let tail = self.key.len() - 4;
         for (i, word) in self.key[tail..].iter_mut().enumerate() {
             *word = (live >> (16 * i)) as u16;
@@ -104,7 +115,7 @@ impl OuterRow {
                 self.hist[index as usize] += u64::from(n);
                 self.total[index as usize / s.codes] += u64::from(n);
             }
-            return;
+            return Tallied::Remembered;
         }
         self.fill_row(s, live, sig_bit);
         let full = (1usize << s.cols) - 1;
@@ -119,7 +130,7 @@ impl OuterRow {
         let n = self.touched.len();
         if n > MEMO_ENTRIES {
             self.memo.len[slot] = EMPTY;
-            return;
+            return Tallied::NotKept;
         }
         let at = slot * MEMO_ENTRIES;
         for (entry, &index) in self.memo.entries[at..at + n].iter_mut().zip(&self.touched) {
@@ -128,6 +139,7 @@ impl OuterRow {
         }
         self.memo.len[slot] = n as u32;
         self.memo.keys[slot * key_len..(slot + 1) * key_len].copy_from_slice(&self.key);
+        Tallied::Kept
     }
 
     /// Whether some allowed colouring of this row makes all of `cells`
@@ -282,5 +294,92 @@ fn split(
             break;
         }
         sub = (sub - 1) & rest;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+
+    /// The live coupling bits of the inner colours `bb` as the walk finds
+    /// them (before it leaves out the bits a row can never set), and the
+    /// signature bit of each.
+    fn live_bits(s: &Sandwich, bb: &[u64; MAX_COLORS]) -> (u64, [u8; 64], usize) {
+        let (mut live, mut sig_bit, mut n) = (0u64, [0u8; 64], 0);
+        for (j, cp) in s.coupling.iter().enumerate() {
+            for c in 0..s.k {
+                if cp.inner & bb[c] == cp.inner {
+                    live |= 1 << (j * s.k + c);
+                    sig_bit[j * s.k + c] = n as u8;
+                    n += 1;
+                }
+            }
+        }
+        (live, sig_bit, n)
+    }
+
+    /// A remembered tally is the tally: rows counted with a warm memo (keys
+    /// seen before, slots taken over by other keys, tallies too big to keep)
+    /// equal the same rows enumerated afresh.
+    #[test]
+    fn the_memo_gives_what_the_enumeration_counts() {
+        for (rows, cols, k) in [(6, 6, 3), (5, 5, 4)] {
+            let board = Board::new(rows, cols);
+            let s = Sandwich::new(&board, k).expect("supported");
+            let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+            let mut next = move || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            };
+            // A pool of inner colourings, met again and again in random
+            // order: more of them than the memo has slots, so slots change
+            // hands.
+            let pool: Vec<[u64; MAX_COLORS]> = (0..2 * MEMO_SLOTS)
+                .map(|_| {
+                    let mut bb = [0u64; MAX_COLORS];
+                    for cell in cols..(rows - 1) * cols {
+                        bb[(next() % k as u64) as usize] |= 1 << cell;
+                    }
+                    bb
+                })
+                .collect();
+            let mut warm = [OuterRow::new(&s, true), OuterRow::new(&s, false)];
+            let mut cold = [OuterRow::new(&s, true), OuterRow::new(&s, false)];
+            let mut seen = [0usize; 3];
+            for _ in 0..6 * MEMO_SLOTS {
+                let bb = &pool[(next() % pool.len() as u64) as usize];
+                let (live, sig_bit, nbits) = live_bits(&s, bb);
+                let sigs = 1 << nbits;
+                for (w, c) in warm.iter_mut().zip(cold.iter_mut()) {
+                    w.constrain(&s, bb);
+                    let how = w.count(&s, live, &sig_bit, sigs);
+                    seen[how as usize] += 1;
+                    c.memo.len.fill(EMPTY);
+                    c.constrain(&s, bb);
+                    assert_ne!(c.count(&s, live, &sig_bit, sigs), Tallied::Remembered);
+                    let cells = sigs * s.codes;
+                    assert_eq!(
+                        w.hist[..cells],
+                        c.hist[..cells],
+                        "{rows}x{cols} k={k} {how:?}"
+                    );
+                    assert_eq!(
+                        w.total[..sigs],
+                        c.total[..sigs],
+                        "{rows}x{cols} k={k} {how:?}"
+                    );
+                }
+            }
+            assert!(seen[0] > 0 && seen[1] > 0, "{rows}x{cols} k={k}: {seen:?}");
+            if k == 4 {
+                assert!(
+                    seen[2] > 0,
+                    "{rows}x{cols} k={k}: no tally too big: {seen:?}"
+                );
+            }
+        }
     }
 }
