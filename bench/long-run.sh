@@ -120,10 +120,13 @@ start)
     exit 1
   fi
   cargo build --release --quiet --bin orchard
-  # A copy: rebuilding the repository does not change the binary under a run.
-  cp "$target/release/orchard" "$run_dir/orchard-bin.new"
-  mv "$run_dir/orchard-bin.new" "$run_dir/orchard-bin"
-  nohup nice -n "${NICE:-19}" bash "$repo/bench/long-run.sh" _queue "$@" >> "$run_dir/queue.log" 2>&1 &
+  # A copy per queue: neither rebuilding the repository nor starting another
+  # queue changes the binary of the runs this queue has yet to start.
+  bin="$run_dir/orchard-bin-$1"
+  cp "$target/release/orchard" "$bin.new"
+  mv "$bin.new" "$bin"
+  QUEUE_BIN="$bin" nohup nice -n "${NICE:-19}" bash "$repo/bench/long-run.sh" _queue "$@" \
+    >> "$run_dir/queue.log" 2>&1 &
   echo $! > "$queue"
   echo "queue started (pid $!): $*; log $run_dir/queue.log, dashboard http://$(http_of "$1")/"
   ;;
@@ -142,7 +145,7 @@ _queue)
     echo "$(date -u +%FT%TZ) $r: start"
     cd "$run_dir"
     RUST_LOG="${RUST_LOG:-warn}" \
-      ./orchard-bin run "${args[@]}" --db "$db" --workers 2 --unit-budget "$(budget_of "$r")" \
+      "${QUEUE_BIN:?}" run "${args[@]}" --db "$db" --workers 2 --unit-budget "$(budget_of "$r")" \
       --results-dir "$run_dir/results/$r" --http "$(http_of "$r")" \
       > "$run_dir/$r.out" 2>> "$run_dir/$r.log" &
     echo $! > "$run_dir/$r.pid"
