@@ -31,7 +31,10 @@
 #                                      queues may run side by side (they share
 #                                      the cores: one per family is usual)
 #   bench/long-run.sh status [RUN...]  one line a run: state, nodes, units,
-#                                      the answer so far (read-only)
+#                                      the answer (read-only); of a run that
+#                                      is running, also the answer so far
+#                                      from its dashboard (the counts of the
+#                                      units done)
 #   bench/long-run.sh openings hip-RxC[-double]  nodes and units under each
 #                                      opening of a Hip run
 #   bench/long-run.sh checkpoint [RUN...]  `orchard backup` of each run's
@@ -161,8 +164,14 @@ status)
   for r in $(runs_or_all "$@"); do
     db="$(db_of "$r")"
     [ -f "$db" ] || { echo "$r: no database"; continue; }
-    python3 - "$db" "$r" << 'EOF'
-import json, sqlite3, sys
+    # The dashboard speaks for this run only while this run's process lives
+    # (a family's port serves whichever of its runs is running).
+    live=""
+    if [ -f "$run_dir/$r.pid" ] && kill -0 "$(cat "$run_dir/$r.pid")" 2> /dev/null; then
+      live="$(http_of "$r")"
+    fi
+    python3 - "$db" "$r" "$live" << 'EOF'
+import json, sqlite3, sys, urllib.request
 conn = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
 row = conn.execute("SELECT state, result_json FROM jobs ORDER BY id DESC LIMIT 1").fetchone()
 if row is None:
@@ -176,6 +185,15 @@ if "openings" in r:
         "%s=%s" % (x["cell"], x.get("winner", "?")) for x in r["openings"])
 else:
     answer = " ".join("%s=%s" % (k, v) for k, v in r.items() if not isinstance(v, (list, dict)))
+if sys.argv[3] and not answer:
+    try:
+        with urllib.request.urlopen("http://%s/api/jobs" % sys.argv[3], timeout=3) as f:
+            jobs = json.load(f)["jobs"]
+        so_far = (jobs[-1].get("interim") or {}).get("result") or {}
+        answer = "so far: " + " ".join("%s=%s" % (k, v) for k, v in so_far.items()
+                                       if not isinstance(v, (list, dict)) and v is not None)
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        answer = "(dashboard http://%s: %s)" % (sys.argv[3], e)
 print("%s: state=%s nodes=%.4g units=%s %s" % (sys.argv[2], state, nodes, units, answer))
 EOF
   done
