@@ -380,14 +380,13 @@ impl SearchFamily for HipDraws {
                     format!("the sandwich count does not fit a {r}x{c} board with {k} colours: {why}; use --method profile"),
                 ));
             }
-            let need = Sandwich::new(&board, k).map_or(0, |s| s.scratch_bytes());
-            if let Some(mib) = p.memory_limit {
-                if need > mib.saturating_mul(1 << 20) {
+            if let (Some(mut sw), Some(mib)) = (Sandwich::new(&board, k), p.memory_limit) {
+                if !sw.fit_memory(mib.saturating_mul(1 << 20)) {
                     return Err(ParamError::new(
                         "memory-limit",
                         format!(
-                            "the sandwich count needs {:.1} MiB per unit, more than the {mib} MiB allowed",
-                            need as f64 / f64::from(1 << 20)
+                            "the sandwich count needs at least {:.1} MiB per unit, more than the {mib} MiB allowed",
+                            sw.scratch_bytes() as f64 / f64::from(1 << 20)
                         ),
                     ));
                 }
@@ -494,9 +493,13 @@ impl SearchFamily for HipDraws {
                 Ok(Exploration::new(s, rest))
             }
             DrawsUnit::Sandwich { prefixes } => {
-                let sw = Sandwich::new(&board, k).ok_or_else(|| {
+                let mut sw = Sandwich::new(&board, k).ok_or_else(|| {
                     FamilyError::BadUnit("a sandwich unit on a board it does not fit".into())
                 })?;
+                if let Some(mib) = p.memory_limit {
+                    // Checked when the job was made: it fits.
+                    sw.fit_memory(mib.saturating_mul(1 << 20));
+                }
                 let out = sw.count(prefixes, ctx)?;
                 s.nodes = out.nodes.max(1);
                 s.draws = out.draws;

@@ -149,6 +149,23 @@ fn bad_parameters_name_the_parameter() {
     assert!(validate(&p).is_ok());
 }
 
+/// A memory limit between the smallest tables and the default ones shrinks
+/// the outer rows' memos instead of refusing the job: the counts stay the
+/// same and every unit's tables keep within the limit.
+#[test]
+fn a_tight_memory_limit_shrinks_the_memo_not_the_counts() {
+    let free = params(5, 5, 3, Method::Sandwich);
+    let roomy = run(&free, u64::MAX);
+    assert!(roomy.peak_dp_bytes > 3 << 20, "{}", roomy.peak_dp_bytes);
+    let mut tight = free.clone();
+    tight.memory_limit = Some(3);
+    let s = run(&tight, u64::MAX);
+    assert_eq!(counts(&tight, &s), counts(&free, &roomy));
+    assert_eq!(s.nodes, roomy.nodes);
+    assert!(s.peak_dp_bytes <= 3 << 20, "{}", s.peak_dp_bytes);
+    assert!(s.peak_dp_bytes > 0);
+}
+
 /// Prefixes that are not restricted-growth colourings of the inner cells
 /// without a one-colour square are refused, not counted.
 #[test]

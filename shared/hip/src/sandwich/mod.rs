@@ -102,6 +102,8 @@ pub struct Sandwich {
     codes: usize,
     compact: Vec<u16>,
     digits: Vec<[u8; MAX_COLORS]>,
+    /// Memo slots per outer row (see [`Sandwich::fit_memory`]).
+    memo_slots: usize,
 }
 
 /// What one unit's walk found.
@@ -277,12 +279,24 @@ impl Sandwich {
             codes,
             compact,
             digits,
+            memo_slots: outer_row::MEMO_SLOTS,
         })
     }
 
     /// Bytes of one unit's scratch tables (what a worker holds per unit).
     pub fn scratch_bytes(&self) -> u64 {
-        Scratch::new(self).bytes()
+        2 * OuterRow::bytes(self)
+    }
+
+    /// Shrinks the outer rows' memos (halving their slots, down to one)
+    /// until a unit's tables fit `limit` bytes: a unit under a tight
+    /// `--memory-limit` remembers less and runs slower, but counts the same.
+    /// `false` if even one slot does not fit.
+    pub fn fit_memory(&mut self, limit: u64) -> bool {
+        while self.scratch_bytes() > limit && self.memo_slots > 1 {
+            self.memo_slots /= 2;
+        }
+        self.scratch_bytes() <= limit
     }
 
     /// Whether colouring step `t` with `x` keeps every inner square
@@ -339,7 +353,7 @@ impl Sandwich {
             leaf: Scratch::new(self),
             out: SandwichOut::default(),
         };
-        w.out.scratch_bytes = w.leaf.bytes();
+        w.out.scratch_bytes = self.scratch_bytes();
         for prefix in prefixes {
             let (bb, used) = self.replay(prefix)?;
             w.bb = bb;
@@ -422,10 +436,6 @@ impl Scratch {
             needs: Vec::new(),
             nonzero: vec![false; sigs],
         }
-    }
-
-    fn bytes(&self) -> u64 {
-        self.top.bytes() + self.bottom.bytes()
     }
 }
 

@@ -17,8 +17,9 @@ use crate::dfs::MAX_COLORS;
 
 /// The flag of [`OuterRow::row`] entries whose set may not be one colour.
 const BAD: u16 = 1 << 15;
-/// Memo slots per outer row (a power of two).
-const MEMO_SLOTS: usize = 1 << 12;
+/// Memo slots per outer row (a power of two) where memory allows; a unit
+/// under a tighter `--memory-limit` gets fewer (see [`Sandwich::fit_memory`]).
+pub(super) const MEMO_SLOTS: usize = 1 << 12;
 /// Most histogram entries one slot holds; a tally with more is not kept.
 const MEMO_ENTRIES: usize = 256;
 /// A slot holding nothing.
@@ -58,7 +59,8 @@ pub(super) enum Tallied {
 
 /// Direct-mapped: slot `i` holds the key `keys[i * key_len..]` and its
 /// histogram's nonzero entries `(index, count)` in
-/// `entries[i * MEMO_ENTRIES..][..len[i]]`.
+/// `entries[i * MEMO_ENTRIES..][..len[i]]`; there are `len.len()` slots, a
+/// power of two.
 struct Memo {
     keys: Vec<u16>,
     len: Vec<u32>,
@@ -68,7 +70,8 @@ struct Memo {
 impl OuterRow {
     pub fn new(s: &Sandwich, top: bool) -> OuterRow {
         let sigs = 1usize << MAX_COUPLING_BITS;
-        let key_len = s.k + s.cols * s.k + 4;
+        let key_len = key_len(s);
+        let slots = s.memo_slots;
         OuterRow {
             top,
             hist: vec![0; sigs * s.codes],
@@ -77,23 +80,27 @@ impl OuterRow {
             key: vec![0; key_len],
             row: vec![0; s.k << s.cols],
             memo: Memo {
-                keys: vec![0; MEMO_SLOTS * key_len],
-                len: vec![EMPTY; MEMO_SLOTS],
-                entries: vec![(0, 0); MEMO_SLOTS * MEMO_ENTRIES],
+                keys: vec![0; slots * key_len],
+                len: vec![EMPTY; slots],
+                entries: vec![(0, 0); slots * MEMO_ENTRIES],
             },
         }
     }
 
-    /// Bytes of the tables.
-    pub fn bytes(&self) -> u64 {
-        (self.hist.len() * 8
-            + self.total.len() * 8
-            + self.touched.capacity() * 4
-            + self.key.len() * 2
-            + self.row.len() * 2
-            + self.memo.keys.len() * 2
-            + self.memo.len.len() * 4
-            + self.memo.entries.len() * 8) as u64
+    /// Bytes of the tables of one outer row of `s` (what [`OuterRow::new`]
+    /// allocates).
+    pub fn bytes(s: &Sandwich) -> u64 {
+        let sigs = 1usize << MAX_COUPLING_BITS;
+        let key_len = key_len(s);
+        let slots = s.memo_slots;
+        (sigs * s.codes * 8
+            + sigs * 8
+            + s.k.pow(s.cols as u32) * 4
+            + key_len * 2
+            + (s.k << s.cols) * 2
+            + slots * key_len * 2
+            + slots * 4
+            + slots * MEMO_ENTRIES * 8) as u64
     }
 
     /// Fills `hist` and `total` for the leaf last given to
@@ -107,7 +114,7 @@ impl OuterRow {
         self.hist[..sigs * s.codes].fill(0);
         self.total[..sigs].fill(0);
         let key_len = self.key.len();
-        let slot = slot_of(&self.key);
+        let slot = slot_of(&self.key, self.memo.len.len());
         let len = self.memo.len[slot];
         if len != EMPTY && self.memo.keys[slot * key_len..(slot + 1) * key_len] == self.key[..] {
             let at = slot * MEMO_ENTRIES;
@@ -229,13 +236,19 @@ impl OuterRow {
     }
 }
 
-/// The memo slot of a key (an FxHash-style mix; slots are compared in full).
-fn slot_of(key: &[u16]) -> usize {
+/// The `u16`s of a tally's key (see [`OuterRow::key`]).
+fn key_len(s: &Sandwich) -> usize {
+    s.k + s.cols * s.k + 4
+}
+
+/// The memo slot of a key among `slots` (an FxHash-style mix; slots are
+/// compared in full).
+fn slot_of(key: &[u16], slots: usize) -> usize {
     let mut h = 0u64;
     for &w in key {
         h = (h.rotate_left(5) ^ u64::from(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
-    (h >> 32) as usize & (MEMO_SLOTS - 1)
+    (h >> 32) as usize & (slots - 1)
 }
 
 /// Where [`split`] counts the colourings it finds.
