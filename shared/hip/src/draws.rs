@@ -34,7 +34,7 @@
 //!   listed.
 //! * `sandwich` (default for three or more colours from five rows, where it
 //!   fits: 3 to 10 columns, outer rows weakly coupled, 6x6 included): the walk of
-//!   `sandwich.rs` over the colourings of the inner rows, each leaf counting
+//!   `sandwich/` over the colourings of the inner rows, each leaf counting
 //!   its outer rows' completions in closed form. Units are restricted-growth
 //!   prefixes of the inner rows, split by the budget like the seeds walk;
 //!   `distinct` comes from the same Burnside units as `profile`'s.
