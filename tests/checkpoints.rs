@@ -290,18 +290,15 @@ fn the_other_finished_long_runs_answer_the_published_figures() {
     assert_eq!(tours["tours"], "13267364410532", "{tours}");
 }
 
-/// The unfinished runs of the other families resume their own jobs (the
-/// 6x6 three-colour count of `hip-draws` among them).
+/// The three-colour draws of 6x6 (sessions 28-29; orchard's own figures, not
+/// published before: README, "Published figures"): the colourings without a
+/// one-colour square, all and 12/12/12, and both up to the board's symmetries.
 #[test]
-fn the_other_unfinished_long_runs_resume_their_jobs() {
-    resumes_its_job(
-        "queens-21-mirror",
-        &["queens", "--n", "21", "--method", "mirror"],
-    );
-    resumes_its_job("queens-22", &["queens", "--n", "22"]);
-    resumes_its_job(
+fn the_three_colour_draws_of_6x6_answer_from_their_checkpoint() {
+    let draws = stored_answer(
         "draws-6x6-k3-sandwich",
         &[
+            "run",
             "hip-draws",
             "--rows",
             "6",
@@ -313,4 +310,34 @@ fn the_other_unfinished_long_runs_resume_their_jobs() {
             "sandwich",
         ],
     );
+    assert_eq!(
+        draws["draws"].as_u64(),
+        Some(3_115_476_174_069_300),
+        "{draws}"
+    );
+    assert_eq!(
+        draws["playable"].as_u64(),
+        Some(176_129_986_557_036),
+        "{draws}"
+    );
+    assert_eq!(
+        draws["distinct"].as_u64(),
+        Some(389_434_531_000_566),
+        "{draws}"
+    );
+    assert_eq!(
+        draws["distinct_playable"].as_u64(),
+        Some(22_016_248_753_383),
+        "{draws}"
+    );
+}
+
+/// The unfinished runs of the other families resume their own jobs.
+#[test]
+fn the_other_unfinished_long_runs_resume_their_jobs() {
+    resumes_its_job(
+        "queens-21-mirror",
+        &["queens", "--n", "21", "--method", "mirror"],
+    );
+    resumes_its_job("queens-22", &["queens", "--n", "22"]);
 }
