@@ -526,7 +526,6 @@ impl Walk<'_, '_> {
         Some((self.s.images.len() as u128 + 1) / equal)
     }
 
-    #[inline(never)]
     fn at_leaf(&mut self, used: usize) {
         let Some(weight) = self.canonical_weight() else {
             return;
@@ -594,7 +593,6 @@ impl Walk<'_, '_> {
     }
 
     /// The playable completions of the leaf's colour orbit.
-    #[inline(never)]
     fn playable(&mut self, used: usize, nbits: usize) -> u128 {
         let s = self.s;
         let k = s.k;

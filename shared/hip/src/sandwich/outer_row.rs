@@ -87,8 +87,9 @@ impl OuterRow {
         }
     }
 
-    /// Bytes of the tables of one outer row of `s` (what [`OuterRow::new`]
-    /// allocates).
+    /// Bytes of the tables of one outer row of `s`: what [`OuterRow::new`]
+    /// allocates (the test `bytes_are_what_a_row_allocates` holds the two
+    /// together).
     pub fn bytes(s: &Sandwich) -> u64 {
         let sigs = 1usize << MAX_COUPLING_BITS;
         let key_len = key_len(s);
@@ -330,6 +331,41 @@ mod tests {
             }
         }
         (live, sig_bit, n)
+    }
+
+    /// What the vectors of `row` hold, in bytes, from their capacities.
+    fn allocated(row: &OuterRow) -> u64 {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let m = &row.memo;
+        (b(&row.hist)
+            + b(&row.total)
+            + b(&row.touched)
+            + b(&row.key)
+            + b(&row.row)
+            + b(&m.keys)
+            + b(&m.len)
+            + b(&m.entries)) as u64
+    }
+
+    /// [`OuterRow::bytes`], which a unit's `--memory-limit` is checked
+    /// against, is what [`OuterRow::new`] allocates, for every memo size.
+    #[test]
+    fn bytes_are_what_a_row_allocates() {
+        for (rows, cols, k) in [(4, 4, 2), (5, 5, 3), (6, 6, 3), (5, 5, 4)] {
+            let board = Board::new(rows, cols);
+            let mut s = Sandwich::new(&board, k).expect("supported");
+            for slots in [MEMO_SLOTS, 16, 1] {
+                s.memo_slots = slots;
+                let row = OuterRow::new(&s, true);
+                assert_eq!(
+                    OuterRow::bytes(&s),
+                    allocated(&row),
+                    "{rows}x{cols} k={k}, {slots} slots"
+                );
+            }
+        }
     }
 
     /// A remembered tally is the tally: rows counted with a warm memo (keys
