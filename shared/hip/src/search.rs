@@ -36,7 +36,7 @@ use std::sync::atomic::Ordering;
 
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::Endgame;
-use super::table::{Table, TableEntry};
+use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
 
 /// How many nodes between two looks at the shared atomics.
@@ -363,13 +363,14 @@ impl<'a, 'c> Solver<'a, 'c> {
     fn etc(&self, pos: &Pos, p1: bool, list: &Moves, beta: i8) -> Option<(i8, u8)> {
         // All the buckets are requested before any is read, so that the
         // cache misses overlap instead of queueing.
-        let mut keys = [(0u64, 0u64); 64];
-        for (k, &c) in keys.iter_mut().zip(&list.cells[..list.len]) {
-            *k = pos.key_after(self.board, c as usize, p1);
-            self.table.prefetch(k.0, k.1);
+        let mut places = [Place::default(); 64];
+        for (place, &c) in places.iter_mut().zip(&list.cells[..list.len]) {
+            let (k1, k2) = pos.key_after(self.board, c as usize, p1);
+            *place = self.table.place(k1, k2);
+            self.table.prefetch(place);
         }
-        for (&(k1, k2), &c) in keys.iter().zip(&list.cells[..list.len]) {
-            if let Some((lo, hi, _)) = self.table.probe(k1, k2) {
+        for (place, &c) in places.iter().zip(&list.cells[..list.len]) {
+            if let Some((lo, hi, _)) = self.table.probe_at(place) {
                 let v = if p1 { lo } else { -hi };
                 if v >= beta {
                     return Some((v, c));
@@ -445,10 +446,12 @@ impl<'a, 'c> Solver<'a, 'c> {
         let empties = empty.count_ones();
         let mut tt_move = None;
         let mut key = (0, 0, 0);
+        let mut place = Place::default();
         let use_table = empties >= TT_MIN_EMPTY;
         if use_table {
             key = self.key(pos);
-            if let Some((lo, hi, mv)) = self.table.probe(key.0, key.1) {
+            place = self.table.place(key.0, key.1);
+            if let Some((lo, hi, mv)) = self.table.probe_at(&place) {
                 let (lo, hi) = if p1 { (lo, hi) } else { (-hi, -lo) };
                 if lo >= beta || lo == hi {
                     return Some(lo);
@@ -513,7 +516,7 @@ impl<'a, 'c> Solver<'a, 'c> {
                 let j = i - usize::from(exclude != 0);
                 if j < list.len && empties > TT_MIN_EMPTY {
                     let (k1, k2) = pos.key_after(board, list.cells[j] as usize, p1);
-                    self.table.prefetch(k1, k2);
+                    self.table.prefetch(&self.table.place(k1, k2));
                 }
             }
             let child = pos.play(board, c, p1);
@@ -552,7 +555,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             } else {
                 board.perms[key.2][best_move as usize]
             };
-            self.table.store(key.0, key.1, lo, hi, mv, empties as u8);
+            self.table.store_at(&place, lo, hi, mv, empties as u8);
             if self.nodes - first_node >= LEMMA_MIN_NODES
                 && (lo, hi) != (-1, 1)
                 && self.table.wants_lemmas()

@@ -312,6 +312,8 @@ mod tests {
         let at = HEADER + i * RECORD;
         tampered[at..at + 8].copy_from_slice(&image.0.to_le_bytes());
         tampered[at + 8..at + 16].copy_from_slice(&image.1.to_le_bytes());
+        // (Without a move: the entry's move is in the canonical frame.)
+        tampered[at + 18] = 255;
         refused(&reseal(tampered), "canonical");
         let mut tampered = good.clone();
         tampered[at + 16] = 1;
