@@ -72,7 +72,7 @@ args_of() {
       "--colors ${BASH_REMATCH[3]} --method sandwich"
   elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)$ ]]; then
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
-      "--colors ${BASH_REMATCH[3]} --memory-limit ${DRAWS_MIB:-6144}"
+      "--colors ${BASH_REMATCH[3]} --method profile --memory-limit ${DRAWS_MIB:-6144}"
   else
     echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, queens-N-mirror, halves-N, knights-RxC, draws-RxC-kK or draws-RxC-kK-sandwich)" >&2
     exit 2
