@@ -11,7 +11,8 @@
 //!
 //! 1. A position is a word over {empty, P1, P2} of `cells` letters, so
 //!    `t = sum of 3^i * digit(i)` numbers it; `t < 3^cells <= 2^K` with
-//!    `K = ceil(cells * log2 3)`, 64 bits for 40 cells.
+//!    `K = ceil(cells * log2 3)`, 64 bits for 40 cells. (Up to 32 cells
+//!    `t = p1 | p2 << cells`, `K = 2 * cells`, is cheaper to compute.)
 //! 2. `m = mix(t)`, a bijection of the `K`-bit numbers (multiplications by
 //!    odd constants and xor-shifts, each invertible modulo `2^K`), spreads
 //!    the keys over the buckets.
@@ -131,10 +132,14 @@ const fn inverse(c: u64) -> u64 {
     x
 }
 
-/// The key layout of one table: how many bits a key has and how they split
-/// into bucket and tag.
+/// The key layout of one table: how a position becomes a number of `K`
+/// bits, and how those split into bucket and tag.
 #[derive(Debug, Clone, Copy)]
 pub struct Packing {
+    /// On boards of at most 32 cells the number is simply `p1 | p2 << cells`
+    /// (`Some(cells)`): two more bits a cell than base 3 needs, but a shift
+    /// instead of ten table lookups. Larger boards use base 3 (`None`).
+    binary: Option<u32>,
     /// `2^K - 1`.
     key_mask: u64,
     /// The xor-shift of `mix`: at least half of `K`, so that it is its own
@@ -150,14 +155,18 @@ impl Packing {
     /// tag must fit its field).
     pub fn new(cells: usize, bucket_bits: u32) -> Packing {
         assert!(cells <= MAX_CELLS, "{cells} cells do not pack");
-        let largest = 3u128.pow(cells as u32) - 1;
-        let key_bits = (128 - largest.leading_zeros()).max(1);
+        let binary = (cells <= 32).then_some(cells as u32);
+        let key_bits = match binary {
+            Some(n) => (2 * n).max(1),
+            None => 128 - (3u128.pow(cells as u32) - 1).leading_zeros(),
+        };
         let key_mask = if key_bits >= 64 {
             u64::MAX
         } else {
             (1 << key_bits) - 1
         };
         Packing {
+            binary,
             key_mask,
             shift: key_bits.div_ceil(2),
             bucket_bits: bucket_bits.max(key_bits.saturating_sub(TAG_BITS)),
@@ -186,7 +195,11 @@ impl Packing {
     /// The bucket and the tag of a canonical key.
     #[inline(always)]
     pub fn locate(&self, k1: u64, k2: u64) -> (usize, u64) {
-        let m = self.mix(ternary(k1, k2));
+        let t = match self.binary {
+            Some(n) => k1 | k2 << n,
+            None => ternary(k1, k2),
+        };
+        let m = self.mix(t);
         (
             (m & ((1u64 << self.bucket_bits) - 1)) as usize,
             m >> self.bucket_bits,
@@ -195,7 +208,11 @@ impl Packing {
 
     /// The key whose entry in bucket `bucket` has tag `tag`.
     fn key(&self, bucket: usize, tag: u64) -> (u64, u64) {
-        from_ternary(self.unmix(tag << self.bucket_bits | bucket as u64))
+        let t = self.unmix(tag << self.bucket_bits | bucket as u64);
+        match self.binary {
+            Some(n) => (t & ((1u64 << n) - 1), t >> n),
+            None => from_ternary(t),
+        }
     }
 }
 
@@ -340,7 +357,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        for cells in [4, 6, 16, 25, 30, 33, 36, 40] {
+        for cells in [4, 6, 16, 25, 30, 32, 33, 36, 40] {
             for bits in [1, 10, 20, 27] {
                 let p = Packing::new(cells, bits);
                 assert!(p.bucket_bits() >= bits);
