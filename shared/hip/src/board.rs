@@ -38,6 +38,15 @@ pub struct Board {
     /// mask of its other three cells. This is what the search loops read.
     start: Vec<usize>,
     others: Vec<u64>,
+    /// `squares_through[c]`: the squares through cell `c`, bit `i` for
+    /// `squares[i]`: the search keeps the squares still open for each player
+    /// as such a set (see [`crate::search::Pos`]). Only the first
+    /// [`TRACKED_SQUARES`] squares have a bit.
+    pub squares_through: Vec<u128>,
+    /// Every tracked square's bit; on a board with more squares than
+    /// [`TRACKED_SQUARES`] (7x7 and up) also bit 127, which no cell's set
+    /// holds, so that there no position ever has every square shut.
+    pub every_square: u128,
     /// Symmetries as cell permutations: `perms[g][cell]` is the image of `cell`.
     /// `perms[0]` is the identity.
     pub perms: Vec<[u8; MAX_CELLS]>,
@@ -59,6 +68,11 @@ pub struct Board {
     /// [`crate::search`]). None on a board with both sides odd.
     pub pairings: Vec<usize>,
 }
+
+/// How many squares a board's square sets (`u128`) track: all of them on
+/// boards of at most 127 squares (6x6 has 105); on larger boards, which no
+/// search finishes, the rest are treated as open forever.
+pub const TRACKED_SQUARES: usize = 127;
 
 /// The name of `cell` on a board of `cols` columns: column letter and
 /// 1-based row (`a1` is the top-left cell).
@@ -185,6 +199,21 @@ impl Board {
             others.extend(squares.iter().filter(|&&s| s & bit != 0).map(|&s| s & !bit));
         }
         start.push(others.len());
+        let tracked = squares.len().min(TRACKED_SQUARES);
+        let squares_through = (0..n)
+            .map(|cell| {
+                squares[..tracked]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &s)| s >> cell & 1 == 1)
+                    .fold(0u128, |set, (i, _)| set | 1 << i)
+            })
+            .collect();
+        let every_square = if squares.len() > TRACKED_SQUARES {
+            u128::MAX
+        } else {
+            (1u128 << tracked) - 1
+        };
 
         let perms: Vec<[u8; MAX_CELLS]> = symmetry_perms(rows, cols)
             .iter()
@@ -251,6 +280,8 @@ impl Board {
             square_cells,
             start,
             others,
+            squares_through,
+            every_square,
             perms,
             inverse,
             lut,
@@ -323,5 +354,34 @@ impl Board {
             }
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every square is in the sets of its four cells and no other; past
+    /// [`TRACKED_SQUARES`] squares (7x7) bit 127 is in every position's open
+    /// set for good, so nothing is ever counted as having no open square.
+    #[test]
+    fn square_sets_hold_each_tracked_square_at_its_cells() {
+        for (rows, cols) in [(4, 4), (5, 6), (6, 6), (7, 7)] {
+            let board = Board::new(rows, cols);
+            let tracked = board.squares.len().min(TRACKED_SQUARES);
+            for (i, &square) in board.squares.iter().enumerate().take(tracked) {
+                for cell in 0..board.n {
+                    let through = board.squares_through[cell] >> i & 1 == 1;
+                    assert_eq!(through, square >> cell & 1 == 1, "{rows}x{cols}");
+                }
+            }
+            let union = board.squares_through.iter().fold(0, |u, &s| u | s);
+            if board.squares.len() > TRACKED_SQUARES {
+                assert_eq!(union, (1 << TRACKED_SQUARES) - 1);
+                assert_eq!(board.every_square, u128::MAX);
+            } else {
+                assert_eq!(union, board.every_square);
+            }
+        }
     }
 }

@@ -35,7 +35,7 @@
 use std::sync::atomic::Ordering;
 
 use super::board::{Board, MAX_SYMMETRIES};
-use super::endgame::Endgame;
+use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
 use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
 
@@ -125,17 +125,14 @@ pub struct Pos {
     /// Cells where a P1 (P2) stone would complete a P1 (P2) square.
     pub d1: u64,
     pub d2: u64,
-    /// How many squares P1 (P2) can no longer complete: those holding a stone
-    /// of the other colour. When it reaches the board's square count, that
-    /// player can never lose, which bounds the value (see [`Solver::search`]).
-    pub closed1: u16,
-    pub closed2: u16,
-    /// How many squares are no longer *open* for P1 (P2): open squares hold
-    /// none of the other colour's stones and at most two of the player's, so
-    /// only they can give him new dead cells. With none open for either
-    /// player the endgame is static (see [`super::endgame`]).
-    pub shut1: u16,
-    pub shut2: u16,
+    /// The squares no longer *open* for P1 (P2), as bits of
+    /// [`Board::squares_through`]. A square is open for a player while it
+    /// holds none of the other colour's stones, at most two of his, and no
+    /// empty cell dead for him: only then can one of his moves give him a
+    /// new dead cell. With no square open for either player the endgame is
+    /// static (see [`super::endgame`]).
+    pub shut1: u128,
+    pub shut2: u128,
     /// `img1[g]`, `img2[g]`: the P1 and P2 stones under symmetry `g`, kept up
     /// to date move by move so that the canonical key is eight comparisons
     /// rather than sixteen bitboard transforms.
@@ -149,8 +146,6 @@ impl Pos {
         p2: 0,
         d1: 0,
         d2: 0,
-        closed1: 0,
-        closed2: 0,
         shut1: 0,
         shut2: 0,
         img1: [0; MAX_SYMMETRIES],
@@ -196,49 +191,47 @@ impl Pos {
     #[inline(always)]
     pub fn play(&self, board: &Board, cell: usize, p1: bool) -> Pos {
         let bit = 1u64 << cell;
-        let (mine, opp, dead) = if p1 {
+        let (mine, opp, dead_before) = if p1 {
             (self.p1, self.p2, self.d1)
         } else {
             (self.p2, self.p1, self.d2)
         };
-        let mut dead = dead;
-        let (mut closed, mut shut_opp, mut shut_mine) = (0u16, 0u16, 0u16);
+        let mut dead = dead_before;
         for &m in board.others(cell) {
-            // A square without my stones until now: the opponent can no
-            // longer complete it, and it is no longer open for him unless it
-            // was shut already (three of his stones).
-            let unmarked = m & mine == 0;
-            closed += u16::from(unmarked);
-            shut_opp += u16::from(unmarked && m & opp != m);
-            // Two of the other three are mine (not three: `cell` is safe).
+            // Two of the other three are mine (not three: `cell` is safe) and
+            // the fourth is empty: it is dead for me now.
             let x = m & mine;
             if x & x.wrapping_sub(1) != 0 {
                 let x = m & !mine;
                 if x & opp == 0 {
-                    // Three of mine and the fourth empty: dead for me, and
-                    // the square is no longer open for me.
                     dead |= x;
-                    shut_mine += 1;
                 }
             }
+        }
+        // My stone shuts every square through it for the opponent; each new
+        // dead cell of mine shuts every square through it for me.
+        let shut_opp = board.squares_through[cell];
+        let mut shut_mine = 0u128;
+        let mut fresh = dead & !dead_before;
+        while fresh != 0 {
+            shut_mine |= board.squares_through[fresh.trailing_zeros() as usize];
+            fresh &= fresh - 1;
         }
         let mut next = *self;
         let images = &board.cell_images[cell];
         if p1 {
             next.p1 = mine | bit;
             next.d1 = dead;
-            next.closed2 += closed;
-            next.shut1 += shut_mine;
-            next.shut2 += shut_opp;
+            next.shut1 |= shut_mine;
+            next.shut2 |= shut_opp;
             for (i, m) in next.img1.iter_mut().zip(images) {
                 *i |= m;
             }
         } else {
             next.p2 = mine | bit;
             next.d2 = dead;
-            next.closed1 += closed;
-            next.shut2 += shut_mine;
-            next.shut1 += shut_opp;
+            next.shut2 |= shut_mine;
+            next.shut1 |= shut_opp;
             for (i, m) in next.img2.iter_mut().zip(images) {
                 *i |= m;
             }
@@ -380,6 +373,57 @@ impl<'a, 'c> Solver<'a, 'c> {
         None
     }
 
+    /// The value for the player to move (`p1`) of a position with at most
+    /// one square open (see [`super::endgame`]), by counting; `None` if more
+    /// are open (or the counts are past the table's).
+    #[inline(always)]
+    pub fn counted(&self, pos: &Pos, empty: u64, stones: u32, p1: bool) -> Option<i8> {
+        let every = self.board.every_square;
+        let (open1, open2) = (every & !pos.shut1, every & !pos.shut2);
+        let open = open1 | open2;
+        if open & open.wrapping_sub(1) != 0 || open1 & open2 != 0 {
+            return None;
+        }
+        let (dmine, dopp) = if p1 {
+            (pos.d1, pos.d2)
+        } else {
+            (pos.d2, pos.d1)
+        };
+        let again = self.double && p1_moves(stones + 1, true) == p1;
+        let both_dead = empty & dmine & dopp != 0;
+        if open == 0 {
+            // A static endgame.
+            let safe = empty & !dmine;
+            return Some(self.endgame.value(
+                again,
+                both_dead,
+                (safe & !dopp).count_ones(),
+                (safe & dopp).count_ones(),
+                (empty & dmine & !dopp).count_ones(),
+            ));
+        }
+        // One square open, for its owner: its cells apart.
+        let owner_is_p1 = open1 != 0;
+        let square = self.board.squares[open.trailing_zeros() as usize] & empty;
+        let other_dead = if owner_is_p1 { pos.d2 } else { pos.d1 };
+        let owned = OpenSquare {
+            mine: owner_is_p1 == p1,
+            shared: (square & !other_dead).count_ones(),
+            reserve: (square & other_dead).count_ones(),
+        };
+        let rest = empty & !square;
+        let safe = rest & !dmine;
+        let (s, m, t) = (
+            (safe & !dopp).count_ones(),
+            (safe & dopp).count_ones(),
+            (rest & dmine & !dopp).count_ones(),
+        );
+        if s.max(m).max(t) >= OPEN_SQUARE_COUNTS {
+            return None;
+        }
+        Some(self.endgame.value_with(again, both_dead, owned, s, m, t))
+    }
+
     /// The value of `pos` for the player to move, searched in the window
     /// `(alpha, beta)` (fail-soft: a result `<= alpha` is an upper bound, `>=
     /// beta` a lower bound). `None`: aborted.
@@ -396,34 +440,26 @@ impl<'a, 'c> Solver<'a, 'c> {
         if empty & !dmine == 0 {
             return Some(-1);
         }
-        let all = board.squares.len() as u16;
-        if pos.shut1 == all && pos.shut2 == all {
-            // A static endgame: counting decides it.
-            let dopp = if p1 { pos.d2 } else { pos.d1 };
-            let safe = empty & !dmine;
-            let again = self.double && p1_moves(stones + 1, true) == p1;
-            return Some(self.endgame.value(
-                again,
-                empty & dmine & dopp != 0,
-                (safe & !dopp).count_ones(),
-                (safe & dopp).count_ones(),
-                (empty & dmine & !dopp).count_ones(),
-            ));
+        if let Some(v) = self.counted(pos, empty, stones, p1) {
+            return Some(v);
         }
-        // A player whose every square holds an opponent's stone can never
-        // lose: the value is at least a draw for him.
-        let (closed_mine, closed_opp) = if p1 {
-            (pos.closed1, pos.closed2)
+        // A player with no dead cell and no square open for him never gets
+        // one, so he can never lose: the value is at least a draw for him.
+        let dopp = if p1 { pos.d2 } else { pos.d1 };
+        let (shut_mine, shut_opp) = if p1 {
+            (pos.shut1, pos.shut2)
         } else {
-            (pos.closed2, pos.closed1)
+            (pos.shut2, pos.shut1)
         };
-        if closed_mine == all {
-            if closed_opp == all || beta <= 0 {
+        let safe_mine = shut_mine == board.every_square && empty & dmine == 0;
+        let safe_opp = shut_opp == board.every_square && empty & dopp == 0;
+        if safe_mine {
+            if safe_opp || beta <= 0 {
                 return Some(0);
             }
             alpha = alpha.max(0);
         }
-        if closed_opp == all {
+        if safe_opp {
             if alpha >= 0 {
                 return Some(0);
             }
@@ -641,6 +677,7 @@ pub(crate) fn solve_empty_board(board: &Board, table: &Table, double: bool) -> (
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference;
 
     /// The move order as first written: one pass over the squares, each
     /// square's penalty spread over its empty cells, branch by branch.
@@ -692,18 +729,29 @@ mod tests {
         cells.into_iter().map(|(_, c)| c).collect()
     }
 
-    /// The square counters of a position, from its stones: squares holding
-    /// a P2 (P1) stone, and squares not open for P1 (P2).
-    fn counts(board: &Board, pos: &Pos) -> (u16, u16, u16, u16) {
-        let mut c = (0, 0, 0, 0);
+    /// The square sets and dead cells of a position, from its stones: the
+    /// squares not open for P1 (P2), and the empty cells where P1's (P2's)
+    /// stone completes his square.
+    fn counts(board: &Board, pos: &Pos) -> (u128, u128, u64, u64) {
+        let empty = board.full & !(pos.p1 | pos.p2);
+        let (mut d1, mut d2) = (0, 0);
         for &sq in &board.squares {
-            let (a, b) = ((sq & pos.p1).count_ones(), (sq & pos.p2).count_ones());
-            c.0 += u16::from(b > 0);
-            c.1 += u16::from(a > 0);
-            c.2 += u16::from(b > 0 || a > 2);
-            c.3 += u16::from(a > 0 || b > 2);
+            if (sq & pos.p1).count_ones() == 3 {
+                d1 |= sq & empty;
+            }
+            if (sq & pos.p2).count_ones() == 3 {
+                d2 |= sq & empty;
+            }
         }
-        c
+        let (mut shut1, mut shut2) = (0, 0);
+        for (i, &sq) in board.squares.iter().enumerate() {
+            let (a, b) = ((sq & pos.p1).count_ones(), (sq & pos.p2).count_ones());
+            // Open: none of the other colour, at most two of his own, and
+            // no empty cell of it dead for him.
+            shut1 |= u128::from(!(b == 0 && a <= 2 && sq & empty & d1 == 0)) << i;
+            shut2 |= u128::from(!(a == 0 && b <= 2 && sq & empty & d2 == 0)) << i;
+        }
+        (shut1, shut2, d1, d2)
     }
 
     /// Random games on every board shape up to 6x6: the incrementally kept
@@ -734,7 +782,12 @@ mod tests {
                         );
                         assert_eq!(
                             counts(&board, &pos),
-                            (pos.closed1, pos.closed2, pos.shut1, pos.shut2),
+                            (
+                                pos.shut1,
+                                pos.shut2,
+                                pos.d1 & board.full & !(pos.p1 | pos.p2),
+                                pos.d2 & board.full & !(pos.p1 | pos.p2),
+                            ),
                             "{rows}x{cols}"
                         );
                         let list = ordered_moves(&board, &pos, p1, 0);
@@ -756,5 +809,62 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every position of random games on small boards that [`Solver::counted`]
+    /// values (no square open, or one) has that value by plain minimax, in
+    /// both variants; enough of each kind are met that a wrong count fails.
+    #[test]
+    fn counted_endgames_agree_with_plain_minimax() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut checked = [0usize; 2];
+        for (rows, cols) in [(3, 4), (4, 4), (3, 5), (4, 5), (5, 5), (3, 6)] {
+            let board = Board::new(rows, cols);
+            for double in [false, true] {
+                let table = Table::new(&board, double, Some(1));
+                let solver = Solver::new(&board, double, &table, None);
+                for _ in 0..60 {
+                    let mut pos = Pos::EMPTY;
+                    loop {
+                        let p1 = p1_moves(pos.stones(), double);
+                        let empty = board.full & !(pos.p1 | pos.p2);
+                        let dmine = if p1 { pos.d1 } else { pos.d2 };
+                        if empty & !dmine == 0 {
+                            break;
+                        }
+                        if empty.count_ones() <= 8 {
+                            if let Some(v) = solver.counted(&pos, empty, pos.stones(), p1) {
+                                let mut cells: Vec<u8> = (0..board.n)
+                                    .map(|c| (pos.p1 >> c & 1) as u8 + 2 * (pos.p2 >> c & 1) as u8)
+                                    .collect();
+                                let plain = reference::minimax(rows, cols, double, &mut cells);
+                                assert_eq!(
+                                    if p1 { v } else { -v },
+                                    plain,
+                                    "{rows}x{cols} double {double}: p1 {:#x} p2 {:#x}",
+                                    pos.p1,
+                                    pos.p2
+                                );
+                                let every = board.every_square;
+                                let open = (every & !pos.shut1).count_ones()
+                                    + (every & !pos.shut2).count_ones();
+                                checked[open as usize] += 1;
+                            }
+                        }
+                        let safe = empty & !dmine;
+                        let cells: Vec<usize> =
+                            (0..board.n).filter(|&c| safe >> c & 1 == 1).collect();
+                        pos = pos.play(&board, cells[rand(cells.len())], p1);
+                    }
+                }
+            }
+        }
+        assert!(checked[0] > 500 && checked[1] > 500, "{checked:?}");
     }
 }
