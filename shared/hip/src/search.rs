@@ -754,19 +754,24 @@ mod tests {
         (shut1, shut2, d1, d2)
     }
 
-    /// Random games on every board shape up to 6x6: the incrementally kept
-    /// symmetry images give the same canonical key as transforming the
-    /// stones, the square counters are those counted from the stones, and the
-    /// move order is the plain one.
-    #[test]
-    fn keys_and_move_order_match_plain_versions() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = move |n: usize| {
+    /// A xorshift generator from `seed`: each call a number below its
+    /// argument.
+    fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             (seed % n as u64) as usize
-        };
+        }
+    }
+
+    /// Random games on every board shape up to 6x6: the incrementally kept
+    /// symmetry images give the same canonical key as transforming the
+    /// stones, the shut squares and dead cells are those found from the
+    /// stones, and the move order is the plain one.
+    #[test]
+    fn keys_and_move_order_match_plain_versions() {
+        let mut rand = below(0x2545_f491_4f6c_dd1du64);
         for rows in 2..=6 {
             for cols in rows..=6 {
                 let board = Board::new(rows, cols);
@@ -816,13 +821,7 @@ mod tests {
     /// both variants; enough of each kind are met that a wrong count fails.
     #[test]
     fn counted_endgames_agree_with_plain_minimax() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rand = below(0x9e37_79b9_7f4a_7c15u64);
         let mut checked = [0usize; 2];
         for (rows, cols) in [(3, 4), (4, 4), (3, 5), (4, 5), (5, 5), (3, 6)] {
             let board = Board::new(rows, cols);

@@ -76,6 +76,18 @@ impl TableEntry {
     }
 }
 
+/// What an entry becomes when its position is stored again: both intervals
+/// are facts about the position, so their intersection (disjoint ones cannot
+/// come from exact searches; the newer is kept), and the newer move unless
+/// it has none. `(lo, hi, mv)` of the entry, then of the store. Both
+/// layouts merge with this.
+#[inline(always)]
+fn merge(old: (i8, i8, u8), new: (i8, i8, u8)) -> (i8, i8, u8) {
+    let (lo, hi) = (old.0.max(new.0), old.1.min(new.1));
+    let (lo, hi) = if lo <= hi { (lo, hi) } else { (new.0, new.1) };
+    (lo, hi, if new.2 != 255 { new.2 } else { old.2 })
+}
+
 /// The transposition table of one game, safe to share between threads.
 pub struct Table {
     tag: Tag,

@@ -28,7 +28,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::TableEntry;
+use super::{merge, TableEntry};
 
 /// The largest board whose positions number at most `2^64`.
 pub const MAX_CELLS: usize = 40;
@@ -44,11 +44,17 @@ const NO_MOVE: u64 = 63;
 /// The intervals `lo..=hi` of P1's value, numbered from 1 (0: a vacant slot).
 const INTERVALS: [(i8, i8); 7] = [(2, -2), (-1, -1), (-1, 0), (-1, 1), (0, 0), (0, 1), (1, 1)];
 
+#[inline(always)]
 fn interval_code(lo: i8, hi: i8) -> u64 {
-    INTERVALS[1..]
-        .iter()
-        .position(|&iv| iv == (lo, hi))
-        .map_or(0, |i| i as u64 + 1)
+    // INTERVALS' numbers by (lo + 1, hi + 1); 0 for anything else.
+    const CODES: [[u64; 3]; 3] = [[1, 2, 3], [0, 4, 5], [0, 0, 6]];
+    match (
+        usize::try_from(i16::from(lo) + 1),
+        usize::try_from(i16::from(hi) + 1),
+    ) {
+        (Ok(l), Ok(h)) if l < 3 && h < 3 => CODES[l][h],
+        _ => 0,
+    }
 }
 
 /// `POW3_BITS[x] = sum of 3^j over the bits j of the byte x`: the base-3
@@ -277,13 +283,8 @@ impl PackedBucket {
             .iter()
             .position(|&w| code(w) != 0 && w >> DATA_BITS == tag)
         {
-            let (olo, ohi, omv) = fields(words[i]);
-            let (nlo, nhi) = (olo.max(lo), ohi.min(hi));
-            // Disjoint intervals cannot come from exact searches; keep the
-            // newer.
-            let (nlo, nhi) = if nlo <= nhi { (nlo, nhi) } else { (lo, hi) };
-            let mv = if mv != 255 { mv } else { omv };
-            self.words[i].store(word(tag, nlo, nhi, mv, empty), Ordering::Relaxed);
+            let (lo, hi, mv) = merge(fields(words[i]), (lo, hi, mv));
+            self.words[i].store(word(tag, lo, hi, mv, empty), Ordering::Relaxed);
             return;
         }
         let victim = words.iter().position(|&w| code(w) == 0).unwrap_or_else(|| {
@@ -395,6 +396,17 @@ mod tests {
             b.store(1, lo, hi, 255, 5);
             assert_eq!(b.probe(1), Some((lo, hi, 255)));
             b.words[0].store(0, Ordering::Relaxed);
+        }
+        // Anything that is not one of the intervals codes as vacant.
+        for (lo, hi) in [
+            (2, -2),
+            (1, 0),
+            (0, -1),
+            (i8::MAX, i8::MIN),
+            (-2, 1),
+            (0, 2),
+        ] {
+            assert_eq!(interval_code(lo, hi), 0, "({lo}, {hi})");
         }
         b.store(2, -1, 1, 7, 9);
         b.store(2, 0, 1, 255, 9);

@@ -15,7 +15,7 @@
 use std::hint::spin_loop;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
-use super::TableEntry;
+use super::{merge, TableEntry};
 
 #[inline(always)]
 pub fn hash(k1: u64, k2: u64) -> u64 {
@@ -144,18 +144,7 @@ impl WideBucket {
         self.update(|entries| {
             for e in entries.iter_mut() {
                 if e.k1 == new.k1 && e.k2 == new.k2 && e.used() {
-                    let (nlo, nhi) = (e.lo.max(new.lo), e.hi.min(new.hi));
-                    if nlo <= nhi {
-                        e.lo = nlo;
-                        e.hi = nhi;
-                    } else {
-                        // Cannot happen with exact searches; keep the newer.
-                        e.lo = new.lo;
-                        e.hi = new.hi;
-                    }
-                    if new.mv != 255 {
-                        e.mv = new.mv;
-                    }
+                    (e.lo, e.hi, e.mv) = merge((e.lo, e.hi, e.mv), (new.lo, new.hi, new.mv));
                     return;
                 }
             }
