@@ -15,6 +15,7 @@
 //! turn), have `2 <= R` and at most 64 cells (one `u64` bitboard, see
 //! [`board`]).
 
+mod abstract_endgame;
 pub mod board;
 mod dfs;
 pub mod draws;

@@ -34,6 +34,7 @@
 
 use std::sync::atomic::Ordering;
 
+use super::abstract_endgame::{AbstractEndgame, EndgameMemo, MAX_OPEN};
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
 use super::table::{Place, Table, TableEntry};
@@ -286,6 +287,8 @@ pub struct Solver<'a, 'c> {
     /// path is in the table; the nodes on it are the partly searched ones.
     pub abort_path: Vec<u8>,
     ctx: Option<&'a ExploreContext<'c>>,
+    /// The endgames with two or three open squares valued so far.
+    memo: EndgameMemo,
 }
 
 /// The moves of a position, best first.
@@ -313,6 +316,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             aborted: false,
             abort_path: Vec::new(),
             ctx,
+            memo: EndgameMemo::new(double),
         }
     }
 
@@ -424,6 +428,55 @@ impl<'a, 'c> Solver<'a, 'c> {
         Some(self.endgame.value_with(again, both_dead, owned, s, m, t))
     }
 
+    /// The value for the player to move (`p1`) of a position with two or
+    /// three squares open, by the memo of abstract endgames
+    /// ([`super::abstract_endgame`]); `None` with fewer or more.
+    pub fn counted_abstract(&mut self, pos: &Pos, empty: u64, stones: u32, p1: bool) -> Option<i8> {
+        let every = self.board.every_square;
+        let (open1, open2) = (every & !pos.shut1, every & !pos.shut2);
+        let open = (open1.count_ones() + open2.count_ones()) as usize;
+        if !(2..=MAX_OPEN).contains(&open) {
+            return None;
+        }
+        let (dmine, dopp) = if p1 {
+            (pos.d1, pos.d2)
+        } else {
+            (pos.d2, pos.d1)
+        };
+        // The open squares' empty cells, and which of them each is in.
+        let mut squares = [0u64; MAX_OPEN];
+        let mut owned = [false; MAX_OPEN];
+        let mut n = 0;
+        for (mut set, owner_is_p1) in [(open1, true), (open2, false)] {
+            while set != 0 {
+                squares[n] = self.board.squares[set.trailing_zeros() as usize] & empty;
+                owned[n] = owner_is_p1 == p1;
+                set &= set - 1;
+                n += 1;
+            }
+        }
+        let kernel = squares.iter().fold(0, |u, &s| u | s);
+        let rest = empty & !kernel;
+        let safe = rest & !dmine;
+        let mut e = AbstractEndgame::new(
+            self.double && p1_moves(stones + 1, true) == p1,
+            rest & dmine & dopp != 0,
+            (safe & !dopp).count_ones(),
+            (safe & dopp).count_ones(),
+            (rest & dmine & !dopp).count_ones(),
+        );
+        e.squares = n;
+        e.owned = owned;
+        let mut cells = kernel;
+        while cells != 0 {
+            let c = cells.trailing_zeros();
+            cells &= cells - 1;
+            let in_squares = (0..n).fold(0u8, |m, q| m | ((squares[q] >> c & 1) as u8) << q);
+            e.cell(in_squares, dmine >> c & 1 == 1, dopp >> c & 1 == 1);
+        }
+        Some(self.memo.value(self.endgame, &e))
+    }
+
     /// The value of `pos` for the player to move, searched in the window
     /// `(alpha, beta)` (fail-soft: a result `<= alpha` is an upper bound, `>=
     /// beta` a lower bound). `None`: aborted.
@@ -500,6 +553,15 @@ impl<'a, 'c> Solver<'a, 'c> {
                 if mv != 255 {
                     tt_move = Some(board.perms[board.inverse[key.2]][mv as usize] as usize);
                 }
+            }
+        }
+        if use_table {
+            // Not in the table: with two or three squares open, the abstract
+            // endgame's value, kept in the table too.
+            if let Some(v) = self.counted_abstract(pos, empty, stones, p1) {
+                let v1 = if p1 { v } else { -v };
+                self.table.store_at(&place, v1, v1, 255, empties as u8);
+                return Some(v);
             }
         }
         if self.aborted || self.nodes >= self.budget {
@@ -817,17 +879,18 @@ mod tests {
     }
 
     /// Every position of random games on small boards that [`Solver::counted`]
-    /// values (no square open, or one) has that value by plain minimax, in
-    /// both variants; enough of each kind are met that a wrong count fails.
+    /// (no square open, or one) or [`Solver::counted_abstract`] (two or
+    /// three) values has that value by plain minimax, in both variants;
+    /// enough of each kind are met that a wrong count fails.
     #[test]
     fn counted_endgames_agree_with_plain_minimax() {
         let mut rand = below(0x9e37_79b9_7f4a_7c15u64);
-        let mut checked = [0usize; 2];
+        let mut checked = [0usize; 4];
         for (rows, cols) in [(3, 4), (4, 4), (3, 5), (4, 5), (5, 5), (3, 6)] {
             let board = Board::new(rows, cols);
             for double in [false, true] {
                 let table = Table::new(&board, double, Some(1));
-                let solver = Solver::new(&board, double, &table, None);
+                let mut solver = Solver::new(&board, double, &table, None);
                 for _ in 0..60 {
                     let mut pos = Pos::EMPTY;
                     loop {
@@ -838,7 +901,11 @@ mod tests {
                             break;
                         }
                         if empty.count_ones() <= 8 {
-                            if let Some(v) = solver.counted(&pos, empty, pos.stones(), p1) {
+                            let stones = pos.stones();
+                            let counted = solver.counted(&pos, empty, stones, p1);
+                            let counted = counted
+                                .or_else(|| solver.counted_abstract(&pos, empty, stones, p1));
+                            if let Some(v) = counted {
                                 let mut cells: Vec<u8> = (0..board.n)
                                     .map(|c| (pos.p1 >> c & 1) as u8 + 2 * (pos.p2 >> c & 1) as u8)
                                     .collect();
@@ -864,6 +931,9 @@ mod tests {
                 }
             }
         }
-        assert!(checked[0] > 500 && checked[1] > 500, "{checked:?}");
+        assert!(
+            checked[0] > 500 && checked[1] > 500 && checked[2] > 300 && checked[3] > 200,
+            "{checked:?}"
+        );
     }
 }
