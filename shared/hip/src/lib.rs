@@ -22,6 +22,7 @@ pub mod draws;
 mod endgame;
 mod layer;
 mod lemmas;
+mod order;
 mod profile;
 pub mod reference;
 mod sandwich;
