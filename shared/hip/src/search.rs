@@ -37,7 +37,7 @@ use std::sync::atomic::Ordering;
 use super::abstract_endgame::{AbstractEndgame, EndgameMemo, MAX_OPEN};
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
-pub use super::order::{ordered_moves, MoveOrder, Moves, WEIGHTS};
+pub use super::order::{ordered_moves, MoveOrder, Moves, SquareCounts, WEIGHTS};
 use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
 
@@ -89,6 +89,10 @@ pub struct Pos {
     /// static (see [`super::endgame`]).
     pub shut1: u128,
     pub shut2: u128,
+    /// How many P1 (P2) stones each tracked square holds, for the move
+    /// order.
+    pub in_squares1: SquareCounts,
+    pub in_squares2: SquareCounts,
     /// `img1[g]`, `img2[g]`: the P1 and P2 stones under symmetry `g`, kept up
     /// to date move by move so that the canonical key is eight comparisons
     /// rather than sixteen bitboard transforms.
@@ -104,6 +108,8 @@ impl Pos {
         d2: 0,
         shut1: 0,
         shut2: 0,
+        in_squares1: SquareCounts::ZERO,
+        in_squares2: SquareCounts::ZERO,
         img1: [0; MAX_SYMMETRIES],
         img2: [0; MAX_SYMMETRIES],
     };
@@ -180,6 +186,7 @@ impl Pos {
             next.d1 = dead;
             next.shut1 |= shut_mine;
             next.shut2 |= shut_opp;
+            next.in_squares1.add(shut_opp);
             for (i, m) in next.img1.iter_mut().zip(images) {
                 *i |= m;
             }
@@ -188,6 +195,7 @@ impl Pos {
             next.d2 = dead;
             next.shut2 |= shut_mine;
             next.shut1 |= shut_opp;
+            next.in_squares2.add(shut_opp);
             for (i, m) in next.img2.iter_mut().zip(images) {
                 *i |= m;
             }
@@ -633,18 +641,19 @@ pub(crate) fn solve_empty_board(board: &Board, table: &Table, double: bool) -> (
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::TRACKED_SQUARES;
     use crate::reference;
 
-    /// The move order as first written: one pass over the squares, each
-    /// square's penalty spread over its empty cells, branch by branch.
-    fn plain_order(board: &Board, pos: &Pos, p1: bool) -> Vec<u8> {
+    /// The move order of weights `w` as first written: one pass over the
+    /// squares, each square's penalty spread over its empty cells, branch by
+    /// branch.
+    fn plain_order(board: &Board, pos: &Pos, p1: bool, w: &[i32; 6]) -> Vec<u8> {
         let (mine, opp, dmine, dopp) = if p1 {
             (pos.p1, pos.p2, pos.d1, pos.d2)
         } else {
             (pos.p2, pos.p1, pos.d2, pos.d1)
         };
         let empty = board.full & !(mine | opp);
-        let w = &WEIGHTS;
         let mut score = [0i32; 64];
         let spread = |score: &mut [i32; 64], cells: u64, v: i32| {
             (0..64)
@@ -700,7 +709,7 @@ mod tests {
             }
         }
         let (mut shut1, mut shut2) = (0, 0);
-        for (i, &sq) in board.squares.iter().enumerate() {
+        for (i, &sq) in board.squares.iter().enumerate().take(TRACKED_SQUARES) {
             let (a, b) = ((sq & pos.p1).count_ones(), (sq & pos.p2).count_ones());
             // Open: none of the other colour, at most two of his own, and
             // no empty cell of it dead for him.
@@ -721,17 +730,24 @@ mod tests {
         }
     }
 
-    /// Random games on every board shape up to 6x6: the incrementally kept
-    /// symmetry images give the same canonical key as transforming the
-    /// stones, the shut squares and dead cells are those found from the
-    /// stones, and the move order is the plain one.
+    /// Random games on every board shape up to 6x6 (and on 6x7 and 7x7): the
+    /// incrementally kept symmetry images give the same canonical key as
+    /// transforming the stones, the shut squares, dead cells and square
+    /// counts are those found from the stones, and the move order is the
+    /// plain one.
     #[test]
     fn keys_and_move_order_match_plain_versions() {
         let mut rand = below(0x2545_f491_4f6c_dd1du64);
-        for rows in 2..=6 {
-            for cols in rows..=6 {
+        // Every board up to 6x6, and two with more squares than are tracked
+        // (their move order walks the squares).
+        let mut boards: Vec<(usize, usize, usize)> = (2..=6)
+            .flat_map(|rows| (rows..=6).map(move |cols| (rows, cols, 40)))
+            .collect();
+        boards.extend([(6, 7, 6), (7, 7, 4)]);
+        for (rows, cols, games) in boards {
+            {
                 let board = Board::new(rows, cols);
-                for game in 0..40 {
+                for game in 0..games {
                     let double = game % 2 == 1;
                     let mut pos = Pos::EMPTY;
                     loop {
@@ -751,9 +767,28 @@ mod tests {
                             ),
                             "{rows}x{cols}"
                         );
+                        for (q, &sq) in board.squares.iter().enumerate().take(TRACKED_SQUARES) {
+                            assert_eq!(
+                                (pos.in_squares1.count(q), pos.in_squares2.count(q)),
+                                ((sq & pos.p1).count_ones(), (sq & pos.p2).count_ones()),
+                                "{rows}x{cols}"
+                            );
+                        }
+                        // The tuned weights (one of which is 0), and others.
+                        let other = [7, 2, 3, 5, 1, 4];
+                        let list = MoveOrder::new(other).moves(&board, &pos, p1, 0);
+                        assert_eq!(
+                            list.cells[..list.len],
+                            plain_order(&board, &pos, p1, &other),
+                            "{rows}x{cols}"
+                        );
                         let list = ordered_moves(&board, &pos, p1, 0);
                         let order = list.cells[..list.len].to_vec();
-                        assert_eq!(order, plain_order(&board, &pos, p1), "{rows}x{cols}");
+                        assert_eq!(
+                            order,
+                            plain_order(&board, &pos, p1, &WEIGHTS),
+                            "{rows}x{cols}"
+                        );
                         for &c in &order {
                             let k = pos.play(&board, c as usize, p1).key(&board);
                             assert_eq!(

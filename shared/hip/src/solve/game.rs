@@ -20,7 +20,7 @@ pub(super) struct Game {
 pub(super) enum Child {
     /// The move completes a square of the mover: he loses.
     Loses,
-    Pos(Pos),
+    Pos(Box<Pos>),
 }
 
 impl Game {
@@ -65,7 +65,7 @@ impl Game {
                 let child = if pos.loses(c, p1) {
                     Child::Loses
                 } else {
-                    Child::Pos(pos.play(&self.board, c, p1))
+                    Child::Pos(Box::new(pos.play(&self.board, c, p1)))
                 };
                 (c, child)
             })

@@ -124,7 +124,7 @@ pub(super) fn recorded_pv(
             match next {
                 Some((c, Some(cp))) => {
                     pv.push(c as u8);
-                    pos = cp;
+                    pos = *cp;
                 }
                 Some((c, None)) => {
                     pv.push(c as u8);

@@ -112,7 +112,7 @@ impl Relevance {
                         }
                         Child::Pos(cp) => {
                             let (a, b, _) = e.eval(&cp);
-                            let ck = (!game.full(&cp)).then(|| (game.key(&cp).0, cp));
+                            let ck = (!game.full(&cp)).then(|| (game.key(&cp).0, *cp));
                             (a, b, ck)
                         }
                     });

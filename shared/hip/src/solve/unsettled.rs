@@ -88,7 +88,7 @@ fn leaves(
                 if through(&ck, (lo, hi)) && seen.insert(ck) {
                     let mut line = moves.clone();
                     line.push(cell as u8);
-                    next.push((cp, line));
+                    next.push((*cp, line));
                 }
             }
         }
