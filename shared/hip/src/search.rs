@@ -158,21 +158,37 @@ impl Pos {
         } else {
             (self.p2, self.p1, self.d2)
         };
+        let through = board.squares_through[cell];
         let mut dead = dead_before;
-        for &m in board.others(cell) {
-            // Two of the other three are mine (not three: `cell` is safe) and
-            // the fourth is empty: it is dead for me now.
-            let x = m & mine;
-            if x & x.wrapping_sub(1) != 0 {
-                let x = m & !mine;
-                if x & opp == 0 {
-                    dead |= x;
+        if board.every_square != u128::MAX {
+            // The squares through `cell` with two of my stones and none of
+            // the opponent's: the fourth cell is dead for me now.
+            let (in_mine, in_opp) = if p1 {
+                (&self.in_squares1, &self.in_squares2)
+            } else {
+                (&self.in_squares2, &self.in_squares1)
+            };
+            let mut third = through & in_mine.two() & in_opp.none();
+            while third != 0 {
+                dead |= board.squares[third.trailing_zeros() as usize] & !(mine | bit);
+                third &= third - 1;
+            }
+        } else {
+            for &m in board.others(cell) {
+                // Two of the other three are mine (not three: `cell` is safe)
+                // and the fourth is empty: it is dead for me now.
+                let x = m & mine;
+                if x & x.wrapping_sub(1) != 0 {
+                    let x = m & !mine;
+                    if x & opp == 0 {
+                        dead |= x;
+                    }
                 }
             }
         }
         // My stone shuts every square through it for the opponent; each new
         // dead cell of mine shuts every square through it for me.
-        let shut_opp = board.squares_through[cell];
+        let shut_opp = through;
         let mut shut_mine = 0u128;
         let mut fresh = dead & !dead_before;
         while fresh != 0 {
