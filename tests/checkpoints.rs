@@ -290,12 +290,28 @@ fn the_other_finished_long_runs_answer_the_published_figures() {
     assert_eq!(tours["tours"], "13267364410532", "{tours}");
 }
 
+/// The four figures of a finished three-colour draws run: the colourings
+/// without a one-colour square, all and the equal split of stones, and both
+/// up to the board's symmetries.
+fn assert_draws(name: &str, args: &[&str], figures: [u64; 4]) {
+    let draws = stored_answer(name, args);
+    for (field, figure) in ["draws", "playable", "distinct", "distinct_playable"]
+        .into_iter()
+        .zip(figures)
+    {
+        assert_eq!(
+            draws[field].as_u64(),
+            Some(figure),
+            "{name} {field}: {draws}"
+        );
+    }
+}
+
 /// The three-colour draws of 6x6 (sessions 28-29; orchard's own figures, not
-/// published before: README, "Published figures"): the colourings without a
-/// one-colour square, all and 12/12/12, and both up to the board's symmetries.
+/// published before: README, "Published figures").
 #[test]
 fn the_three_colour_draws_of_6x6_answer_from_their_checkpoint() {
-    let draws = stored_answer(
+    assert_draws(
         "draws-6x6-k3-sandwich",
         &[
             "run",
@@ -309,26 +325,43 @@ fn the_three_colour_draws_of_6x6_answer_from_their_checkpoint() {
             "--method",
             "sandwich",
         ],
+        [
+            3_115_476_174_069_300,
+            176_129_986_557_036,
+            389_434_531_000_566,
+            22_016_248_753_383,
+        ],
     );
-    assert_eq!(
-        draws["draws"].as_u64(),
-        Some(3_115_476_174_069_300),
-        "{draws}"
-    );
-    assert_eq!(
-        draws["playable"].as_u64(),
-        Some(176_129_986_557_036),
-        "{draws}"
-    );
-    assert_eq!(
-        draws["distinct"].as_u64(),
-        Some(389_434_531_000_566),
-        "{draws}"
-    );
-    assert_eq!(
-        draws["distinct_playable"].as_u64(),
-        Some(22_016_248_753_383),
-        "{draws}"
+}
+
+/// The three-colour draws of 5x6 by the profile DP (sessions 30-32, 6.5
+/// hours under a 3 GiB limit per unit): the second method's four figures,
+/// which are the sandwich count's (`orchard run hip-draws --rows 5 --cols 6
+/// --colors 3`, three minutes; README, "Published figures").
+#[test]
+fn the_three_colour_draws_of_5x6_by_the_profile_dp_answer_from_their_checkpoint() {
+    assert_draws(
+        "draws-5x6-k3",
+        &[
+            "run",
+            "hip-draws",
+            "--rows",
+            "5",
+            "--cols",
+            "6",
+            "--colors",
+            "3",
+            "--method",
+            "profile",
+            "--memory-limit",
+            "3072",
+        ],
+        [
+            16_177_948_052_298,
+            944_321_362_842,
+            4_044_489_559_467,
+            236_080_521_108,
+        ],
     );
 }
 
