@@ -291,6 +291,14 @@ impl Board {
         }
     }
 
+    /// Whether every square has a bit in the square sets (boards up to
+    /// 6x6 and table B's): then the searches can count stones per square
+    /// as sets ([`crate::order::SquareCounts`]) instead of walking squares.
+    #[inline(always)]
+    pub fn tracks_every_square(&self) -> bool {
+        self.every_square != u128::MAX
+    }
+
     /// For each square through `cell`, the mask of its other three cells.
     #[inline(always)]
     pub fn others(&self, cell: usize) -> &[u64] {

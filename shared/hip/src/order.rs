@@ -14,7 +14,7 @@ use super::search::Pos;
 /// bits of `squares[i]`'s count. A stone adds one to every square through
 /// its cell in a few word operations, and the move order then scores a cell
 /// by a handful of popcounts instead of walking its squares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SquareCounts {
     low: u128,
     high: u128,
@@ -135,7 +135,7 @@ impl MoveOrder {
         if safe == 0 {
             return out;
         }
-        if board.every_square != u128::MAX {
+        if board.tracks_every_square() {
             self.score_by_counts(board, pos, p1, safe, dopp, &mut out);
             return out;
         }

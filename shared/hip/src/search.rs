@@ -89,8 +89,10 @@ pub struct Pos {
     /// static (see [`super::endgame`]).
     pub shut1: u128,
     pub shut2: u128,
-    /// How many P1 (P2) stones each tracked square holds, for the move
-    /// order.
+    /// How many P1 (P2) stones each tracked square holds: the move order
+    /// scores cells by them, and [`Pos::play`] finds new dead cells by them.
+    /// Counted on every board, used only where
+    /// [`Board::tracks_every_square`].
     pub in_squares1: SquareCounts,
     pub in_squares2: SquareCounts,
     /// `img1[g]`, `img2[g]`: the P1 and P2 stones under symmetry `g`, kept up
@@ -160,7 +162,7 @@ impl Pos {
         };
         let through = board.squares_through[cell];
         let mut dead = dead_before;
-        if board.every_square != u128::MAX {
+        if board.tracks_every_square() {
             // The squares through `cell` with two of my stones and none of
             // the opponent's: the fourth cell is dead for me now.
             let (in_mine, in_opp) = if p1 {
@@ -188,7 +190,6 @@ impl Pos {
         }
         // My stone shuts every square through it for the opponent; each new
         // dead cell of mine shuts every square through it for me.
-        let shut_opp = through;
         let mut shut_mine = 0u128;
         let mut fresh = dead & !dead_before;
         while fresh != 0 {
@@ -201,8 +202,8 @@ impl Pos {
             next.p1 = mine | bit;
             next.d1 = dead;
             next.shut1 |= shut_mine;
-            next.shut2 |= shut_opp;
-            next.in_squares1.add(shut_opp);
+            next.shut2 |= through;
+            next.in_squares1.add(through);
             for (i, m) in next.img1.iter_mut().zip(images) {
                 *i |= m;
             }
@@ -210,8 +211,8 @@ impl Pos {
             next.p2 = mine | bit;
             next.d2 = dead;
             next.shut2 |= shut_mine;
-            next.shut1 |= shut_opp;
-            next.in_squares2.add(shut_opp);
+            next.shut1 |= through;
+            next.in_squares2.add(through);
             for (i, m) in next.img2.iter_mut().zip(images) {
                 *i |= m;
             }
@@ -761,63 +762,61 @@ mod tests {
             .collect();
         boards.extend([(6, 7, 6), (7, 7, 4)]);
         for (rows, cols, games) in boards {
-            {
-                let board = Board::new(rows, cols);
-                for game in 0..games {
-                    let double = game % 2 == 1;
-                    let mut pos = Pos::EMPTY;
-                    loop {
-                        let p1 = p1_moves(pos.stones(), double);
+            let board = Board::new(rows, cols);
+            for game in 0..games {
+                let double = game % 2 == 1;
+                let mut pos = Pos::EMPTY;
+                loop {
+                    let p1 = p1_moves(pos.stones(), double);
+                    assert_eq!(
+                        pos.key(&board),
+                        board.canonical2(pos.p1, pos.p2),
+                        "{rows}x{cols}"
+                    );
+                    assert_eq!(
+                        counts(&board, &pos),
+                        (
+                            pos.shut1,
+                            pos.shut2,
+                            pos.d1 & board.full & !(pos.p1 | pos.p2),
+                            pos.d2 & board.full & !(pos.p1 | pos.p2),
+                        ),
+                        "{rows}x{cols}"
+                    );
+                    for (q, &sq) in board.squares.iter().enumerate().take(TRACKED_SQUARES) {
                         assert_eq!(
-                            pos.key(&board),
-                            board.canonical2(pos.p1, pos.p2),
+                            (pos.in_squares1.count(q), pos.in_squares2.count(q)),
+                            ((sq & pos.p1).count_ones(), (sq & pos.p2).count_ones()),
                             "{rows}x{cols}"
                         );
-                        assert_eq!(
-                            counts(&board, &pos),
-                            (
-                                pos.shut1,
-                                pos.shut2,
-                                pos.d1 & board.full & !(pos.p1 | pos.p2),
-                                pos.d2 & board.full & !(pos.p1 | pos.p2),
-                            ),
-                            "{rows}x{cols}"
-                        );
-                        for (q, &sq) in board.squares.iter().enumerate().take(TRACKED_SQUARES) {
-                            assert_eq!(
-                                (pos.in_squares1.count(q), pos.in_squares2.count(q)),
-                                ((sq & pos.p1).count_ones(), (sq & pos.p2).count_ones()),
-                                "{rows}x{cols}"
-                            );
-                        }
-                        // The tuned weights (one of which is 0), and others.
-                        let other = [7, 2, 3, 5, 1, 4];
-                        let list = MoveOrder::new(other).moves(&board, &pos, p1, 0);
-                        assert_eq!(
-                            list.cells[..list.len],
-                            plain_order(&board, &pos, p1, &other),
-                            "{rows}x{cols}"
-                        );
-                        let list = ordered_moves(&board, &pos, p1, 0);
-                        let order = list.cells[..list.len].to_vec();
-                        assert_eq!(
-                            order,
-                            plain_order(&board, &pos, p1, &WEIGHTS),
-                            "{rows}x{cols}"
-                        );
-                        for &c in &order {
-                            let k = pos.play(&board, c as usize, p1).key(&board);
-                            assert_eq!(
-                                pos.key_after(&board, c as usize, p1),
-                                (k.0, k.1),
-                                "{rows}x{cols}"
-                            );
-                        }
-                        if order.is_empty() {
-                            break;
-                        }
-                        pos = pos.play(&board, order[rand(order.len())] as usize, p1);
                     }
+                    // The tuned weights (one of which is 0), and others.
+                    let other = [7, 2, 3, 5, 1, 4];
+                    let list = MoveOrder::new(other).moves(&board, &pos, p1, 0);
+                    assert_eq!(
+                        list.cells[..list.len],
+                        plain_order(&board, &pos, p1, &other),
+                        "{rows}x{cols}"
+                    );
+                    let list = ordered_moves(&board, &pos, p1, 0);
+                    let order = list.cells[..list.len].to_vec();
+                    assert_eq!(
+                        order,
+                        plain_order(&board, &pos, p1, &WEIGHTS),
+                        "{rows}x{cols}"
+                    );
+                    for &c in &order {
+                        let k = pos.play(&board, c as usize, p1).key(&board);
+                        assert_eq!(
+                            pos.key_after(&board, c as usize, p1),
+                            (k.0, k.1),
+                            "{rows}x{cols}"
+                        );
+                    }
+                    if order.is_empty() {
+                        break;
+                    }
+                    pos = pos.play(&board, order[rand(order.len())] as usize, p1);
                 }
             }
         }
