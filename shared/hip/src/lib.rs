@@ -20,6 +20,7 @@ pub mod board;
 mod dfs;
 pub mod draws;
 mod endgame;
+mod last_moves;
 mod layer;
 mod lemmas;
 mod order;

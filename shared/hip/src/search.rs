@@ -37,16 +37,13 @@ use std::sync::atomic::Ordering;
 use super::abstract_endgame::{AbstractEndgame, EndgameMemo, MAX_OPEN};
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
+use super::last_moves::LAST_MOVES_MAX_EMPTY;
 pub use super::order::{ordered_moves, MoveOrder, Moves, SquareCounts, WEIGHTS};
 use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
 
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;
-
-/// Positions with fewer empty cells than this are not stored in the table
-/// (they are cheaper to search than to canonicalise).
-const TT_MIN_EMPTY: u32 = 4;
 
 /// Positions with at least this many empty cells look up all their children
 /// in the table before searching any (see [`Solver::etc`]).
@@ -467,6 +464,10 @@ impl<'a, 'c> Solver<'a, 'c> {
         if empty & !dmine == 0 {
             return Some(-1);
         }
+        let empties = empty.count_ones();
+        if empties <= LAST_MOVES_MAX_EMPTY {
+            return Some(self.search_last_moves(pos, alpha, beta));
+        }
         if let Some(v) = self.counted(pos, empty, stones, p1) {
             return Some(v);
         }
@@ -506,37 +507,31 @@ impl<'a, 'c> Solver<'a, 'c> {
                 alpha = alpha.max(0);
             }
         }
-        let empties = empty.count_ones();
+        // Every position searched here (more than `LAST_MOVES_MAX_EMPTY`
+        // empty cells) goes through the table.
         let mut tt_move = None;
-        let mut key = (0, 0, 0);
-        let mut place = Place::default();
-        let use_table = empties >= TT_MIN_EMPTY;
-        if use_table {
-            key = self.key(pos);
-            place = self.table.place(key.0, key.1);
-            if let Some((lo, hi, mv)) = self.table.probe_at(&place) {
-                let (lo, hi) = if p1 { (lo, hi) } else { (-hi, -lo) };
-                if lo >= beta || lo == hi {
-                    return Some(lo);
-                }
-                if hi <= alpha {
-                    return Some(hi);
-                }
-                alpha = alpha.max(lo);
-                beta = beta.min(hi);
-                if mv != 255 {
-                    tt_move = Some(board.perms[board.inverse[key.2]][mv as usize] as usize);
-                }
+        let key = self.key(pos);
+        let place = self.table.place(key.0, key.1);
+        if let Some((lo, hi, mv)) = self.table.probe_at(&place) {
+            let (lo, hi) = if p1 { (lo, hi) } else { (-hi, -lo) };
+            if lo >= beta || lo == hi {
+                return Some(lo);
+            }
+            if hi <= alpha {
+                return Some(hi);
+            }
+            alpha = alpha.max(lo);
+            beta = beta.min(hi);
+            if mv != 255 {
+                tt_move = Some(board.perms[board.inverse[key.2]][mv as usize] as usize);
             }
         }
-        if use_table {
-            // Not in the table: with two or three squares open, the abstract
-            // endgame's value, kept in the table too.
-            if let Some(v) = self.counted_abstract(pos, empty, stones, p1) {
-                let v1 = if p1 { v } else { -v };
-                self.table.store_at(&place, v1, v1, 255, empties as u8);
-                return Some(v);
-            }
+        // Not in the table: with two or three squares open, the abstract
+        // endgame's value, kept in the table too.
+        if let Some(v) = self.counted_abstract(pos, empty, stones, p1) {
+            let v1 = if p1 { v } else { -v };
+            self.table.store_at(&place, v1, v1, 255, empties as u8);
+            return Some(v);
         }
         if self.aborted || self.nodes >= self.budget {
             self.aborted = true;
@@ -586,7 +581,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             // be on its way from memory.
             if let Some(list) = &moves {
                 let j = i - usize::from(exclude != 0);
-                if j < list.len && empties > TT_MIN_EMPTY {
+                if j < list.len && empties - 1 > LAST_MOVES_MAX_EMPTY {
                     let (k1, k2) = pos.key_after(board, list.cells[j] as usize, p1);
                     self.table.prefetch(&self.table.place(k1, k2));
                 }
@@ -613,34 +608,32 @@ impl<'a, 'c> Solver<'a, 'c> {
                 }
             }
         }
-        if use_table {
-            let (lo, hi) = if best <= a0 {
-                (-1, best)
-            } else if best >= b0 {
-                (best, 1)
-            } else {
-                (best, best)
-            };
-            let (lo, hi) = if p1 { (lo, hi) } else { (-hi, -lo) };
-            let mv = if best_move == 255 {
-                255
-            } else {
-                board.perms[key.2][best_move as usize]
-            };
-            self.table.store_at(&place, lo, hi, mv, empties as u8);
-            if self.nodes - first_node >= LEMMA_MIN_NODES
-                && (lo, hi) != (-1, 1)
-                && self.table.wants_lemmas()
-            {
-                self.table.offer_lemma(TableEntry {
-                    k1: key.0,
-                    k2: key.1,
-                    lo,
-                    hi,
-                    mv,
-                    empty: empties as u8,
-                });
-            }
+        let (lo, hi) = if best <= a0 {
+            (-1, best)
+        } else if best >= b0 {
+            (best, 1)
+        } else {
+            (best, best)
+        };
+        let (lo, hi) = if p1 { (lo, hi) } else { (-hi, -lo) };
+        let mv = if best_move == 255 {
+            255
+        } else {
+            board.perms[key.2][best_move as usize]
+        };
+        self.table.store_at(&place, lo, hi, mv, empties as u8);
+        if self.nodes - first_node >= LEMMA_MIN_NODES
+            && (lo, hi) != (-1, 1)
+            && self.table.wants_lemmas()
+        {
+            self.table.offer_lemma(TableEntry {
+                k1: key.0,
+                k2: key.1,
+                lo,
+                hi,
+                mv,
+                empty: empties as u8,
+            });
         }
         Some(best)
     }

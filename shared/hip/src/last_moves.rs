@@ -1,0 +1,145 @@
+//! The last few moves of a `hip-solve` search, searched plainly.
+//!
+//! Near the end of a game the machinery of [`Solver::search`] costs more
+//! than it saves: at six empty cells or fewer a position's whole subtree is
+//! small, nearly every position expanded there is met once (each table
+//! probe a cache miss, for a hit on a minority of them), and of the move
+//! order only one rule still matters much, *shared cells before your
+//! reserve* (a cell the opponent cannot take keeps). So at
+//! [`LAST_MOVES_MAX_EMPTY`] empty cells or fewer the search is alpha-beta on
+//! the position alone: no table, no canonical key, no scored order, no
+//! abstract endgames; only the counted endgames ([`Solver::counted`]),
+//! which end most lines at once. It expands more nodes than the full search
+//! would at these depths, each for a fraction of the cost (BENCHMARKS.md,
+//! "The last moves searched plainly").
+//!
+//! Every position whose moves are generated here counts as a node, as in
+//! the full search; the budget is not checked (a subtree of six empty cells
+//! is at most a few thousand nodes).
+
+use super::search::{p1_moves, Pos, Solver};
+
+/// Positions with at most this many empty cells are searched by
+/// [`Solver::search_last_moves`]. On 4x6 and 5x5, 5 and 7 were slower than
+/// 6 (BENCHMARKS.md).
+pub const LAST_MOVES_MAX_EMPTY: u32 = 6;
+
+impl Solver<'_, '_> {
+    /// The value of `pos` for the player to move in the window `(alpha,
+    /// beta)`, fail-soft, as [`Solver::search`] (never aborted).
+    pub(crate) fn search_last_moves(&mut self, pos: &Pos, mut alpha: i8, beta: i8) -> i8 {
+        let board = self.board;
+        let occ = pos.p1 | pos.p2;
+        let empty = board.full & !occ;
+        if empty == 0 {
+            return 0;
+        }
+        let stones = occ.count_ones();
+        let p1 = p1_moves(stones, self.double);
+        let (dmine, dopp) = if p1 {
+            (pos.d1, pos.d2)
+        } else {
+            (pos.d2, pos.d1)
+        };
+        let safe = empty & !dmine;
+        if safe == 0 {
+            return -1;
+        }
+        if let Some(v) = self.counted(pos, empty, stones, p1) {
+            return v;
+        }
+        self.nodes += 1;
+        let again = p1_moves(stones + 1, self.double) == p1;
+        let mut best = -1i8;
+        // Shared cells first, then the reserve, each in cell order.
+        for mut cells in [safe & !dopp, safe & dopp] {
+            while cells != 0 {
+                let c = cells.trailing_zeros() as usize;
+                cells &= cells - 1;
+                let child = pos.play(board, c, p1);
+                let v = if again {
+                    self.search_last_moves(&child, alpha, beta)
+                } else {
+                    -self.search_last_moves(&child, -beta, -alpha)
+                };
+                if v > best {
+                    best = v;
+                    if v > alpha {
+                        alpha = v;
+                        if alpha >= beta {
+                            return best;
+                        }
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::reference;
+    use crate::table::Table;
+
+    /// Random positions with at most [`LAST_MOVES_MAX_EMPTY`] empty cells on
+    /// six small boards, standard and Double: in each of the three windows,
+    /// the plain search's fail-soft result bounds or equals plain minimax's
+    /// value, and the full window gives it exactly.
+    #[test]
+    fn last_moves_agree_with_plain_minimax() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut below = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut checked = [0usize; 3];
+        for (rows, cols) in [(3, 4), (4, 4), (3, 5), (4, 5), (5, 5), (3, 6)] {
+            let board = Board::new(rows, cols);
+            for double in [false, true] {
+                let table = Table::new(&board, double, Some(1));
+                let mut solver = Solver::new(&board, double, &table, None);
+                for _ in 0..40 {
+                    let mut pos = Pos::EMPTY;
+                    loop {
+                        let p1 = p1_moves(pos.stones(), double);
+                        let empty = board.full & !(pos.p1 | pos.p2);
+                        let dmine = if p1 { pos.d1 } else { pos.d2 };
+                        let safe = empty & !dmine;
+                        if safe == 0 {
+                            break;
+                        }
+                        if empty.count_ones() <= LAST_MOVES_MAX_EMPTY {
+                            let mut cells: Vec<u8> = (0..board.n)
+                                .map(|c| (pos.p1 >> c & 1) as u8 + 2 * (pos.p2 >> c & 1) as u8)
+                                .collect();
+                            let plain = reference::minimax(rows, cols, double, &mut cells);
+                            let plain = if p1 { plain } else { -plain };
+                            let exact = solver.search_last_moves(&pos, -1, 1);
+                            assert_eq!(exact, plain, "{rows}x{cols} double {double}: {pos:?}");
+                            for (alpha, beta) in [(-1, 0), (0, 1)] {
+                                let v = solver.search_last_moves(&pos, alpha, beta);
+                                assert!(
+                                    (v <= alpha && plain <= v) || (v >= beta && plain >= v),
+                                    "{rows}x{cols} double {double}: ({alpha}, {beta}) gave {v}, \
+                                     value {plain}: {pos:?}"
+                                );
+                            }
+                            checked[(plain + 1) as usize] += 1;
+                        }
+                        let cells: Vec<usize> =
+                            (0..board.n).filter(|&c| safe >> c & 1 == 1).collect();
+                        pos = pos.play(&board, cells[below(cells.len())], p1);
+                    }
+                }
+            }
+        }
+        // Losses, draws and wins for the mover, each met often enough that
+        // a wrong rule shows.
+        assert!(checked.iter().all(|&n| n > 100), "{checked:?}");
+    }
+}
