@@ -46,8 +46,11 @@ use orchard_core::ExploreContext;
 const POLL_INTERVAL: u64 = 1 << 14;
 
 /// Positions with at least this many empty cells look up all their children
-/// in the table before searching any (see [`Solver::etc`]).
-const ETC_MIN_EMPTY: u32 = 8;
+/// in the table before searching any (see [`Solver::etc`]). 8 until the last
+/// moves were searched plainly ([`LAST_MOVES_MAX_EMPTY`]); since then the
+/// probes at 8 and 9 empty cells cost more than they save (about 8% of the
+/// time on 4x6, 5x5 and the deep 6x6 positions; BENCHMARKS.md).
+const ETC_MIN_EMPTY: u32 = 10;
 
 /// A position whose search took at least this many nodes is offered to the
 /// table as a lemma for other workers (see [`Table::offer_lemma`]): about
