@@ -374,9 +374,13 @@ impl Scheduler {
     }
 
     /// Records the estimate of a job's size computed for
-    /// [`Scheduler::estimates_due`]. False: the job is unknown.
+    /// [`Scheduler::estimates_due`]. False, and nothing recorded: the job is
+    /// unknown, or no longer live. An estimate runs beside the job, so one
+    /// can come back after the job has finished; a finished job keeps the
+    /// estimate it ended with, so that its status (and "how far off the
+    /// estimate was") does not change after the end.
     pub fn set_estimate(&mut self, job_id: JobId, estimate: Estimate) -> bool {
-        let Some(job) = self.jobs.get_mut(&job_id) else {
+        let Some(job) = self.jobs.get_mut(&job_id).filter(|j| j.live()) else {
             return false;
         };
         job.estimate = Some(estimate);

@@ -528,6 +528,28 @@ fn set_estimate_gives_an_eta() {
     assert_eq!(snap.estimated_nodes, 40.0);
 }
 
+/// An estimate that comes back after its job has finished is not recorded:
+/// a done job's status keeps the estimate it ended with.
+#[test]
+fn a_finished_job_keeps_its_estimate() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 40, 4, None);
+    let est = |nodes| super::Estimate {
+        nodes,
+        std_error: 1.0,
+        assumed_bound: 0,
+    };
+    assert!(h.s.set_estimate(job, est(40.0)));
+    drain(&mut h, job);
+    assert_eq!(h.s.job(job).unwrap().state(), JobState::Done);
+    assert!(
+        !h.s.set_estimate(job, est(1e6)),
+        "a late estimate is refused"
+    );
+    assert_eq!(h.s.status(job).unwrap().estimated_nodes, 40.0);
+    assert!(!h.s.set_estimate(999, est(1.0)), "an unknown job");
+}
+
 /// `worker`'s honest report of a leased unit, committed; true if taken.
 fn report_as(h: &mut Harness, worker: u64, unit: u64, payload: &[u8]) -> bool {
     match h
