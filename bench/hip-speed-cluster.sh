@@ -15,7 +15,6 @@
 #            "--rows 5 --cols 6" (the issue's two boards)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo="$(pwd)"
 base="${1:-8690597}"
 workers="${2:-2}"
 shift 2 || shift $#
@@ -27,15 +26,7 @@ target="${CARGO_TARGET_DIR:-target}"
 work="$target/hip-speed"
 mkdir -p "$work"
 # The base build, from its own checkout of BASE.
-if [ ! -x "$work/orchard-$base" ]; then
-  tree="$work/tree-$base"
-  rm -rf "$tree"
-  git worktree add --detach "$tree" "$base" >/dev/null
-  (cd "$tree" && CARGO_TARGET_DIR="$repo/$work/target-base" \
-    cargo build --release --quiet --bin orchard)
-  cp "$work/target-base/release/orchard" "$work/orchard-$base"
-  git worktree remove --force "$tree"
-fi
+bench/build-at.sh "$base" orchard "$work/orchard-$base" --bin orchard
 cargo build --release --quiet --bin orchard
 cp "$target/release/orchard" "$work/orchard-new"
 

@@ -14,7 +14,6 @@
 #         and bench/hip-positions/6x6-deep.txt
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo="$(pwd)"
 base="${1:-8690597}"
 shift || true
 cases=("$@")
@@ -26,15 +25,7 @@ target="${CARGO_TARGET_DIR:-target}"
 work="$target/hip-speed"
 mkdir -p "$work"
 # The base solver, built from its own checkout of BASE.
-if [ ! -x "$work/base-$base" ]; then
-  tree="$work/tree-$base"
-  rm -rf "$tree"
-  git worktree add --detach "$tree" "$base" >/dev/null
-  (cd "$tree" && CARGO_TARGET_DIR="$repo/$work/target-base" \
-    cargo build --release --quiet -p orchard-hip --example hip_one_core)
-  cp "$work/target-base/release/examples/hip_one_core" "$work/base-$base"
-  git worktree remove --force "$tree"
-fi
+bench/build-at.sh "$base" examples/hip_one_core "$work/base-$base" -p orchard-hip --example hip_one_core
 cargo build --release --quiet -p orchard-hip --example hip_one_core
 cp "$target/release/examples/hip_one_core" "$work/new"
 

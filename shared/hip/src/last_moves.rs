@@ -82,6 +82,7 @@ mod tests {
     use super::*;
     use crate::board::Board;
     use crate::reference;
+    use crate::search::tests::below;
     use crate::table::Table;
 
     /// Random positions with at most [`LAST_MOVES_MAX_EMPTY`] empty cells on
@@ -90,13 +91,7 @@ mod tests {
     /// value, and the full window gives it exactly.
     #[test]
     fn last_moves_agree_with_plain_minimax() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut below = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut below = below(0x2545_f491_4f6c_dd1du64);
         let mut checked = [0usize; 3];
         for (rows, cols) in [(3, 4), (4, 4), (3, 5), (4, 5), (5, 5), (3, 6)] {
             let board = Board::new(rows, cols);

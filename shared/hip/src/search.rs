@@ -458,18 +458,16 @@ impl<'a, 'c> Solver<'a, 'c> {
         let board = self.board;
         let occ = pos.p1 | pos.p2;
         let empty = board.full & !occ;
-        if empty == 0 {
-            return Some(0);
+        // The last moves (a full board among them) are searched plainly.
+        let empties = empty.count_ones();
+        if empties <= LAST_MOVES_MAX_EMPTY {
+            return Some(self.search_last_moves(pos, alpha, beta));
         }
         let stones = occ.count_ones();
         let p1 = p1_moves(stones, self.double);
         let dmine = if p1 { pos.d1 } else { pos.d2 };
         if empty & !dmine == 0 {
             return Some(-1);
-        }
-        let empties = empty.count_ones();
-        if empties <= LAST_MOVES_MAX_EMPTY {
-            return Some(self.search_last_moves(pos, alpha, beta));
         }
         if let Some(v) = self.counted(pos, empty, stones, p1) {
             return Some(v);
@@ -652,7 +650,7 @@ pub(crate) fn solve_empty_board(board: &Board, table: &Table, double: bool) -> (
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::board::TRACKED_SQUARES;
     use crate::reference;
@@ -734,7 +732,7 @@ mod tests {
 
     /// A xorshift generator from `seed`: each call a number below its
     /// argument.
-    fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+    pub(crate) fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
         move |n| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
