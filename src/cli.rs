@@ -112,6 +112,8 @@ pub struct CacheArgs {
     pub cache_dir: Option<PathBuf>,
     /// Memory for each job's in-process cache, in MiB, rounded down to a
     /// power of two (default: by the job's size; hip-solve at most 1 GiB).
+    /// From 1 GiB up, hip-solve's table takes 256 MiB more, for the
+    /// positions near the end of the game.
     #[arg(
         long,
         global = true,

@@ -13,6 +13,18 @@
 //! cache line holds eight entries ([`packed`]); larger boards keep the key's
 //! two words and two entries a line under a sequence lock ([`wide`]). Both
 //! are exact: a probe returns only what was stored for that very position.
+//!
+//! A large table (a gigabyte or more: the long runs give it 8 GiB) is two:
+//! the positions near the end of the game, at most [`NEAR_MAX_EMPTY`] empty
+//! cells, in a *near* part of [`NEAR_MIB`], and the rest in the *far* part of
+//! the size asked for. Nearly every probe is of a position near the end,
+//! and on this project's machines a probe anywhere in 8 GiB costs about
+//! twice one in 256 MiB, whatever the page size (the address translations
+//! no longer fit the TLB's reach); a position near the end is cheap to
+//! search again, so it loses little by a smaller part, while the positions
+//! with big subtrees keep the large one to themselves. On 4x9 positions a
+//! search took 0.53-0.73 of the time of one 8 GiB table, with at most 5%
+//! more nodes (BENCHMARKS.md, "The table's near part").
 
 mod packed;
 mod wide;
@@ -42,6 +54,15 @@ pub fn table_bits(cells: usize, cache_mib: Option<u64>) -> u32 {
         None => ((cells as u32).saturating_sub(2 + per_bucket)).clamp(10, 25 - per_bucket),
     }
 }
+
+/// The size of a large table's near part (see the module doc): of 64, 128,
+/// 256, 512 and 1,024 MiB beside an 8 GiB far part, 256 was fastest on 4x9.
+pub const NEAR_MIB: u64 = 256;
+
+/// The positions with at most this many empty cells go to a large table's
+/// near part. 16 cost up to 1.4 times the time of 20 on 4x9 positions (the
+/// enhanced cutoffs' probes of the far part's children).
+pub const NEAR_MAX_EMPTY: u32 = 20;
 
 /// The game a table serves: rows, columns, Double Hip.
 pub type Tag = (usize, usize, bool);
@@ -91,7 +112,14 @@ fn merge(old: (i8, i8, u8), new: (i8, i8, u8)) -> (i8, i8, u8) {
 /// The transposition table of one game, safe to share between threads.
 pub struct Table {
     tag: Tag,
-    slots: Slots,
+    /// Every position, or with `near` those with more than
+    /// [`NEAR_MAX_EMPTY`] empty cells.
+    far: Slots,
+    /// On a large table, the positions with at most [`NEAR_MAX_EMPTY`]
+    /// empty cells, in [`NEAR_MIB`] of their own (see the module doc).
+    near: Option<Slots>,
+    /// The board's cells: a key's empty cells are `cells` less its stones.
+    cells: u32,
     /// Whether a worker collects this table's lemmas (set by the first
     /// [`Table::take_lemmas`]; until then nothing is collected).
     sharing: AtomicBool,
@@ -118,13 +146,10 @@ enum Slots {
     },
 }
 
-impl Table {
-    /// An empty table sized for `board` and `cache_mib` (see
-    /// [`table_bits`]). Costs nothing until used (see [`Buckets`]).
-    pub fn new(board: &Board, double: bool, cache_mib: Option<u64>) -> Table {
-        let bits = table_bits(board.n, cache_mib);
-        let slots = if board.n <= packed::MAX_CELLS {
-            let packing = Packing::new(board.n, bits);
+impl Slots {
+    fn new(cells: usize, bits: u32) -> Slots {
+        if cells <= packed::MAX_CELLS {
+            let packing = Packing::new(cells, bits);
             Slots::Packed {
                 buckets: Buckets::zeroed(1usize << packing.bucket_bits()),
                 packing,
@@ -134,12 +159,133 @@ impl Table {
                 buckets: Buckets::zeroed(1usize << bits),
                 mask: (1usize << bits) - 1,
             }
-        };
+        }
+    }
+
+    #[inline(always)]
+    fn place(&self, k1: u64, k2: u64, near: bool) -> Place {
+        match self {
+            Slots::Packed { packing, .. } => {
+                let (bucket, tag) = packing.locate(k1, k2);
+                Place {
+                    bucket,
+                    tag,
+                    k1,
+                    k2,
+                    near,
+                }
+            }
+            Slots::Wide { mask, .. } => Place {
+                bucket: wide::hash(k1, k2) as usize & mask,
+                tag: 0,
+                k1,
+                k2,
+                near,
+            },
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, place: &Place) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let bucket: *const u8 = match self {
+                Slots::Packed { buckets, .. } => {
+                    let at: *const PackedBucket = &buckets[place.bucket];
+                    at.cast()
+                }
+                Slots::Wide { buckets, .. } => {
+                    let at: *const WideBucket = &buckets[place.bucket];
+                    at.cast()
+                }
+            };
+            // SAFETY: `_mm_prefetch` only hints the cache; SSE is in the
+            // x86-64 baseline, and the address is that of a live bucket.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    bucket.cast::<i8>(),
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = place;
+    }
+
+    #[inline(always)]
+    fn probe_at(&self, place: &Place) -> Option<(i8, i8, u8)> {
+        match self {
+            Slots::Packed { buckets, .. } => buckets[place.bucket].probe(place.tag),
+            Slots::Wide { buckets, .. } => buckets[place.bucket].probe(place.k1, place.k2),
+        }
+    }
+
+    #[inline(always)]
+    fn store_at(&self, place: &Place, lo: i8, hi: i8, mv: u8, empty: u8) {
+        match self {
+            Slots::Packed { buckets, .. } => {
+                buckets[place.bucket].store(place.tag, lo, hi, mv, empty)
+            }
+            Slots::Wide { buckets, .. } => buckets[place.bucket].store(TableEntry {
+                k1: place.k1,
+                k2: place.k2,
+                lo,
+                hi,
+                mv,
+                empty,
+            }),
+        }
+    }
+
+    fn count_by_empty(&self, counts: &mut [u64; 65]) {
+        match self {
+            Slots::Packed { buckets, .. } => {
+                buckets.iter().for_each(|b| b.count_by_empty(counts));
+            }
+            Slots::Wide { .. } => {
+                self.for_each_entry(0, &mut |e| counts[usize::from(e.empty).min(64)] += 1);
+            }
+        }
+    }
+
+    fn for_each_entry(&self, min_empty: u8, f: &mut impl FnMut(&TableEntry)) {
+        match self {
+            Slots::Packed { buckets, packing } => {
+                for (i, b) in buckets.iter().enumerate() {
+                    b.entries(packing, i, min_empty, &mut *f);
+                }
+            }
+            Slots::Wide { buckets, .. } => {
+                for b in buckets.iter() {
+                    b.entries(min_empty, &mut *f);
+                }
+            }
+        }
+    }
+}
+
+impl Table {
+    /// An empty table sized for `board` and `cache_mib` (see
+    /// [`table_bits`]). Costs nothing until used (see [`Buckets`]).
+    pub fn new(board: &Board, double: bool, cache_mib: Option<u64>) -> Table {
+        let bits = table_bits(board.n, cache_mib);
+        let near_bits = table_bits(board.n, Some(NEAR_MIB));
+        let near = (bits >= near_bits + 2).then(|| Slots::new(board.n, near_bits));
         Table {
             tag: (board.rows, board.cols, double),
-            slots,
+            far: Slots::new(board.n, bits),
+            near,
+            cells: board.n as u32,
             sharing: AtomicBool::new(false),
             outbox: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The part of the table a place is in.
+    #[inline(always)]
+    fn slots(&self, near: bool) -> &Slots {
+        match &self.near {
+            Some(slots) if near => slots,
+            _ => &self.far,
         }
     }
 
@@ -173,22 +319,12 @@ impl Table {
     /// the store that follows it.
     #[inline(always)]
     pub fn place(&self, k1: u64, k2: u64) -> Place {
-        match &self.slots {
-            Slots::Packed { packing, .. } => {
-                let (bucket, tag) = packing.locate(k1, k2);
-                Place {
-                    bucket,
-                    tag,
-                    k1,
-                    k2,
-                }
+        // The key holds every stone, so it tells the number of empty cells.
+        match &self.near {
+            Some(slots) if self.cells - (k1 | k2).count_ones() <= NEAR_MAX_EMPTY => {
+                slots.place(k1, k2, true)
             }
-            Slots::Wide { mask, .. } => Place {
-                bucket: wide::hash(k1, k2) as usize & mask,
-                tag: 0,
-                k1,
-                k2,
-            },
+            _ => self.far.place(k1, k2, false),
         }
     }
 
@@ -198,37 +334,13 @@ impl Table {
     /// only: it changes no state and cannot fault.
     #[inline(always)]
     pub fn prefetch(&self, place: &Place) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let bucket: *const u8 = match &self.slots {
-                Slots::Packed { buckets, .. } => {
-                    let at: *const PackedBucket = &buckets[place.bucket];
-                    at.cast()
-                }
-                Slots::Wide { buckets, .. } => {
-                    let at: *const WideBucket = &buckets[place.bucket];
-                    at.cast()
-                }
-            };
-            // SAFETY: `_mm_prefetch` only hints the cache; SSE is in the
-            // x86-64 baseline, and the address is that of a live bucket.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    bucket.cast::<i8>(),
-                );
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = place;
+        self.slots(place.near).prefetch(place)
     }
 
     /// P1's interval and best canonical move for the key at `place`.
     #[inline(always)]
     pub fn probe_at(&self, place: &Place) -> Option<(i8, i8, u8)> {
-        match &self.slots {
-            Slots::Packed { buckets, .. } => buckets[place.bucket].probe(place.tag),
-            Slots::Wide { buckets, .. } => buckets[place.bucket].probe(place.k1, place.k2),
-        }
+        self.slots(place.near).probe_at(place)
     }
 
     /// P1's interval and best canonical move for a canonical key.
@@ -244,13 +356,9 @@ impl Table {
     /// How many used entries there are of each number of empty cells.
     pub fn count_by_empty(&self) -> [u64; 65] {
         let mut counts = [0u64; 65];
-        match &self.slots {
-            Slots::Packed { buckets, .. } => {
-                buckets.iter().for_each(|b| b.count_by_empty(&mut counts));
-            }
-            Slots::Wide { .. } => {
-                self.for_each_entry(0, |e| counts[usize::from(e.empty).min(64)] += 1);
-            }
+        self.far.count_by_empty(&mut counts);
+        if let Some(near) = &self.near {
+            near.count_by_empty(&mut counts);
         }
         counts
     }
@@ -258,17 +366,9 @@ impl Table {
     /// Calls `f` on every used entry with at least `min_empty` empty cells,
     /// each read consistently (searches may go on meanwhile).
     pub fn for_each_entry(&self, min_empty: u8, mut f: impl FnMut(&TableEntry)) {
-        match &self.slots {
-            Slots::Packed { buckets, packing } => {
-                for (i, b) in buckets.iter().enumerate() {
-                    b.entries(packing, i, min_empty, &mut f);
-                }
-            }
-            Slots::Wide { buckets, .. } => {
-                for b in buckets.iter() {
-                    b.entries(min_empty, &mut f);
-                }
-            }
+        self.far.for_each_entry(min_empty, &mut f);
+        if let Some(near) = &self.near {
+            near.for_each_entry(min_empty, &mut f);
         }
     }
 
@@ -276,19 +376,7 @@ impl Table {
     /// (intersected with what the table knew).
     #[inline(always)]
     pub fn store_at(&self, place: &Place, lo: i8, hi: i8, mv: u8, empty: u8) {
-        match &self.slots {
-            Slots::Packed { buckets, .. } => {
-                buckets[place.bucket].store(place.tag, lo, hi, mv, empty)
-            }
-            Slots::Wide { buckets, .. } => buckets[place.bucket].store(TableEntry {
-                k1: place.k1,
-                k2: place.k2,
-                lo,
-                hi,
-                mv,
-                empty,
-            }),
-        }
+        self.slots(place.near).store_at(place, lo, hi, mv, empty)
     }
 
     /// Records that P1's value lies in `lo..=hi` for a canonical key.
@@ -306,6 +394,8 @@ pub struct Place {
     /// The key (the wide layout compares it whole).
     k1: u64,
     k2: u64,
+    /// In the table's near part.
+    near: bool,
 }
 
 /// The buckets of a table, in zeroed memory. The table is probed at random,
@@ -389,11 +479,12 @@ impl<B> Drop for Buckets<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::solve_empty_board;
     use std::sync::atomic::AtomicU64;
 
     /// The bucket a key falls in.
     fn bucket_of(table: &Table, k1: u64, k2: u64) -> usize {
-        match &table.slots {
+        match &table.far {
             Slots::Packed { packing, .. } => packing.locate(k1, k2).0,
             Slots::Wide { mask, .. } => wide::hash(k1, k2) as usize & mask,
         }
@@ -498,6 +589,80 @@ mod tests {
                 .filter(|k| table.probe(k.0, k.1).is_some())
                 .count();
             assert_eq!(found, kept, "{rows}x{cols}");
+        }
+    }
+
+    /// A table of a gigabyte or more is two parts: on a board of each
+    /// layout, positions with at most [`NEAR_MAX_EMPTY`] empty cells go to
+    /// the near part and the others to the far one, each probe finds what
+    /// was stored for its position, and the walk over the entries and
+    /// their count see both parts. A smaller table is one part.
+    #[test]
+    fn a_large_table_keeps_the_end_apart() {
+        for (rows, cols) in [(6, 6), (6, 7)] {
+            let board = Board::new(rows, cols);
+            assert!(Table::new(&board, false, Some(512)).near.is_none());
+            let table = Table::new(&board, false, Some(1024));
+            assert!(table.near.is_some());
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            let mut next = move || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            };
+            let mut stored = std::collections::BTreeMap::new();
+            let mut near = 0;
+            for i in 0..2000u64 {
+                // 0 to 35 stones, each cell P1's or P2's at random.
+                let stones = (i % 36) as usize;
+                let (mut k1, mut k2) = (0u64, 0u64);
+                let mut cells: Vec<usize> = (0..board.n).collect();
+                for s in 0..stones {
+                    let c = cells.swap_remove(next() as usize % cells.len());
+                    if s % 2 == 0 {
+                        k1 |= 1 << c;
+                    } else {
+                        k2 |= 1 << c;
+                    }
+                }
+                if stored.contains_key(&(k1, k2)) {
+                    continue; // a second store would merge with the first
+                }
+                let empty = (board.n - stones) as u8;
+                let place = table.place(k1, k2);
+                assert_eq!(place.near, u32::from(empty) <= NEAR_MAX_EMPTY);
+                near += usize::from(place.near);
+                let (lo, hi, mv) = [(-1, 0, 3), (0, 0, 7), (0, 1, 255)][(next() % 3) as usize];
+                table.store_at(&place, lo, hi, mv, empty);
+                stored.insert((k1, k2), (lo, hi, mv, empty));
+            }
+            assert!(near > 500 && near < 1500, "{near} of 2000 near");
+            for (&(k1, k2), &(lo, hi, mv, _)) in &stored {
+                assert_eq!(table.probe(k1, k2), Some((lo, hi, mv)), "{k1:x} {k2:x}");
+            }
+            let mut walked = std::collections::BTreeMap::new();
+            table.for_each_entry(0, |e| {
+                walked.insert((e.k1, e.k2), (e.lo, e.hi, e.mv, e.empty));
+            });
+            assert_eq!(walked, stored);
+            assert_eq!(
+                table.count_by_empty().iter().sum::<u64>(),
+                stored.len() as u64
+            );
+        }
+        // A search through both parts gives table B's values: standard 4x6
+        // is a draw, Double 4x6 a first player win.
+        for (double, value) in [(false, 0), (true, 1)] {
+            let board = Board::new(4, 6);
+            let split = Table::new(&board, double, Some(1024));
+            assert!(split.near.is_some());
+            assert_eq!(solve_empty_board(&board, &split, double).0, value);
+            let mut parts = [0; 2];
+            split.for_each_entry(0, |e| {
+                parts[usize::from(u32::from(e.empty) <= NEAR_MAX_EMPTY)] += 1
+            });
+            assert!(parts[0] > 0 && parts[1] > 0, "{parts:?}");
         }
     }
 }
