@@ -23,7 +23,7 @@
 //! no longer fit the TLB's reach); a position near the end is cheap to
 //! search again, so it loses little by a smaller part, while the positions
 //! with big subtrees keep the large one to themselves. On 4x9 positions a
-//! search took 0.53-0.73 of the time of one 8 GiB table, with at most 5%
+//! search took 0.52-0.73 of the time of one 8 GiB table, with at most 5%
 //! more nodes (BENCHMARKS.md, "The table's near part").
 
 mod packed;
@@ -55,13 +55,14 @@ pub fn table_bits(cells: usize, cache_mib: Option<u64>) -> u32 {
     }
 }
 
-/// The size of a large table's near part (see the module doc): of 64, 128,
-/// 256, 512 and 1,024 MiB beside an 8 GiB far part, 256 was fastest on 4x9.
+/// The size of a large table's near part (see the module doc). Beside an
+/// 8 GiB far part on 4x9 positions, 64 MiB searched 5% more nodes, and
+/// 1 GiB was nearly as slow as no near part at all.
 pub const NEAR_MIB: u64 = 256;
 
 /// The positions with at most this many empty cells go to a large table's
-/// near part. 16 cost up to 1.4 times the time of 20 on 4x9 positions (the
-/// enhanced cutoffs' probes of the far part's children).
+/// near part. 16 took 1.2-1.6 times the time of 20 on 4x9 positions: the
+/// enhanced cutoff probes every child of a position above the limit.
 pub const NEAR_MAX_EMPTY: u32 = 20;
 
 /// The game a table serves: rows, columns, Double Hip.
