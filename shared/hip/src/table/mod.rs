@@ -481,6 +481,7 @@ impl<B> Drop for Buckets<B> {
 mod tests {
     use super::*;
     use crate::search::solve_empty_board;
+    use crate::search::tests::below;
     use std::sync::atomic::AtomicU64;
 
     /// The bucket a key falls in.
@@ -605,13 +606,7 @@ mod tests {
             assert!(Table::new(&board, false, Some(512)).near.is_none());
             let table = Table::new(&board, false, Some(1024));
             assert!(table.near.is_some());
-            let mut seed = 0x2545_f491_4f6c_dd1du64;
-            let mut next = move || {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                seed
-            };
+            let mut below = below(0x2545_f491_4f6c_dd1du64);
             let mut stored = std::collections::BTreeMap::new();
             let mut near = 0;
             for i in 0..2000u64 {
@@ -620,7 +615,7 @@ mod tests {
                 let (mut k1, mut k2) = (0u64, 0u64);
                 let mut cells: Vec<usize> = (0..board.n).collect();
                 for s in 0..stones {
-                    let c = cells.swap_remove(next() as usize % cells.len());
+                    let c = cells.swap_remove(below(cells.len()));
                     if s % 2 == 0 {
                         k1 |= 1 << c;
                     } else {
@@ -634,7 +629,7 @@ mod tests {
                 let place = table.place(k1, k2);
                 assert_eq!(place.near, u32::from(empty) <= NEAR_MAX_EMPTY);
                 near += usize::from(place.near);
-                let (lo, hi, mv) = [(-1, 0, 3), (0, 0, 7), (0, 1, 255)][(next() % 3) as usize];
+                let (lo, hi, mv) = [(-1, 0, 3), (0, 0, 7), (0, 1, 255)][below(3)];
                 table.store_at(&place, lo, hi, mv, empty);
                 stored.insert((k1, k2), (lo, hi, mv, empty));
             }
