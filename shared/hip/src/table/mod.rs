@@ -18,9 +18,9 @@
 //! the positions near the end of the game, at most [`NEAR_MAX_EMPTY`] empty
 //! cells, in a *near* part of [`NEAR_MIB`], and the rest in the *far* part of
 //! the size asked for. Nearly every probe is of a position near the end,
-//! and on this project's machines a probe anywhere in 8 GiB costs about
-//! twice one in 256 MiB, whatever the page size (the address translations
-//! no longer fit the TLB's reach); a position near the end is cheap to
+//! and on this project's machines a search with an 8 GiB table took 1.6
+//! times as long as with 256 MiB for the same nodes, huge pages or not (the
+//! address translations no longer fit the TLB's reach); a position near the end is cheap to
 //! search again, so it loses little by a smaller part, while the positions
 //! with big subtrees keep the large one to themselves. On 4x9 positions a
 //! search took 0.52-0.73 of the time of one 8 GiB table, with at most 5%
