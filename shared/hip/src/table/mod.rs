@@ -486,10 +486,7 @@ mod tests {
 
     /// The bucket a key falls in.
     fn bucket_of(table: &Table, k1: u64, k2: u64) -> usize {
-        match &table.far {
-            Slots::Packed { packing, .. } => packing.locate(k1, k2).0,
-            Slots::Wide { mask, .. } => wide::hash(k1, k2) as usize & mask,
-        }
+        table.place(k1, k2).bucket
     }
 
     /// `n` positions of `board` that fall in one bucket of `table`.
