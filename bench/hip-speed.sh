@@ -2,16 +2,20 @@
 # hip-solve against an earlier solver, side by side in one sitting (issue 19
 # part 2): the `hip_one_core` example of BASE (a git revision) and of this
 # working tree, each case run by one then the other, one search on one core
-# (`direct R C`: the empty board, one search with the job's table; `tune 6 6
+# (`direct R C`: the empty board, one search with the job's table; `tune R C
 # FILE`: every position of FILE, each with a fresh table). Prints the value,
 # the nodes and the CPU seconds of each, and the ratios new/base. Node counts
 # do not depend on the machine's load; CPU seconds do, a little (caches).
 #
 # Usage: bench/hip-speed.sh [BASE] [CASE...]
 #   BASE  default 8690597 (the solver before Gardner's pairing bound)
-#   CASE  "direct R C" or "tune 6 6 FILE"; default: the draw boards with an
+#   CASE  "direct R C" or "tune R C FILE"; default: the draw boards with an
 #         even side 3x8, 2x12, 4x6, the second-player boards 4x7 and 5x6,
 #         and bench/hip-positions/6x6-deep.txt
+# ORCHARD_CACHE_MIB, if set, is the table size of both (the long runs' 8192:
+#   ORCHARD_CACHE_MIB=8192 bench/hip-speed.sh d0342e7 \
+#     "tune 4 9 bench/hip-positions/4x9-deep.txt"
+#   measures the table's near part, which d0342e7 lacks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base="${1:-8690597}"
