@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chaos, the long version of tests/chaos.rs: ROUNDS rounds (default 10), each
+# Chaos, the long version of tests/e2e/chaos.rs: ROUNDS rounds (default 10), each
 # a fresh h'(4) job (hc --columns 4 --variant subsets --min-length 1) on a
 # coordinator and three workers, SIGKILLed 30 times at random points of the
 # job's progress (the coordinator one time in four) and restarted; every
@@ -27,5 +27,5 @@ elif [ -n "${3:-}" ]; then
   exit 2
 fi
 ORCHARD_CHAOS_ROUNDS="$rounds" ORCHARD_CHAOS_SEED="$seed" \
-  cargo test --release --quiet --test chaos -- --exact "$test" "${ignored[@]}" --nocapture 2>&1 \
+  cargo test --release --quiet --test e2e -- --exact "chaos::$test" "${ignored[@]}" --nocapture 2>&1 \
   | grep -E '^(chaos:|test result)'

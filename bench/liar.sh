@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A longer lying-worker run than CI's (tests/replicas.rs): ROUNDS verified
+# A longer lying-worker run than CI's (tests/e2e/replicas.rs): ROUNDS verified
 # synthetic jobs (20 million nodes, 64 root units, --replicas 2) on a
 # coordinator and three honest one-thread workers, each job beside a fresh
 # client that explores honestly and adds one node to about every other
@@ -10,5 +10,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-20}
-ORCHARD_LIAR_ROUNDS=$ROUNDS cargo test --release --test replicas -- --ignored \
-    --nocapture many_lies_are_all_found_and_no_answer_is_wrong 2>&1 | grep -E "^liar:|test result|panicked"
+ORCHARD_LIAR_ROUNDS=$ROUNDS cargo test --release --test e2e -- --ignored \
+    --nocapture replicas::many_lies_are_all_found_and_no_answer_is_wrong 2>&1 | grep -E "^liar:|test result|panicked"

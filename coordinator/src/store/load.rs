@@ -9,7 +9,7 @@
 //! word: a unit of no job, a unit in a state orchard has no name for, a
 //! pending unit with a result, a unit or a result of a running job whose
 //! parent unit or unit belongs to another job. (Found by
-//! `tests/hostile_rows.rs`.)
+//! `tests/e2e/hostile_rows.rs`.)
 //!
 //! What a row-by-row check cannot see — a unit row deleted, added or moved
 //! between jobs, a column no CRC covers, a job's answer edited — the seals

@@ -3,7 +3,7 @@
 //! cluster that loses or repeats a subtree under splits, kills and
 //! hand-backs says so in `exact`.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

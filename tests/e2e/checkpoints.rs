@@ -10,7 +10,7 @@
 //! edited by hand) fails here instead of misleading a reader. They also
 //! recompute every ledger row's ratio of orchard's nodes to Franke's calls.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,7 +6,7 @@
 //! so a result counted twice or lost shows); the answer must be the single
 //! process's every time.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

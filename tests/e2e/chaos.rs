@@ -18,7 +18,7 @@
 //! round one partition of one to three minutes: the coordinator unreachable
 //! while the workers keep their results.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
@@ -375,7 +375,7 @@ fn a_job_under_random_kills_answers_byte_for_byte_as_a_clean_run() {
 }
 
 /// The long version with network faults (`bench/chaos.sh ROUNDS SEED
-/// network`): minutes a round, so not in CI (`tests/network_faults.rs`
+/// network`): minutes a round, so not in CI (`tests/e2e/network_faults.rs`
 /// is, for each kind of network fault).
 #[test]
 #[ignore]

@@ -6,7 +6,7 @@
 //! `hip-solve` and `hip-nn`, see `common::family`): the answer must be the single
 //! process's, and nothing done may be searched again.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! not overwrite), and the same command run again, resuming or answering a
 //! finished job from the database.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! dashboard page rendered by a real headless Chromium, checked against the
 //! API, with a screenshot kept as a test artifact.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -7,7 +7,7 @@
 //! `ORCHARD_REQUIRE_SHELLS=1` (.ci/run installs them and sets it); on a
 //! developer's machine without them those checks say so and are skipped.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

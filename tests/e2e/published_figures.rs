@@ -7,7 +7,7 @@
 //! knight's tour networks (`hip-nn`, `knight-nn`) equal to the single
 //! process's, every board and tour checked.
 
-mod common;
+use crate::common;
 
 use common::hc::run_hc;
 use common::hip::{check_report, interval, root_value};

@@ -1,7 +1,7 @@
 //! `orchard estimate` as a user runs it: the estimate against the node count
 //! of the real run, reproducibility, and bad input.
 
-mod common;
+use crate::common;
 
 use common::{run, run_json, TempDir};
 

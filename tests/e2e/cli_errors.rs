@@ -3,7 +3,7 @@
 //! nothing; corrupt or foreign databases are refused and left alone; an
 //! unreachable coordinator is said so; one coordinator per database.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -11,7 +11,7 @@ use orchard_core::{
     SearchFamily,
 };
 
-mod common;
+use crate::common;
 
 /// A family with no root unit: its answer is the empty summary's.
 struct Nothing;

@@ -13,7 +13,7 @@
 //! and sets it) and `chattr` with CAP_LINUX_IMMUTABLE; without them the
 //! test fails and says which is missing.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -10,7 +10,7 @@
 //! queued unit handed back and another dropped (back by expiry); a queued
 //! unit is not asked to split until it starts.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;

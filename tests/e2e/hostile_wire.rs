@@ -9,7 +9,7 @@
 //! `bench/hostile.sh` runs a million and records the figures in
 //! BENCHMARKS.md. `ORCHARD_FUZZ_SEED` changes the inputs.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! Who may connect: bearer tokens, TLS, and requests that are too large or
 //! malformed. Real coordinator processes on 127.0.0.1.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 use std::time::Duration;

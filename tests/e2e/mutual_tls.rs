@@ -4,7 +4,7 @@
 //! for a worker that arrives under another worker's certificate. Real
 //! processes, real sockets, a test CA (rcgen).
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 use std::time::{Duration, Instant};

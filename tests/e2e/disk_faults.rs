@@ -9,7 +9,7 @@
 //! where `mount -t tmpfs` is refused the full-disk test says so and is
 //! skipped, except in CI (`ORCHARD_REQUIRE_MOUNT`), where it fails.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

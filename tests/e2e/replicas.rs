@@ -3,7 +3,7 @@
 //! the lying worker is a test client speaking the real gRPC protocol that
 //! explores its units honestly with the family and corrupts one count.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

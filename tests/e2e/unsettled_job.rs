@@ -17,7 +17,7 @@ use orchard_core::{
 use orchard_worker::{run_worker, OpenJobs, WorkerConfig};
 use tokio::sync::watch;
 
-mod common;
+use crate::common;
 
 /// Leaves `0..LEAVES`, one bit each.
 const LEAVES: u64 = 64;

@@ -2,7 +2,7 @@
 //! heartbeats at the coordinator's interval, not at one of its own; and a
 //! coordinator refuses an interval that would let leases expire.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! opened, under the coordinator's lock, and their jobs resume; a database
 //! of a newer version is refused and left alone.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! hip-solve's lemmas, traded between workers through the coordinator: what
 //! is stored, what each worker learns, and the wire's refusals.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! carries to the next, a damaged snapshot is refused and left alone, and an
 //! interrupted run saves its snapshot as it stops.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
