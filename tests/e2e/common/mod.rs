@@ -1,5 +1,5 @@
 //! Helpers for the end-to-end tests: real `orchard` processes on 127.0.0.1.
-//! Each test file uses a part of them.
+//! Each test module uses a part of them.
 
 #![allow(dead_code)]
 
@@ -15,9 +15,9 @@ pub mod process;
 pub mod proxy;
 pub mod raw_worker;
 
-#[allow(unused_imports)] // not every test file uses each part
+#[allow(unused_imports)] // not every test module uses each part
 pub use cluster::*;
-#[allow(unused_imports)] // not every test file uses each part
+#[allow(unused_imports)] // not every test module uses each part
 pub use http::*;
-#[allow(unused_imports)] // not every test file uses each part
+#[allow(unused_imports)] // not every test module uses each part
 pub use process::*;
