@@ -27,5 +27,5 @@ elif [ -n "${3:-}" ]; then
   exit 2
 fi
 ORCHARD_CHAOS_ROUNDS="$rounds" ORCHARD_CHAOS_SEED="$seed" \
-  cargo test --release --quiet --test e2e -- --exact "chaos::$test" "${ignored[@]}" --nocapture 2>&1 \
+  cargo test --workspace --release --quiet --test e2e -- --exact "chaos::$test" "${ignored[@]}" --nocapture 2>&1 \
   | grep -E '^(chaos:|test result)'

@@ -18,12 +18,12 @@ SEED="${2:-1}"
 ENDS="${3:-200}"
 shift $(( $# < 3 ? $# : 3 ))
 if [ $# -gt 0 ]; then TESTS=("$@"); else TESTS=(hostile_input hostile_wire hostile_rows); fi
-cargo test --release --quiet --no-run --test e2e
+cargo test --workspace --release --quiet --no-run --test e2e
 for t in "${TESTS[@]}"; do
   echo "== $t"
   ORCHARD_FUZZ_INPUTS="$INPUTS" ORCHARD_FUZZ_WIRE_INPUTS="$INPUTS" ORCHARD_FUZZ_ROW_INPUTS="$INPUTS" \
   ORCHARD_FUZZ_ROW_ENDS="$ENDS" ORCHARD_FUZZ_SEED="$SEED" \
     /usr/bin/env time -f "%e s wall, %U s CPU" \
-    cargo test --release --quiet --test e2e -- --nocapture "$t::" 2>&1 \
+    cargo test --workspace --release --quiet --test e2e -- --nocapture "$t::" 2>&1 \
     | grep -E '^(hostile|test result|thread|.*panicked|[0-9.]+ s wall)'
 done

@@ -10,5 +10,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-20}
-ORCHARD_LIAR_ROUNDS=$ROUNDS cargo test --release --test e2e -- --ignored \
+ORCHARD_LIAR_ROUNDS=$ROUNDS cargo test --workspace --release --test e2e -- --ignored \
     --nocapture replicas::many_lies_are_all_found_and_no_answer_is_wrong 2>&1 | grep -E "^liar:|test result|panicked"

@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 UNITS="${1:-1000000}"
-cargo test --release --quiet --no-run --test e2e
+cargo test --workspace --release --quiet --no-run --test e2e
 ORCHARD_OPEN_UNITS="$UNITS" \
-  cargo test --release --quiet --test e2e -- --nocapture \
+  cargo test --workspace --release --quiet --test e2e -- --nocapture \
   hostile_rows::a_database_of_many_units_opens_with_every_seal_checked 2>&1 \
   | grep -E '^(open time|test result|thread|.*panicked)'

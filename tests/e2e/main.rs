@@ -7,7 +7,7 @@
 //! them took 4.6 minutes of a two-core build (7.2 CPU minutes) just to
 //! rebuild after a change to `common/`; as modules of one crate they are
 //! compiled and linked once. Run one concern with its module's name:
-//! `cargo test --release --test e2e -- checkpoints::`.
+//! `cargo test --workspace --release --test e2e -- checkpoints::`.
 
 mod common;
 
