@@ -35,8 +35,12 @@
 #                                      is running, also the answer so far
 #                                      from its dashboard (the counts of the
 #                                      units done)
-#   bench/long-run.sh openings hip-RxC[-double]  nodes and units under each
-#                                      opening of a Hip run
+#   bench/long-run.sh openings hip-RxC[-double] [MOVE...]  nodes and units
+#                                      under each opening of a Hip run, or under
+#                                      each move after the line MOVE... (cells
+#                                      as a1, i4), in the order the search
+#                                      reached them; "finished" when no unit
+#                                      under it is left (read-only)
 #   bench/long-run.sh checkpoint [RUN...]  `orchard backup` of each run's
 #                                      database into runs/ (commit them)
 #   bench/long-run.sh stop [RUN...]    SIGTERM to every run (or to these
@@ -200,22 +204,45 @@ EOF
   ;;
 openings)
   r="${2:?run}"
-  [[ "$r" =~ ^hip-[0-9]+x([0-9]+)(-double)?$ ]] || { echo "openings: a hip-RxC run" >&2; exit 2; }
+  [[ "$r" =~ ^hip-([0-9]+)x([0-9]+)(-double)?$ ]] || { echo "openings: a hip-RxC run" >&2; exit 2; }
+  rows="${BASH_REMATCH[1]}"
+  cols="${BASH_REMATCH[2]}"
+  shift 2
   # A unit's payload is its moves (a version byte, a length byte, then the
-  # cells): the first cell is the opening, named column letter + row number.
-  python3 - "$(db_of "$r")" "${BASH_REMATCH[1]}" << 'EOF'
-import collections, sqlite3, sys
-cols = int(sys.argv[2])
+  # cells; a last byte of 0x80 and up is the unit's window, not a move):
+  # cell c is named column letter + row number (c % cols, c / cols).
+  python3 - "$(db_of "$r")" "$rows" "$cols" "$@" << 'EOF'
+import collections, signal, sqlite3, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
+rows, cols = int(sys.argv[2]), int(sys.argv[3])
 name = lambda c: "%s%d" % (chr(ord("a") + c % cols), c // cols + 1)
+cells = {name(c): c for c in range(rows * cols)}
+line = []
+for m in sys.argv[4:]:
+    if m not in cells:
+        sys.exit("openings: %s is not a cell of %dx%d (a1 to %s)" % (m, rows, cols, name(rows * cols - 1)))
+    line.append(cells[m])
+where = " ".join(sys.argv[4:]) or "the root"
 conn = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
-nodes, states = collections.Counter(), collections.defaultdict(collections.Counter)
-q = "SELECT u.payload, u.state, coalesce(r.nodes, 0) FROM units u LEFT JOIN results r ON r.unit_id = u.id"
-for payload, state, n in conn.execute(q):
-    key = name(payload[2]) if len(payload) > 2 else "root"
+nodes, states, first = collections.Counter(), collections.defaultdict(collections.Counter), {}
+q = ("SELECT u.id, u.payload, u.state, coalesce(r.nodes, 0) FROM units u"
+     " LEFT JOIN results r ON r.unit_id = u.id ORDER BY u.id")
+d = len(line)
+for uid, payload, state, n in conn.execute(q):
+    moves = [b for b in payload[2:2 + payload[1]] if b < 0x80] if len(payload) > 1 else []
+    if moves[:d] != line:
+        continue
+    key = name(moves[d]) if len(moves) > d else "(%s itself)" % where
     nodes[key] += n
     states[key][state] += 1
-for key in sorted(nodes, key=lambda k: (k[0] == "r", int(k[1:]) if k[1:].isdigit() else 0, k)):
-    print("%s %.4g nodes in done units; units %s" % (key, nodes[key], dict(sorted(states[key].items()))))
+    first.setdefault(key, uid)
+if not nodes:
+    sys.exit("openings: no unit under %s" % where)
+print("%.4g nodes in done units under %s" % (sum(nodes.values()), where))
+for key in sorted(nodes, key=first.get):
+    left = states[key]["pending"] + states[key]["running"]
+    print("%s %.4g nodes in done units; units %s%s" % (
+        key, nodes[key], dict(sorted(states[key].items())), "" if left else "; finished"))
 EOF
   ;;
 checkpoint)
