@@ -208,6 +208,7 @@ openings)
   rows="${BASH_REMATCH[1]}"
   cols="${BASH_REMATCH[2]}"
   shift 2
+  [ -f "$(db_of "$r")" ] || { echo "openings: no database $(db_of "$r")" >&2; exit 1; }
   # A unit's payload is its moves (a version byte, a length byte, then the
   # cells; a last byte of 0x80 and up is the unit's window, not a move):
   # cell c is named column letter + row number (c % cols, c / cols).
@@ -240,9 +241,10 @@ if not nodes:
     sys.exit("openings: no unit under %s" % where)
 print("%.4g nodes in done units under %s" % (sum(nodes.values()), where))
 for key in sorted(nodes, key=first.get):
-    left = states[key]["pending"] + states[key]["running"]
+    # A leased unit stays pending in the database until it reports.
     print("%s %.4g nodes in done units; units %s%s" % (
-        key, nodes[key], dict(sorted(states[key].items())), "" if left else "; finished"))
+        key, nodes[key], dict(sorted(states[key].items())),
+        "" if states[key]["pending"] else "; finished"))
 EOF
   ;;
 checkpoint)
