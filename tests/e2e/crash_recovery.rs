@@ -153,56 +153,16 @@ fn kill_a_frozen_victim(
     }
 }
 
-/// A victim works alone and is killed; units are short and a worker holds
-/// none between a report and its next lease, so the kill may miss: then
-/// another victim is tried, until one dies holding a lease (its lease is
-/// still counted as running: leases only end by expiry). The database
-/// decides, after the lease has expired: a report the victim sent just
-/// before it died may still have been on its way when the status was read,
-/// and then its unit is done, not held. Then, with no worker left, the
-/// answer so far is checked, and two workers finish the job.
+/// Victims work alone until one dies holding a lease
+/// ([`kill_lone_victims`]); then, with no worker left, the answer so far is
+/// checked, and two workers finish the job.
 fn kill_a_lone_victim(
     case: &FamilyCase,
     dir: &TempDir,
     url: &str,
     job: u64,
 ) -> (Vec<Proc>, Evidence) {
-    let mut attempts = 0;
-    let held: Vec<i64> = loop {
-        attempts += 1;
-        assert!(attempts <= 20, "no victim died holding a lease");
-        let done = common::status(url, job).unwrap()["units_done"]
-            .as_u64()
-            .unwrap();
-        let mut victim = start_worker(dir, url, &format!("victim-{attempts}"));
-        wait_status(url, job, case.first_units_within, |s| {
-            s["units_done"].as_u64().unwrap() >= done + 10
-        });
-        victim.sigkill();
-        let s = common::status(url, job).unwrap();
-        assert_eq!(s["state"], "running", "the kill came mid-job: {s}");
-        // The victim may hold a second unit leased ahead, and earlier
-        // victims' leases may not have expired yet: any held lease will do
-        // (each is checked below); none means the kill fell between units.
-        if s["units_running"] == 0 {
-            continue;
-        }
-        // Nothing is merged until the lease expires (2 s), so the unit is
-        // not cancelled as moot in the meantime (a sibling's result could
-        // cut it).
-        std::thread::sleep(Duration::from_secs(3));
-        // The victim's unit: leased, never finished.
-        let held: Vec<i64> = units(&dir.path("coord.db"))
-            .into_iter()
-            .filter(|(_, (state, leases, _))| state == "pending" && *leases >= 1)
-            .map(|(id, _)| id)
-            .collect();
-        // One thread holds one unit; a victim killed while its lease
-        // request was on the way may have left one more, unseen.
-        if !held.is_empty() {
-            break held;
-        }
-    };
+    let held = kill_lone_victims(dir, url, job, case.first_units_within, 10);
     // With no worker left, the job is running: its answer so far is sound.
     if let Some(check) = case.check_interim_results {
         check(url, job);
@@ -212,6 +172,57 @@ fn kill_a_lone_victim(
         start_worker(dir, url, "other"),
     ];
     (others, Evidence::Held(held))
+}
+
+/// Starts one lone victim at a time and kills it once the job has `units_each`
+/// more units done, until one dies holding a lease; returns the units it
+/// held (pending, leased at least once), read from the database after the
+/// lease has expired. Units are short and a worker holds none between a
+/// report and its next lease, so a kill may miss. The victim may hold a
+/// second unit leased ahead, and an earlier victim's lease may not have
+/// expired yet (leases only end by expiry), so any lease still counted as
+/// running will do; the database decides, since a report the victim sent
+/// just before it died may still have been on its way when the status was
+/// read, and then its unit is done, not held.
+fn kill_lone_victims(
+    dir: &TempDir,
+    url: &str,
+    job: u64,
+    within: Duration,
+    units_each: u64,
+) -> Vec<i64> {
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        assert!(attempts <= 20, "no victim died holding a lease");
+        let done = common::status(url, job).unwrap()["units_done"]
+            .as_u64()
+            .unwrap();
+        let mut victim = start_worker(dir, url, &format!("victim-{attempts}"));
+        wait_status(url, job, within, |s| {
+            s["units_done"].as_u64().unwrap() >= done + units_each || s["state"] == "done"
+        });
+        victim.sigkill();
+        let s = common::status(url, job).unwrap();
+        assert_eq!(s["state"], "running", "the kill came mid-job: {s}");
+        if s["units_running"] == 0 {
+            continue;
+        }
+        // Nothing is merged until the lease expires (2 s), so the unit is
+        // not cancelled as moot in the meantime (a sibling's result could
+        // cut it).
+        std::thread::sleep(Duration::from_secs(3));
+        // The victim's units: leased, never finished. A victim killed while
+        // its lease request was on the way may have left one more, unseen.
+        let held: Vec<i64> = units(&dir.path("coord.db"))
+            .into_iter()
+            .filter(|(_, (state, leases, _))| state == "pending" && *leases >= 1)
+            .map(|(id, _)| id)
+            .collect();
+        if !held.is_empty() {
+            return held;
+        }
+    }
 }
 
 fn a_coordinator_killed_mid_job_resumes_from_its_database(case: &FamilyCase) {
@@ -396,36 +407,7 @@ fn knight_tours_meeting_parts_survive_a_killed_worker() {
             &part_states.to_string(),
         ],
     );
-    let mut attempts = 0;
-    let held: Vec<i64> = loop {
-        attempts += 1;
-        assert!(attempts <= 20, "no victim died holding a lease");
-        let done = common::status(&url, job).unwrap()["units_done"]
-            .as_u64()
-            .unwrap();
-        let mut victim = start_worker(&dir, &url, &format!("victim-{attempts}"));
-        wait_status(&url, job, Duration::from_secs(120), |s| {
-            s["units_done"].as_u64().unwrap() >= done + 5 || s["state"] == "done"
-        });
-        victim.sigkill();
-        let s = common::status(&url, job).unwrap();
-        assert_eq!(s["state"], "running", "the kill came mid-job: {s}");
-        // The victim may hold a second unit leased ahead, and earlier
-        // victims' leases may not have expired yet: any held lease will do
-        // (each is checked below); none means the kill fell between units.
-        if s["units_running"] == 0 {
-            continue;
-        }
-        std::thread::sleep(Duration::from_secs(3));
-        let held: Vec<i64> = units(&dir.path("coord.db"))
-            .into_iter()
-            .filter(|(_, (state, leases, _))| state == "pending" && *leases >= 1)
-            .map(|(id, _)| id)
-            .collect();
-        if !held.is_empty() {
-            break held;
-        }
-    };
+    let held = kill_lone_victims(&dir, &url, job, Duration::from_secs(120), 5);
     let _survivor = start_worker(&dir, &url, "survivor");
     let s = wait_status(&url, job, Duration::from_secs(120), |s| {
         s["state"] == "done"
