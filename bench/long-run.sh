@@ -56,8 +56,18 @@ cd "$(dirname "$0")/.."
 repo="$(pwd)"
 run_dir="${RUN_DIR:-/work/runs}"
 target="${CARGO_TARGET_DIR:-target}"
-# The table of a long Hip run: as much as the machine spares beside builds.
-table_mib="${TABLE_MIB:-8192}"
+# The table of a long Hip run: as much as the machine spares beside builds,
+# because below the size a search needs, half the table costs about twice the
+# nodes (BENCHMARKS.md, "The table's size against the nodes"). 16 GiB, halved
+# until 6 GiB of the machine's memory are left for builds and tests (this
+# machine has 24 GiB: 16 GiB). Not beside a draws-* run (DRAWS_MIB each).
+table_mib="${TABLE_MIB:-16384}"
+if [ -z "${TABLE_MIB:-}" ]; then
+  mem_mib=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+  while [ "$table_mib" -gt 1024 ] && [ $((table_mib + 6144)) -gt "$mem_mib" ]; do
+    table_mib=$((table_mib / 2))
+  done
+fi
 
 # RUN -> the arguments of `orchard run` (without --db), or exit 2.
 args_of() {
@@ -149,7 +159,7 @@ _queue)
       mv "$db.restoring" "$db"
       echo "$(date -u +%FT%TZ) restored $db from $checkpoint"
     fi
-    echo "$(date -u +%FT%TZ) $r: start"
+    echo "$(date -u +%FT%TZ) $r: start (orchard run ${args[*]})"
     cd "$run_dir"
     RUST_LOG="${RUST_LOG:-warn}" \
       "${QUEUE_BIN:?}" run "${args[@]}" --db "$db" --workers 2 --unit-budget "$(budget_of "$r")" \
