@@ -27,7 +27,10 @@
 #                                      19: a queue to finish first gets, say,
 #                                      NICE=15 beside another), each resumed from
 #                                      RUN_DIR, else from its checkpoint; a
-#                                      finished one answers at once). Several
+#                                      finished one answers at once; one
+#                                      killed by a signal, as by the OOM
+#                                      killer, resumes, three times at most in
+#                                      a row, then the queue stops). Several
 #                                      queues may run side by side (they share
 #                                      the cores: one per family is usual)
 #   bench/long-run.sh status [RUN...]  one line a run: state, nodes, units,
@@ -159,17 +162,35 @@ _queue)
       mv "$db.restoring" "$db"
       echo "$(date -u +%FT%TZ) restored $db from $checkpoint"
     fi
-    echo "$(date -u +%FT%TZ) $r: start (orchard run ${args[*]})"
     cd "$run_dir"
-    RUST_LOG="${RUST_LOG:-warn}" \
-      "${QUEUE_BIN:?}" run "${args[@]}" --db "$db" --workers 2 --unit-budget "$(budget_of "$r")" \
-      --results-dir "$run_dir/results/$r" --http "$(http_of "$r")" \
-      > "$run_dir/$r.out" 2>> "$run_dir/$r.log" &
-    echo $! > "$run_dir/$r.pid"
-    rc=0
-    wait "$!" || rc=$?
-    [ "$rc" -eq 0 ] || echo "$(date -u +%FT%TZ) $r: orchard exited with $rc"
-    rm -f "$run_dir/$r.pid"
+    # A run killed by a signal it was not sent by `stop` (the kernel's OOM
+    # killer, say: a Hip run holds most of the memory) resumes from its
+    # database, at most three times in a row; then the queue stops rather
+    # than start a larger run on a machine that cannot hold this one.
+    kills=0
+    while :; do
+      echo "$(date -u +%FT%TZ) $r: start (orchard run ${args[*]})"
+      RUST_LOG="${RUST_LOG:-warn}" \
+        "${QUEUE_BIN:?}" run "${args[@]}" --db "$db" --workers 2 --unit-budget "$(budget_of "$r")" \
+        --results-dir "$run_dir/results/$r" --http "$(http_of "$r")" \
+        > "$run_dir/$r.out" 2>> "$run_dir/$r.log" &
+      echo $! > "$run_dir/$r.pid"
+      rc=0
+      wait "$!" || rc=$?
+      rm -f "$run_dir/$r.pid"
+      [ "$rc" -eq 0 ] || echo "$(date -u +%FT%TZ) $r: orchard exited with $rc"
+      if [ "$rc" -gt 128 ] && [ ! -f "$run_dir/stopping" ]; then
+        kills=$((kills + 1))
+        if [ "$kills" -gt 3 ]; then
+          echo "$(date -u +%FT%TZ) $r: killed by signal $((rc - 128)) $kills times in a row; the queue stops"
+          exit 1
+        fi
+        echo "$(date -u +%FT%TZ) $r: killed by signal $((rc - 128)); resuming it from its database"
+        sleep 10
+        continue
+      fi
+      break
+    done
     echo "$(date -u +%FT%TZ) $r: $(head -1 "$run_dir/$r.out")"
   done
   ;;
