@@ -165,10 +165,12 @@ _queue)
     cd "$run_dir"
     # A run killed by a signal it was not sent by `stop` (the kernel's OOM
     # killer, say: a Hip run holds most of the memory) resumes from its
-    # database, at most three times in a row; then the queue stops rather
-    # than start a larger run on a machine that cannot hold this one.
+    # database, at most three times in a row (a run that lived an hour or
+    # more starts the count again); then the queue stops rather than start
+    # a larger run on a machine that cannot hold this one.
     kills=0
     while :; do
+      started=$SECONDS
       echo "$(date -u +%FT%TZ) $r: start (orchard run ${args[*]})"
       RUST_LOG="${RUST_LOG:-warn}" \
         "${QUEUE_BIN:?}" run "${args[@]}" --db "$db" --workers 2 --unit-budget "$(budget_of "$r")" \
@@ -180,6 +182,7 @@ _queue)
       rm -f "$run_dir/$r.pid"
       [ "$rc" -eq 0 ] || echo "$(date -u +%FT%TZ) $r: orchard exited with $rc"
       if [ "$rc" -gt 128 ] && [ ! -f "$run_dir/stopping" ]; then
+        [ $((SECONDS - started)) -lt 3600 ] || kills=0
         kills=$((kills + 1))
         if [ "$kills" -gt 3 ]; then
           echo "$(date -u +%FT%TZ) $r: killed by signal $((rc - 128)) $kills times in a row; the queue stops"
