@@ -511,6 +511,12 @@ impl Coordinator {
         if let Err(e) = save_history(&self.shared, &self.history_path).await {
             warn_unsaved(&self.history_path, &e);
         }
+        // Stopped serving: leave the database file whole on its own, the
+        // write-ahead log folded in, so that a copy of the file alone (made
+        // by hand after a stop) holds every job as the stop left it.
+        if let Err(e) = self.shared.store.fold_wal().await {
+            tracing::warn!("cannot fold the write-ahead log into the database file: {e}");
+        }
         Ok(())
     }
 }

@@ -8,8 +8,9 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
+use common::db::{job_nodes, job_state, units};
 use common::hc::run_hc;
-use common::{run, run_json, run_on_two_workers, TempDir};
+use common::{run, run_json, run_on_two_workers, Proc, TempDir};
 
 /// The units file of a job with splits and cancelled units: one line per
 /// unit, each split unit's children after it, and the done units' nodes
@@ -168,6 +169,55 @@ fn the_same_command_resumes_and_answers_the_same() {
     for key in ["h", "maximal_count", "nodes", "histogram", "results_file"] {
         assert_eq!(first[key], again[key], "{key}");
     }
+}
+
+/// A stopped `orchard run` leaves its database file whole on its own, the
+/// write-ahead log folded in: a copy of the file alone, made by hand as
+/// users do, holds the job, finished or interrupted (without the fold, the
+/// latest commits lived only in `DB-wal`).
+#[test]
+fn a_stopped_run_leaves_the_database_file_whole_on_its_own() {
+    let dir = TempDir::new("wholefile");
+    let copy_alone = |db: &std::path::Path, name: &str| {
+        std::fs::create_dir_all(dir.path(name)).unwrap();
+        let copy = dir.path(name).join("copy.db");
+        std::fs::copy(db, &copy).unwrap();
+        copy
+    };
+
+    // Finished: the copy answers from the database.
+    let first = run_hc(&dir, &["--columns", "3"]);
+    let copy = copy_alone(&dir.path("orchard.db"), "finished");
+    let copy = copy.to_str().unwrap();
+    let again = run_json(&["run", "hc", "--columns", "3", "--json", "--db", copy]);
+    assert_eq!(again["resumed"], true, "{again}");
+    for key in ["h", "maximal_count", "nodes"] {
+        assert_eq!(first[key], again[key], "{key}");
+    }
+
+    // Interrupted: the copy holds every unit as the stop left it.
+    let db = dir.path("hip.db");
+    let args = [
+        common::hip::RUN_5X5_IN_SMALL_UNITS,
+        &["--db", db.to_str().unwrap()],
+    ]
+    .concat();
+    let mut run = Proc::spawn(&args, &dir.path("hip.log"));
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while job_nodes(&db) < 1_000_000 {
+        assert!(Instant::now() < deadline, "the run made no progress");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    run.sigterm();
+    let status = run
+        .wait_for(Duration::from_secs(120))
+        .expect("run stops on SIGTERM");
+    assert_eq!(status.code(), Some(130), "interrupted");
+    let copy = copy_alone(&db, "interrupted");
+    assert_eq!(job_state(&copy, 1), "running");
+    let (stored, copied) = (units(&db), units(&copy));
+    assert!(stored.values().any(|u| u.0 == "done"), "some units done");
+    assert_eq!(stored, copied, "the file alone holds every unit");
 }
 
 /// Two databases side by side each start with job 1, so their results

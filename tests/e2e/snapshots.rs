@@ -151,17 +151,8 @@ fn an_interrupted_run_saves_its_table_snapshot() {
     let db = dir.path("run.db");
     let log = std::fs::File::create(dir.path("run.log")).unwrap();
     let child = common::orchard()
-        .args([
-            "run",
-            "hip-solve",
-            "--rows",
-            "5",
-            "--cols",
-            "5",
-            "--workers",
-            "2",
-        ])
-        .args(["--unit-budget", "100000", "--db", db.to_str().unwrap()])
+        .args(common::hip::RUN_5X5_IN_SMALL_UNITS)
+        .args(["--db", db.to_str().unwrap()])
         .env("RUST_LOG", "info")
         .args(["--cache-dir", tables.to_str().unwrap()])
         .args(["--cache-save-secs", "86400"])

@@ -8,6 +8,8 @@
 //! sent before it. [`Store::probe`] commits a write of its own, to learn
 //! whether the database can still be written, and every commit's outcome
 //! is published to [`Store::commit_outcomes`] (the coordinator's health).
+//! [`Store::fold_wal`] moves the write-ahead log into the database file, so
+//! that a stopped coordinator leaves the file whole on its own.
 
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc};
@@ -52,6 +54,9 @@ pub(super) struct Batch {
     /// A [`Store::probe`]: the transaction must write a page even if
     /// `writes` is empty.
     probe: bool,
+    /// A [`Store::fold_wal`]: checkpoint the write-ahead log into the
+    /// database file after this transaction.
+    fold_wal: bool,
 }
 
 /// The outcome of the writer's latest commit: `None` when it succeeded,
@@ -82,7 +87,7 @@ impl Store {
     /// Commits `writes` in one transaction (possibly grouped with others)
     /// and returns once they are durable.
     pub async fn commit(&self, writes: Vec<Write>) -> Result<(), StoreError> {
-        self.send_and_wait(writes, false).await
+        self.send_and_wait(writes, false, false).await
     }
 
     /// Commits a write that changes nothing (the page holding the schema
@@ -92,7 +97,21 @@ impl Store {
     /// connection, down to the disk. An empty transaction would not do:
     /// SQLite writes nothing for it.
     pub async fn probe(&self) -> Result<(), StoreError> {
-        self.send_and_wait(Vec::new(), true).await
+        self.send_and_wait(Vec::new(), true, false).await
+    }
+
+    /// Commits everything sent before it, then copies the write-ahead log
+    /// into the database file and empties it (SQLite's `wal_checkpoint
+    /// (TRUNCATE)`), and returns once that is done. In WAL mode the latest
+    /// commits live in `DB-wal` until SQLite checkpoints them (every few
+    /// megabytes), and a connection that is never closed (the writer's lives
+    /// as long as the process) never checkpoints the rest: the file `DB`
+    /// alone, copied after a stop, would lack them. A coordinator that stops
+    /// serving calls this, so that its database file holds every job as the
+    /// stop left it. A reader still open may hold part of the log back; the
+    /// log then still has it, which is no loss.
+    pub async fn fold_wal(&self) -> Result<(), StoreError> {
+        self.send_and_wait(Vec::new(), false, true).await
     }
 
     /// Follows the outcome of every commit (probes included): the error of
@@ -101,13 +120,19 @@ impl Store {
         self.outcomes.clone()
     }
 
-    async fn send_and_wait(&self, writes: Vec<Write>, probe: bool) -> Result<(), StoreError> {
+    async fn send_and_wait(
+        &self,
+        writes: Vec<Write>,
+        probe: bool,
+        fold_wal: bool,
+    ) -> Result<(), StoreError> {
         let (done, wait) = oneshot::channel();
         self.tx
             .send(Batch {
                 writes,
                 done: Some(done),
                 probe,
+                fold_wal,
             })
             .map_err(|_| StoreError::WriterGone)?;
         match wait.await {
@@ -125,6 +150,7 @@ impl Store {
             writes,
             done: None,
             probe: false,
+            fold_wal: false,
         });
     }
 
@@ -180,6 +206,9 @@ fn writer(
                 }
             }
         }
+        if outcome.is_ok() && batches.iter().any(|b| b.fold_wal) {
+            fold_wal(&conn);
+        }
         outcomes.send_if_modified(|latest| {
             let now = outcome.as_ref().err().map(|e| e.message.clone());
             let changed = *latest != now;
@@ -191,6 +220,28 @@ fn writer(
                 let _ = done.send(outcome.clone());
             }
         }
+    }
+}
+
+/// Checkpoints the whole write-ahead log into the database file and
+/// truncates it (see [`Store::fold_wal`]). A failure costs nothing but the
+/// fold: every commit is durable in the log already.
+fn fold_wal(conn: &Connection) {
+    let folded = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+        ))
+    });
+    match folded {
+        Ok((0, _, _)) => tracing::debug!("write-ahead log folded into the database file"),
+        Ok((_, log, done)) => tracing::debug!(
+            log,
+            done,
+            "write-ahead log folded in part: a reader holds the rest"
+        ),
+        Err(e) => tracing::warn!("cannot fold the write-ahead log into the database file: {e}"),
     }
 }
 

@@ -25,6 +25,20 @@ pub const UNIT_BUDGET: &str = "20000";
 
 /// The job, as `orchard submit` takes it.
 pub const JOB: &[&str] = &["hip-solve", "--rows", "4", "--cols", "5"];
+/// `orchard run` of standard Hip 5x5 on two workers in small units (some 15
+/// million nodes, a few seconds): long enough to interrupt midway.
+pub const RUN_5X5_IN_SMALL_UNITS: &[&str] = &[
+    "run",
+    "hip-solve",
+    "--rows",
+    "5",
+    "--cols",
+    "5",
+    "--workers",
+    "2",
+    "--unit-budget",
+    "100000",
+];
 
 pub fn params() -> SolveParams {
     SolveParams::new(ROWS, COLS, false)

@@ -70,6 +70,7 @@ fn commit(conn: &mut Connection, writes: Vec<Vec<Write>>) -> Result<(), rusqlite
             writes,
             done: None,
             probe: false,
+            fold_wal: false,
         })
         .collect();
     apply(conn, &batches)
@@ -370,4 +371,47 @@ fn the_seals_follow_every_write_exactly() {
         tx.rollback().unwrap();
     }
     load(&conn).unwrap();
+}
+
+/// The jobs and units in a copy of `db`'s file alone, as a copy made by
+/// hand would be (without the `-wal` beside it); `None` when the copy does
+/// not even hold the tables.
+fn counts_in_a_copy_of_the_file_alone(db: &TempDb, copy: &TempDb) -> Option<(i64, i64)> {
+    copy.remove();
+    std::fs::copy(&db.0, &copy.0).unwrap();
+    let conn = Connection::open(&copy.0).unwrap();
+    let count = |table: &str| {
+        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .ok()
+    };
+    Some((count("jobs")?, count("units")?))
+}
+
+/// Until the log is folded, the latest commits live in `DB-wal` only; after
+/// [`Store::fold_wal`], the database file alone holds every one of them.
+#[tokio::test]
+async fn a_folded_log_leaves_the_database_file_whole_on_its_own() {
+    let db = TempDb::new("fold");
+    let copy = TempDb::new("fold-copy");
+    let (store, _) = Store::open(&db.0).unwrap();
+    store.commit(vec![job(1)]).await.unwrap();
+    store
+        .commit(vec![Write::InsertUnits {
+            job_id: 1,
+            parent: None,
+            units: units(&[1, 2, 3]),
+        }])
+        .await
+        .unwrap();
+    assert_ne!(
+        counts_in_a_copy_of_the_file_alone(&db, &copy),
+        Some((1, 3)),
+        "without a fold, the file alone lacks the latest commits"
+    );
+    store.fold_wal().await.unwrap();
+    assert_eq!(counts_in_a_copy_of_the_file_alone(&db, &copy), Some((1, 3)));
+    // The store goes on writing after a fold.
+    store.commit(vec![job(2)]).await.unwrap();
+    store.fold_wal().await.unwrap();
+    assert_eq!(counts_in_a_copy_of_the_file_alone(&db, &copy), Some((2, 3)));
 }
