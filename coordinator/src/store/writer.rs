@@ -51,12 +51,21 @@ impl From<rusqlite::Error> for CommitError {
 pub(super) struct Batch {
     writes: Vec<Write>,
     done: Option<oneshot::Sender<Result<(), CommitError>>>,
-    /// A [`Store::probe`]: the transaction must write a page even if
-    /// `writes` is empty.
-    probe: bool,
+    /// What the writer does besides committing `writes`.
+    kind: BatchKind,
+}
+
+/// What a [`Batch`] asks of the writer besides committing its writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum BatchKind {
+    /// Nothing: the writes are all.
+    Writes,
+    /// A [`Store::probe`]: the transaction must write a page even if the
+    /// writes are none.
+    Probe,
     /// A [`Store::fold_wal`]: checkpoint the write-ahead log into the
-    /// database file after this transaction.
-    fold_wal: bool,
+    /// database file after the transaction.
+    FoldWal,
 }
 
 /// The outcome of the writer's latest commit: `None` when it succeeded,
@@ -87,7 +96,7 @@ impl Store {
     /// Commits `writes` in one transaction (possibly grouped with others)
     /// and returns once they are durable.
     pub async fn commit(&self, writes: Vec<Write>) -> Result<(), StoreError> {
-        self.send_and_wait(writes, false, false).await
+        self.send_and_wait(writes, BatchKind::Writes).await
     }
 
     /// Commits a write that changes nothing (the page holding the schema
@@ -97,7 +106,7 @@ impl Store {
     /// connection, down to the disk. An empty transaction would not do:
     /// SQLite writes nothing for it.
     pub async fn probe(&self) -> Result<(), StoreError> {
-        self.send_and_wait(Vec::new(), true, false).await
+        self.send_and_wait(Vec::new(), BatchKind::Probe).await
     }
 
     /// Commits everything sent before it, then copies the write-ahead log
@@ -111,7 +120,7 @@ impl Store {
     /// stop left it. A reader still open may hold part of the log back; the
     /// log then still has it, which is no loss.
     pub async fn fold_wal(&self) -> Result<(), StoreError> {
-        self.send_and_wait(Vec::new(), false, true).await
+        self.send_and_wait(Vec::new(), BatchKind::FoldWal).await
     }
 
     /// Follows the outcome of every commit (probes included): the error of
@@ -120,19 +129,13 @@ impl Store {
         self.outcomes.clone()
     }
 
-    async fn send_and_wait(
-        &self,
-        writes: Vec<Write>,
-        probe: bool,
-        fold_wal: bool,
-    ) -> Result<(), StoreError> {
+    async fn send_and_wait(&self, writes: Vec<Write>, kind: BatchKind) -> Result<(), StoreError> {
         let (done, wait) = oneshot::channel();
         self.tx
             .send(Batch {
                 writes,
                 done: Some(done),
-                probe,
-                fold_wal,
+                kind,
             })
             .map_err(|_| StoreError::WriterGone)?;
         match wait.await {
@@ -149,8 +152,7 @@ impl Store {
         let _ = self.tx.send(Batch {
             writes,
             done: None,
-            probe: false,
-            fold_wal: false,
+            kind: BatchKind::Writes,
         });
     }
 
@@ -206,7 +208,7 @@ fn writer(
                 }
             }
         }
-        if outcome.is_ok() && batches.iter().any(|b| b.fold_wal) {
+        if outcome.is_ok() && batches.iter().any(|b| b.kind == BatchKind::FoldWal) {
             fold_wal(&conn);
         }
         outcomes.send_if_modified(|latest| {
@@ -252,7 +254,7 @@ fn apply(conn: &mut Connection, batches: &[Batch]) -> Result<(), rusqlite::Error
         apply_one(&tx, w, &mut deltas)?;
     }
     deltas.write(&tx)?;
-    if batches.iter().any(|b| b.probe) {
+    if batches.iter().any(|b| b.kind == BatchKind::Probe) {
         // Dirties page 1, so the commit appends a frame to the WAL and
         // syncs it, as any real write would.
         tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;

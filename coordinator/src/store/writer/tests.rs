@@ -69,8 +69,7 @@ fn commit(conn: &mut Connection, writes: Vec<Vec<Write>>) -> Result<(), rusqlite
         .map(|writes| Batch {
             writes,
             done: None,
-            probe: false,
-            fold_wal: false,
+            kind: BatchKind::Writes,
         })
         .collect();
     apply(conn, &batches)
