@@ -17,6 +17,8 @@
 //!   probes, before running the search.
 //! * [`hostile`] — mutated units, summaries, lemmas and snapshots fed to
 //!   every decoder: none may panic.
+//! * [`meter`] — the [`NodeMeter`] a search loop counts its nodes with: the
+//!   unit's budget and the stop requests, honoured in one place.
 //! * [`merge`] — what every family's merge does: checked sums, and
 //!   witness lists that are the same whatever the units and merge order.
 //! * [`runs`] — jobs of independent random runs: ranges of run numbers as
@@ -39,6 +41,7 @@ pub mod family;
 pub mod figure;
 pub mod hostile;
 pub mod merge;
+pub mod meter;
 pub mod probe;
 pub mod registry;
 pub mod runs;
@@ -53,6 +56,7 @@ pub use family::{
     PIECE_FLOOR_DIVISOR,
 };
 pub use figure::Figure;
+pub use meter::NodeMeter;
 pub use probe::Probe;
 pub use registry::Registry;
 pub use sequential::{explore_all, explore_pieces, merge_all};

@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering;
 use super::bits::{Bits, Wide};
 use super::{HcParams, HcSummary, RgsPrefix, Variant, MAX_LISTED_GAMES};
 use orchard_core::Probe;
-use orchard_core::{Exploration, ExploreContext, FamilyError, LocalFlags};
+use orchard_core::{Exploration, ExploreContext, FamilyError, LocalFlags, NodeMeter};
 
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;
@@ -155,15 +155,23 @@ struct Search<'c, 'a, B: Bits, R: Rule, const C: usize> {
     horizon: u32,
     /// `Some(L)` in `--min-length` mode: horizon fixed, histogram kept.
     min_length: Option<u32>,
-    nodes: u64,
-    budget: u64,
-    next_poll: u64,
-    stopping: bool,
+    meter: NodeMeter<'c, 'a>,
     overflow: bool,
-    ctx: &'c ExploreContext<'a>,
     summary: HcSummary,
     rest: Vec<RgsPrefix>,
     rule: std::marker::PhantomData<R>,
+}
+
+/// Raises `horizon` to the job-wide best length in `ctx.bound` (none in
+/// `--min-length` mode, where the horizon is fixed).
+fn raise_horizon(horizon: &mut u32, min_length: Option<u32>, ctx: &ExploreContext<'_>) {
+    if min_length.is_none() {
+        let shared = ctx.bound.load(Ordering::Relaxed);
+        let shared = u32::try_from(shared).unwrap_or(u32::MAX);
+        if shared > *horizon {
+            *horizon = shared;
+        }
+    }
 }
 
 impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
@@ -182,12 +190,8 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
             path: Vec::with_capacity(B::CAPACITY as usize),
             horizon: p.min_length.unwrap_or(0),
             min_length: p.min_length,
-            nodes: 0,
-            budget: ctx.budget.max(1),
-            next_poll: 0,
-            stopping: false,
+            meter: NodeMeter::new(ctx, POLL_INTERVAL),
             overflow: false,
-            ctx,
             summary: HcSummary::default(),
             rest: Vec::new(),
             rule: std::marker::PhantomData,
@@ -219,6 +223,7 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
             s.place(col, n);
             s.path.push(col as u8);
         }
+        s.read_bound();
         Ok(s)
     }
 
@@ -236,13 +241,11 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
         ctx: &'c ExploreContext<'a>,
     ) -> Result<Exploration<HcSummary, RgsPrefix>, FamilyError> {
         let mut s = Self::start(p, unit, ctx)?;
-        s.poll();
         s.visit();
         if s.overflow {
             return Err(Self::capacity_error());
         }
-        s.summary.nodes = s.nodes;
-        ctx.progress.store(s.nodes, Ordering::Relaxed);
+        s.summary.nodes = s.meter.finish();
         Ok(Exploration::new(s.summary, s.rest))
     }
 
@@ -265,20 +268,10 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
         }
     }
 
-    /// Reads the shared atomics: stop requests and the job-wide horizon.
-    fn poll(&mut self) {
-        self.next_poll = self.nodes + POLL_INTERVAL;
-        self.ctx.progress.store(self.nodes, Ordering::Relaxed);
-        if self.ctx.stop_requested() {
-            self.stopping = true;
-        }
-        if self.min_length.is_none() {
-            let shared = self.ctx.bound.load(Ordering::Relaxed);
-            let shared = u32::try_from(shared).unwrap_or(u32::MAX);
-            if shared > self.horizon {
-                self.horizon = shared;
-            }
-        }
+    /// Raises the horizon to the job-wide bound (at the start and at each
+    /// of the meter's polls).
+    fn read_bound(&mut self) {
+        raise_horizon(&mut self.horizon, self.min_length, self.meter.ctx());
     }
 
     /// Walks one random path from the unit's root to a leaf, choosing among
@@ -293,7 +286,6 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
         pick: &mut dyn FnMut(u64) -> u64,
     ) -> Result<Probe, FamilyError> {
         let mut s = Self::start(p, unit, ctx)?;
-        s.poll();
         let mut branching = Vec::new();
         loop {
             let n = s.path.len() as u32;
@@ -328,20 +320,19 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
 
     /// Visits the node for the current `path` (its numbers already placed).
     fn visit(&mut self) {
-        if self.stopping || self.nodes >= self.budget {
-            self.stopping = true;
+        let (horizon, min_length) = (&mut self.horizon, self.min_length);
+        if !self
+            .meter
+            .enter_with(|ctx| raise_horizon(horizon, min_length, ctx))
+        {
             self.rest.push(RgsPrefix(self.path.clone()));
             return;
-        }
-        self.nodes += 1;
-        if self.nodes >= self.next_poll {
-            self.poll();
         }
         let n = self.path.len() as u32;
         let next = n + 1;
         if next + 1 >= B::CAPACITY {
             self.overflow = true;
-            self.stopping = true;
+            self.meter.stop();
             return;
         }
         if self.horizon > n && !self.propagate(n) {
@@ -355,7 +346,7 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
             }
             extended = true;
             self.path.push(col as u8);
-            if self.stopping {
+            if self.meter.stopping() {
                 self.rest.push(RgsPrefix(self.path.clone()));
             } else {
                 let saved = (self.forbidden, self.grow, self.forced, self.used);
@@ -396,7 +387,10 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
         }
         if self.min_length.is_none() && n > self.horizon {
             self.horizon = n;
-            self.ctx.bound.fetch_max(u64::from(n), Ordering::Relaxed);
+            self.meter
+                .ctx()
+                .bound
+                .fetch_max(u64::from(n), Ordering::Relaxed);
         }
     }
 

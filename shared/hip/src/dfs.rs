@@ -13,11 +13,9 @@
 //! Plain depth-first recursion over `u64` colour boards; nothing allocates
 //! except recording a drawn board or handing back the unexplored rest.
 
-use std::sync::atomic::Ordering;
-
 use super::board::Board;
 use orchard_core::Probe;
-use orchard_core::{ExploreContext, FamilyError};
+use orchard_core::{ExploreContext, FamilyError, NodeMeter};
 
 /// Most colours any Hip family accepts.
 pub const MAX_COLORS: usize = 10;
@@ -124,10 +122,7 @@ struct Walk<'a, 'c> {
     path: Vec<u8>,
     /// Depth at which a prefix is handed back as a seed instead of expanded.
     stop_at: usize,
-    budget: u64,
-    next_poll: u64,
-    stopping: bool,
-    ctx: &'a ExploreContext<'c>,
+    meter: NodeMeter<'a, 'c>,
     out: WalkOut,
 }
 
@@ -147,10 +142,7 @@ pub fn walk(
         bb: [0; MAX_COLORS],
         path: Vec::with_capacity(plan.groups.len()),
         stop_at: plan.groups.len(),
-        budget: ctx.budget.max(1),
-        next_poll: 0,
-        stopping: false,
-        ctx,
+        meter: NodeMeter::new(ctx, POLL_INTERVAL),
         out: WalkOut::default(),
     };
     for prefix in prefixes {
@@ -164,7 +156,7 @@ pub fn walk(
         };
         w.visit();
     }
-    ctx.progress.store(w.out.nodes, Ordering::Relaxed);
+    w.out.nodes = w.meter.finish();
     Ok(w.out)
 }
 
@@ -249,25 +241,14 @@ fn replay(plan: &Plan, prefix: &[u8]) -> Result<[u64; MAX_COLORS], FamilyError> 
 
 impl Walk<'_, '_> {
     fn visit(&mut self) {
-        if self.stopping || self.out.nodes >= self.budget {
-            self.stopping = true;
-            self.out.rest.push(self.path.clone());
-            return;
-        }
         let t = self.path.len();
-        if t == self.stop_at && t < self.plan.groups.len() {
-            // A seed: counted by the unit that walks below it, so that a
-            // job's nodes are the walk's nodes, each once.
+        // A seed (counted by the unit that walks below it, so that a job's
+        // nodes are the walk's nodes, each once), or a node past the stop:
+        // handed back.
+        let seed = t == self.stop_at && t < self.plan.groups.len();
+        if seed || !self.meter.enter() {
             self.out.rest.push(self.path.clone());
             return;
-        }
-        self.out.nodes += 1;
-        if self.out.nodes >= self.next_poll {
-            self.next_poll = self.out.nodes + POLL_INTERVAL;
-            self.ctx.progress.store(self.out.nodes, Ordering::Relaxed);
-            if self.ctx.stop_requested() {
-                self.stopping = true;
-            }
         }
         if t == self.plan.groups.len() {
             self.leaf();

@@ -14,11 +14,9 @@
 //! symbol), so Knuth's probes (`orchard estimate`) walk it without wasted
 //! walks.
 
-use std::sync::atomic::Ordering;
-
 use super::analysis::{diagonal_row_orders, Analyser, Cells};
 use super::{LatinSummary, Prefix, Witness, MAX_LISTED, MAX_ORDER};
-use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
+use orchard_core::{Exploration, ExploreContext, FamilyError, NodeMeter, Probe};
 
 const MAX: usize = MAX_ORDER as usize;
 
@@ -164,21 +162,15 @@ pub fn explore(
     let mut s = Search {
         cfg,
         grid,
-        nodes: 0,
-        budget: ctx.budget.max(1),
-        next_poll: 0,
-        stopping: false,
-        ctx,
+        meter: NodeMeter::new(ctx, POLL_INTERVAL),
         analyser: Analyser::new(cfg.n),
         mate: [[0; MAX]; MAX],
         summary: LatinSummary::default(),
         rest: Vec::new(),
     };
-    s.poll();
     s.visit();
-    s.summary.nodes = s.nodes;
+    s.summary.nodes = s.meter.finish();
     s.summary.cover_steps = s.analyser.cover_steps;
-    ctx.progress.store(s.nodes, Ordering::Relaxed);
     Ok(Exploration::new(s.summary, s.rest))
 }
 
@@ -250,11 +242,7 @@ fn nth_row(g: &mut Grid, c: usize, row_used: u16, skip: &mut u64) -> bool {
 struct Search<'c, 'a> {
     cfg: Config,
     grid: Grid,
-    nodes: u64,
-    budget: u64,
-    next_poll: u64,
-    stopping: bool,
-    ctx: &'c ExploreContext<'a>,
+    meter: NodeMeter<'c, 'a>,
     analyser: Analyser,
     mate: Cells,
     summary: LatinSummary,
@@ -262,27 +250,13 @@ struct Search<'c, 'a> {
 }
 
 impl Search<'_, '_> {
-    /// Reads the shared atomics: publishes progress, notices a stop request.
-    fn poll(&mut self) {
-        self.next_poll = self.nodes + POLL_INTERVAL;
-        self.ctx.progress.store(self.nodes, Ordering::Relaxed);
-        if self.ctx.stop_requested() {
-            self.stopping = true;
-        }
-    }
-
     /// Visits the rectangle in `grid`. Once stopping, every node reached
     /// but not entered goes to `rest` instead, in search order; together
     /// they cover exactly what was not visited.
     fn visit(&mut self) {
-        if self.stopping || self.nodes >= self.budget {
-            self.stopping = true;
+        if !self.meter.enter() {
             self.rest.push(self.grid.prefix());
             return;
-        }
-        self.nodes += 1;
-        if self.nodes >= self.next_poll {
-            self.poll();
         }
         if self.grid.is_leaf() {
             self.grid.complete();

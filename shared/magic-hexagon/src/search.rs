@@ -35,9 +35,7 @@
 //! it did not visit. Nothing allocates per node; a solution allocates only
 //! when it is listed, a hand-back when it is made.
 
-use std::sync::atomic::Ordering;
-
-use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
+use orchard_core::{Exploration, ExploreContext, FamilyError, NodeMeter, Probe};
 
 use super::{MagicHexagonSummary, Prefix, MAX_LISTED};
 
@@ -329,20 +327,14 @@ impl Puzzle {
             puzzle: self,
             st,
             path,
-            nodes: 0,
-            budget: ctx.budget.max(1),
-            next_poll: 0,
-            stopping: false,
-            ctx,
+            meter: NodeMeter::new(ctx, POLL_INTERVAL),
             summary: MagicHexagonSummary::default(),
             rest: Vec::new(),
         };
-        s.poll();
         s.visit();
-        s.summary.nodes = s.nodes;
+        s.summary.nodes = s.meter.finish();
         s.summary.listed.sort_unstable();
         s.summary.listed.truncate(MAX_LISTED);
-        ctx.progress.store(s.nodes, Ordering::Relaxed);
         Ok(Exploration::new(s.summary, s.rest))
     }
 
@@ -398,37 +390,19 @@ struct Search<'p, 'c, 'a> {
     st: State,
     /// The values placed so far, in search order.
     path: Vec<u8>,
-    nodes: u64,
-    budget: u64,
-    next_poll: u64,
-    stopping: bool,
-    ctx: &'c ExploreContext<'a>,
+    meter: NodeMeter<'c, 'a>,
     summary: MagicHexagonSummary,
     rest: Vec<Prefix>,
 }
 
 impl Search<'_, '_, '_> {
-    /// Reads the shared atomics: publishes progress, notices a stop request.
-    fn poll(&mut self) {
-        self.next_poll = self.nodes + POLL_INTERVAL;
-        self.ctx.progress.store(self.nodes, Ordering::Relaxed);
-        if self.ctx.stop_requested() {
-            self.stopping = true;
-        }
-    }
-
     /// Visits the node for the current `path`. Once stopping, every node
     /// not entered goes to `rest` instead, in search order; together they
     /// cover exactly what was not visited.
     fn visit(&mut self) {
-        if self.stopping || self.nodes >= self.budget {
-            self.stopping = true;
+        if !self.meter.enter() {
             self.rest.push(Prefix(self.path.clone()));
             return;
-        }
-        self.nodes += 1;
-        if self.nodes >= self.next_poll {
-            self.poll();
         }
         let d = self.path.len();
         if d == self.puzzle.n {
@@ -441,7 +415,7 @@ impl Search<'_, '_, '_> {
             cands ^= bit;
             let v = bit.trailing_zeros() as u8;
             self.path.push(v);
-            if self.stopping {
+            if self.meter.stopping() {
                 self.rest.push(Prefix(self.path.clone()));
             } else {
                 self.puzzle.place(d, v, &mut self.st);

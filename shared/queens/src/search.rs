@@ -6,11 +6,9 @@
 //! solution is listed, or when the budget runs out and the rest is handed
 //! back.
 
-use std::sync::atomic::Ordering;
-
 use super::{listing, Prefix, QueensSummary, MAX_N};
 use orchard_core::merge::Openings;
-use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
+use orchard_core::{Exploration, ExploreContext, FamilyError, NodeMeter, Probe};
 
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;
@@ -109,19 +107,13 @@ pub fn explore(
     let mut s = Search {
         n: n as usize,
         path,
-        nodes: 0,
-        budget: ctx.budget.max(1),
-        next_poll: 0,
-        stopping: false,
-        ctx,
+        meter: NodeMeter::new(ctx, POLL_INTERVAL),
         summary: QueensSummary::default(),
         listing: listing(n),
         rest: Vec::new(),
     };
-    s.poll();
     s.visit(board);
-    s.summary.nodes = s.nodes;
-    ctx.progress.store(s.nodes, Ordering::Relaxed);
+    s.summary.nodes = s.meter.finish();
     Ok(Exploration::new(s.summary, s.rest))
 }
 
@@ -157,11 +149,7 @@ struct Search<'c, 'a> {
     n: usize,
     /// The columns of the queens placed so far, one per row.
     path: Vec<u8>,
-    nodes: u64,
-    budget: u64,
-    next_poll: u64,
-    stopping: bool,
-    ctx: &'c ExploreContext<'a>,
+    meter: NodeMeter<'c, 'a>,
     summary: QueensSummary,
     /// Which distinct solutions the summary lists.
     listing: Openings,
@@ -169,33 +157,19 @@ struct Search<'c, 'a> {
 }
 
 impl Search<'_, '_> {
-    /// Reads the shared atomics: publishes progress, notices a stop request.
-    fn poll(&mut self) {
-        self.next_poll = self.nodes + POLL_INTERVAL;
-        self.ctx.progress.store(self.nodes, Ordering::Relaxed);
-        if self.ctx.stop_requested() {
-            self.stopping = true;
-        }
-    }
-
     /// Visits the node for the current `path`, whose next row is `board`.
     /// Once stopping, every node not entered goes to `rest` instead, in
     /// search order; together they cover exactly what was not visited.
     fn visit(&mut self, board: Board) {
-        if self.stopping || self.nodes >= self.budget {
-            self.stopping = true;
+        if !self.meter.enter() {
             self.rest.push(Prefix(self.path.clone()));
             return;
-        }
-        self.nodes += 1;
-        if self.nodes >= self.next_poll {
-            self.poll();
         }
         if self.path.len() == self.n {
             self.solution();
             return;
         }
-        if self.n - self.path.len() <= KERNEL_ROWS && self.budget - self.nodes >= KERNEL_MAX_NODES {
+        if self.n - self.path.len() <= KERNEL_ROWS && self.meter.remaining() >= KERNEL_MAX_NODES {
             self.count_below(board);
             return;
         }
@@ -205,7 +179,7 @@ impl Search<'_, '_> {
             let bit = free & free.wrapping_neg();
             free ^= bit;
             self.path.push(bit.trailing_zeros() as u8);
-            if self.stopping {
+            if self.meter.stopping() {
                 self.rest.push(Prefix(self.path.clone()));
             } else {
                 self.visit(board.place(bit));
@@ -253,7 +227,7 @@ impl Search<'_, '_> {
             boards[d] = next;
             free[d] = next.free();
         }
-        self.nodes += nodes;
+        self.meter.count(nodes);
     }
 
     #[cold]

@@ -10,10 +10,8 @@
 //! allocates in the loop except when the budget runs out and the rest is
 //! handed back.
 
-use std::sync::atomic::Ordering;
-
 use super::{Prefix, Rooks3dSummary};
-use orchard_core::{Exploration, ExploreContext, FamilyError};
+use orchard_core::{Exploration, ExploreContext, FamilyError, NodeMeter};
 
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;
@@ -184,18 +182,12 @@ pub fn explore(
     let mut s = Search {
         r,
         path,
-        nodes: 0,
-        budget: ctx.budget.max(1),
-        next_poll: 0,
-        stopping: false,
-        ctx,
+        meter: NodeMeter::new(ctx, POLL_INTERVAL),
         summary: Rooks3dSummary::default(),
         rest: Vec::new(),
     };
-    s.poll();
     s.visit();
-    s.summary.nodes = s.nodes;
-    ctx.progress.store(s.nodes, Ordering::Relaxed);
+    s.summary.nodes = s.meter.finish();
     Ok(Exploration::new(s.summary, s.rest))
 }
 
@@ -203,37 +195,19 @@ struct Search<'c, 'a> {
     r: u8,
     /// The values of the free cells assigned so far.
     path: Vec<u8>,
-    nodes: u64,
-    budget: u64,
-    next_poll: u64,
-    stopping: bool,
-    ctx: &'c ExploreContext<'a>,
+    meter: NodeMeter<'c, 'a>,
     summary: Rooks3dSummary,
     rest: Vec<Prefix>,
 }
 
 impl Search<'_, '_> {
-    /// Reads the shared atomics: publishes progress, notices a stop request.
-    fn poll(&mut self) {
-        self.next_poll = self.nodes + POLL_INTERVAL;
-        self.ctx.progress.store(self.nodes, Ordering::Relaxed);
-        if self.ctx.stop_requested() {
-            self.stopping = true;
-        }
-    }
-
     /// Visits the node for the current `path`. Once stopping, every node
     /// not entered goes to `rest` instead, in search order; together they
     /// cover exactly what was not visited.
     fn visit(&mut self) {
-        if self.stopping || self.nodes >= self.budget {
-            self.stopping = true;
+        if !self.meter.enter() {
             self.rest.push(Prefix(self.path.clone()));
             return;
-        }
-        self.nodes += 1;
-        if self.nodes >= self.next_poll {
-            self.poll();
         }
         if self.path.len() == 8 {
             self.placement();
@@ -244,7 +218,7 @@ impl Search<'_, '_> {
         let (lo, hi) = range(self.r, &self.path);
         for value in lo..=hi {
             self.path.push(value as u8);
-            if self.stopping {
+            if self.meter.stopping() {
                 self.rest.push(Prefix(self.path.clone()));
             } else {
                 self.visit();

@@ -31,11 +31,9 @@
 //! keeps no other state between leaves; a unit's tables (the memos, mostly)
 //! take some 18 MiB whatever the board, allocated once per unit.
 
-use std::sync::atomic::Ordering;
-
 use super::board::Board;
 use super::dfs::{falling, pick_prefix, playable_target, MAX_COLORS};
-use orchard_core::{ExploreContext, FamilyError, Probe};
+use orchard_core::{ExploreContext, FamilyError, NodeMeter, Probe};
 use outer_row::OuterRow;
 
 mod outer_row;
@@ -346,10 +344,7 @@ impl Sandwich {
             s: self,
             bb: [0; MAX_COLORS],
             path: Vec::with_capacity(self.order.len()),
-            budget: ctx.budget.max(1),
-            next_poll: 0,
-            stopping: false,
-            ctx,
+            meter: NodeMeter::new(ctx, POLL_INTERVAL),
             leaf: Scratch::new(self),
             out: SandwichOut::default(),
         };
@@ -361,7 +356,7 @@ impl Sandwich {
             w.path.extend_from_slice(prefix);
             w.visit(used);
         }
-        ctx.progress.store(w.out.nodes, Ordering::Relaxed);
+        w.out.nodes = w.meter.finish();
         Ok(w.out)
     }
 }
@@ -443,28 +438,16 @@ struct Walk<'a, 'c> {
     s: &'a Sandwich,
     bb: [u64; MAX_COLORS],
     path: Vec<u8>,
-    budget: u64,
-    next_poll: u64,
-    stopping: bool,
-    ctx: &'a ExploreContext<'c>,
+    meter: NodeMeter<'a, 'c>,
     leaf: Scratch,
     out: SandwichOut,
 }
 
 impl Walk<'_, '_> {
     fn visit(&mut self, used: usize) {
-        if self.stopping || self.out.nodes >= self.budget {
-            self.stopping = true;
+        if !self.meter.enter() {
             self.out.rest.push(self.path.clone());
             return;
-        }
-        self.out.nodes += 1;
-        if self.out.nodes >= self.next_poll {
-            self.next_poll = self.out.nodes + POLL_INTERVAL;
-            self.ctx.progress.store(self.out.nodes, Ordering::Relaxed);
-            if self.ctx.stop_requested() {
-                self.stopping = true;
-            }
         }
         let t = self.path.len();
         if t == self.s.order.len() {
@@ -481,7 +464,7 @@ impl Walk<'_, '_> {
             self.visit(used.max(x + 1));
             self.path.pop();
             self.bb[x] &= !bit;
-            if self.stopping && self.path.len() == t {
+            if self.meter.stopping() && self.path.len() == t {
                 // Hand back the colours not yet tried at this step.
                 for y in x + 1..(used + 1).min(self.s.k) {
                     if self.s.fits(t, self.bb[y]) {
