@@ -14,7 +14,7 @@
 //! what it explored they must cover the unit exactly.
 //!
 //! Loops that keep their count in a register and check it against a limit
-//! they compute themselves (the queens ring, `halves`, the knight's tours
+//! they compute themselves (the queens ring, the knight's tours
 //! sweep), that count steps rather than nodes (`busy-beaver`), or whose
 //! searcher also runs outside any unit (`hip-solve`'s solver) do the same
 //! by hand.

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 
 use super::board::{Board, BOUNDARY, MAX_N};
 use super::{listing, HalfCut, HalvesSummary};
-use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
+use orchard_core::{Exploration, ExploreContext, FamilyError, NodeMeter, Probe};
 
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 16;
@@ -129,10 +129,9 @@ pub fn explore(
     let mut depth = base;
     stack[depth] = start.frame;
     let mut visited = start.visited;
-    let mut nodes: u64 = 1;
-    let budget = ctx.budget.max(1);
-    let mut next_poll = POLL_INTERVAL;
-    let mut stopping = ctx.stop_requested();
+    // The unit's root is a node, entered whatever the budget.
+    let mut meter = NodeMeter::new(ctx, POLL_INTERVAL);
+    meter.count(1);
     let mut count: u64 = 0;
     let mut walks: u64 = 0;
     let mut symmetric: u64 = 0;
@@ -154,7 +153,7 @@ pub fn explore(
         if !is_child(board, visited, frame.at, d) {
             continue;
         }
-        if stopping || nodes >= budget {
+        if !meter.enter() {
             // Hand back this child, the parent's later children, and the
             // later children of every node above, in search order.
             stack[depth].todo |= 1 << d;
@@ -162,12 +161,6 @@ pub fn explore(
                 board, &mut stack, &mut moves, visited, base, depth, &mut rest,
             );
             break;
-        }
-        nodes += 1;
-        if nodes >= next_poll {
-            next_poll = nodes + POLL_INTERVAL;
-            ctx.progress.store(nodes, Ordering::Relaxed);
-            stopping = ctx.stop_requested();
         }
         let to = board.next[frame.at as usize][d as usize];
         moves[depth] = d as u8;
@@ -193,11 +186,10 @@ pub fn explore(
         };
     }
     // Counts are bounded by the node budget (a u64): no overflow here.
-    summary.nodes = nodes;
+    summary.nodes = meter.finish();
     summary.count += count;
     summary.walks += walks;
     summary.symmetric += symmetric;
-    ctx.progress.store(nodes, Ordering::Relaxed);
     Ok(Exploration::new(summary, rest))
 }
 
