@@ -6,8 +6,6 @@
 //! moves still to try. Nothing allocates in the loop except when a walk is
 //! listed, or when the budget runs out and the rest is handed back.
 
-use std::sync::atomic::Ordering;
-
 use super::board::{Board, BOUNDARY, MAX_N};
 use super::{listing, HalfCut, HalvesSummary};
 use orchard_core::{Exploration, ExploreContext, FamilyError, NodeMeter, Probe};
@@ -111,14 +109,14 @@ pub fn explore(
     ctx: &ExploreContext<'_>,
 ) -> Result<Exploration<HalvesSummary, HalfCut>, FamilyError> {
     let start = replay(board, &unit.0)?;
-    let mut summary = HalvesSummary {
-        nodes: 1,
-        ..HalvesSummary::default()
-    };
+    let mut summary = HalvesSummary::default();
     let mut rest = Vec::new();
+    // The unit's root is a node, entered whatever the budget.
+    let mut meter = NodeMeter::new(ctx, POLL_INTERVAL);
+    meter.count(1);
     if start.complete {
         leaf(board.n, &mut summary, start.frame.fixed, &unit.0);
-        ctx.progress.store(1, Ordering::Relaxed);
+        summary.nodes = meter.finish();
         return Ok(Exploration::new(summary, rest));
     }
 
@@ -129,9 +127,6 @@ pub fn explore(
     let mut depth = base;
     stack[depth] = start.frame;
     let mut visited = start.visited;
-    // The unit's root is a node, entered whatever the budget.
-    let mut meter = NodeMeter::new(ctx, POLL_INTERVAL);
-    meter.count(1);
     let mut count: u64 = 0;
     let mut walks: u64 = 0;
     let mut symmetric: u64 = 0;

@@ -223,7 +223,7 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
             s.place(col, n);
             s.path.push(col as u8);
         }
-        s.read_bound();
+        raise_horizon(&mut s.horizon, s.min_length, ctx);
         Ok(s)
     }
 
@@ -266,12 +266,6 @@ impl<'c, 'a, B: Bits, R: Rule, const C: usize> Search<'c, 'a, B, R, C> {
         if col == self.used {
             self.used += 1;
         }
-    }
-
-    /// Raises the horizon to the job-wide bound (at the start and at each
-    /// of the meter's polls).
-    fn read_bound(&mut self) {
-        raise_horizon(&mut self.horizon, self.min_length, self.meter.ctx());
     }
 
     /// Walks one random path from the unit's root to a leaf, choosing among
