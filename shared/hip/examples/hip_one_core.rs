@@ -6,12 +6,12 @@
 //! `cargo run --release -p orchard-hip --example hip_one_core -- draws 7 7 [colours] [seeds|profile|sandwich]`
 //! `cargo run --release -p orchard-hip --example hip_one_core -- sandwich 6 6 3 PREFIX` (the draws
 //! below one prefix of the inner rows, e.g. `012012012`: a sample of a sandwich run's leaves)
-//! `cargo run --release -p orchard-hip --example hip_one_core -- tune 6 6 FILE [W ...]`
+//! `cargo run --release -p orchard-hip --example hip_one_core -- tune 6 6 FILE [double] [W ...]`
 //!
 //! `tune` measures move orders (Franke's method: the weights that need the
 //! fewest nodes on mid-sized games): it solves every position of FILE (one
 //! per line, the cells played from the empty board, e.g. `0 5 30 35 1`),
-//! each with a fresh table, once per weight vector `W` (six comma-separated
+//! each with a fresh table (Double Hip with `double`), once per weight vector `W` (six comma-separated
 //! integers, in the order of `WEIGHTS`; the solver's own when none is given),
 //! and prints the nodes per position and in total. Every order must find the
 //! same values; it stops if two disagree.
@@ -106,7 +106,9 @@ fn main() {
 }
 
 fn tune(rows: u32, cols: u32, args: &[String]) {
-    let file = args.first().expect("tune R C FILE [W ...]");
+    let file = args.first().expect("tune R C FILE [double] [W ...]");
+    let double = args.get(1).is_some_and(|a| a == "double");
+    let args = &args[usize::from(double)..];
     let text = std::fs::read_to_string(file).expect("reading the positions");
     let positions: Vec<Vec<u8>> = text
         .lines()
@@ -129,7 +131,7 @@ fn tune(rows: u32, cols: u32, args: &[String]) {
     if orders.is_empty() {
         orders.push(WEIGHTS);
     }
-    let job = HipSolve::new(SolveParams::new(rows, cols, false), &host()).expect("parameters");
+    let job = HipSolve::new(SolveParams::new(rows, cols, double), &host()).expect("parameters");
     let mut values: Vec<Option<i8>> = vec![None; positions.len()];
     for w in orders {
         let start = Instant::now();
