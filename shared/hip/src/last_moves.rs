@@ -26,8 +26,16 @@ pub const LAST_MOVES_MAX_EMPTY: u32 = 6;
 
 impl Solver<'_, '_> {
     /// The value of `pos` for the player to move in the window `(alpha,
-    /// beta)`, fail-soft, as [`Solver::search`] (never aborted).
-    pub(crate) fn search_last_moves(&mut self, pos: &Pos, mut alpha: i8, beta: i8) -> i8 {
+    /// beta)`, fail-soft, as [`Solver::search`] (never aborted); a second
+    /// stone of a Double Hip turn skips the cells in `skip`, as
+    /// [`Solver::search`] does (the result is then at least `alpha`).
+    pub(crate) fn search_last_moves(
+        &mut self,
+        pos: &Pos,
+        mut alpha: i8,
+        beta: i8,
+        skip: u64,
+    ) -> i8 {
         let board = self.board;
         let occ = pos.p1 | pos.p2;
         let empty = board.full & !occ;
@@ -50,17 +58,19 @@ impl Solver<'_, '_> {
         }
         self.nodes += 1;
         let again = p1_moves(stones + 1, self.double) == p1;
-        let mut best = -1i8;
+        let mut best = if skip != 0 { alpha } else { -1i8 };
+        let mut tried = 0u64;
         // Shared cells first, then the reserve, each in cell order.
+        let safe = safe & !skip;
         for mut cells in [safe & !dopp, safe & dopp] {
             while cells != 0 {
                 let c = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
                 let child = pos.play(board, c, p1);
                 let v = if again {
-                    self.search_last_moves(&child, alpha, beta)
+                    self.search_last_moves(&child, alpha, beta, tried)
                 } else {
-                    -self.search_last_moves(&child, -beta, -alpha)
+                    -self.search_last_moves(&child, -beta, -alpha, 0)
                 };
                 if v > best {
                     best = v;
@@ -71,6 +81,7 @@ impl Solver<'_, '_> {
                         }
                     }
                 }
+                tried |= 1 << c;
             }
         }
         best
@@ -114,10 +125,10 @@ mod tests {
                                 .collect();
                             let plain = reference::minimax(rows, cols, double, &mut cells);
                             let plain = if p1 { plain } else { -plain };
-                            let exact = solver.search_last_moves(&pos, -1, 1);
+                            let exact = solver.search_last_moves(&pos, -1, 1, 0);
                             assert_eq!(exact, plain, "{rows}x{cols} double {double}: {pos:?}");
                             for (alpha, beta) in [(-1, 0), (0, 1)] {
-                                let v = solver.search_last_moves(&pos, alpha, beta);
+                                let v = solver.search_last_moves(&pos, alpha, beta, 0);
                                 assert!(
                                     (v <= alpha && plain <= v) || (v >= beta && plain >= v),
                                     "{rows}x{cols} double {double}: ({alpha}, {beta}) gave {v}, \

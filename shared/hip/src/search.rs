@@ -29,6 +29,16 @@
 //! board is one: on these boards the search only proves what the first
 //! player can reach, never again the second player's draw.
 //!
+//! In Double Hip the two stones of a turn commute: `x` then `c` is the
+//! position `c` then `x`. A node placing a turn's first stone hands each
+//! child the first stones its earlier children searched without a cutoff,
+//! and the child skips them as its second stone (each such pair is worth at
+//! most what the earlier child returned, so at most the window's `alpha`);
+//! the child's result is kept at least `alpha`, so a fail-low result stays
+//! a true upper bound in the table. Without it every pair is met twice: a
+//! table probe, and a whole search when the entry is gone or in the plain
+//! last moves (BENCHMARKS.md, "Each pair of a Double Hip turn once").
+//!
 //! Values are from the mover's point of view inside the search and from the
 //! first player's (P1) point of view everywhere else, including the table.
 
@@ -454,14 +464,26 @@ impl<'a, 'c> Solver<'a, 'c> {
     /// The value of `pos` for the player to move, searched in the window
     /// `(alpha, beta)` (fail-soft: a result `<= alpha` is an upper bound, `>=
     /// beta` a lower bound). `None`: aborted.
-    pub fn search(&mut self, pos: &Pos, mut alpha: i8, mut beta: i8) -> Option<i8> {
+    pub fn search(&mut self, pos: &Pos, alpha: i8, beta: i8) -> Option<i8> {
+        self.search_skipping(pos, alpha, beta, 0)
+    }
+
+    /// [`Solver::search`] of the second stone of a Double Hip turn, whose
+    /// parent has already searched the first stones in `skip` without a
+    /// cutoff. The two stones of a turn commute: the pair `{x, c}` for a
+    /// `c` in `skip` is the pair `{c, x}` that `c`'s search covered, and
+    /// worth at most what that search returned, which is at most `alpha`.
+    /// So those cells are not tried here, and the result is never below
+    /// `alpha` (a result `<= alpha` stays a true upper bound).
+    fn search_skipping(&mut self, pos: &Pos, mut alpha: i8, mut beta: i8, skip: u64) -> Option<i8> {
+        let alpha_in = alpha;
         let board = self.board;
         let occ = pos.p1 | pos.p2;
         let empty = board.full & !occ;
         // The last moves (a full board among them) are searched plainly.
         let empties = empty.count_ones();
         if empties <= LAST_MOVES_MAX_EMPTY {
-            return Some(self.search_last_moves(pos, alpha, beta));
+            return Some(self.search_last_moves(pos, alpha, beta, skip));
         }
         let stones = occ.count_ones();
         let p1 = p1_moves(stones, self.double);
@@ -544,19 +566,25 @@ impl<'a, 'c> Solver<'a, 'c> {
             self.poll();
         }
         let (a0, b0) = (alpha, beta);
-        let mut best = -1i8;
+        // The skipped pairs are worth at most `alpha_in` (see above).
+        let mut best = if skip != 0 { alpha_in } else { -1i8 };
         let mut best_move = 255u8;
+        // Placing the first stone of a Double Hip turn (the child has the
+        // same mover): the first stones searched so far, which the later
+        // siblings skip as their second stone.
+        let pairs = p1_moves(stones + 1, self.double) == p1;
+        let mut tried = 0u64;
         // The table's move first: if it cuts off, the others are never scored.
-        let mut first = [0u8; 1];
-        let mut exclude = 0u64;
-        if let Some(f) = tt_move.filter(|&f| (empty & !dmine) >> f & 1 == 1) {
+        let mut first = [255u8; 1];
+        let mut exclude = skip;
+        if let Some(f) = tt_move.filter(|&f| (empty & !dmine & !skip) >> f & 1 == 1) {
             first[0] = f as u8;
-            exclude = 1 << f;
+            exclude |= 1 << f;
         }
         let mut moves: Option<Moves> = None;
         let mut i = 0usize;
         loop {
-            let c = if exclude != 0 && i == 0 {
+            let c = if first[0] != 255 && i == 0 {
                 first[0] as usize
             } else {
                 if moves.is_none() {
@@ -571,7 +599,7 @@ impl<'a, 'c> Solver<'a, 'c> {
                     moves = Some(list);
                 }
                 let list = moves.as_ref().expect("just computed");
-                let j = i - usize::from(exclude != 0);
+                let j = i - usize::from(first[0] != 255);
                 if j >= list.len {
                     break;
                 }
@@ -581,15 +609,15 @@ impl<'a, 'c> Solver<'a, 'c> {
             // While `c`'s subtree is searched, the next sibling's bucket can
             // be on its way from memory.
             if let Some(list) = &moves {
-                let j = i - usize::from(exclude != 0);
+                let j = i - usize::from(first[0] != 255);
                 if j < list.len && empties - 1 > LAST_MOVES_MAX_EMPTY {
                     let (k1, k2) = pos.key_after(board, list.cells[j] as usize, p1);
                     self.table.prefetch(&self.table.place(k1, k2));
                 }
             }
             let child = pos.play(board, c, p1);
-            let r = if p1_moves(stones + 1, self.double) == p1 {
-                self.search(&child, alpha, beta)
+            let r = if pairs {
+                self.search_skipping(&child, alpha, beta, tried)
             } else {
                 self.search(&child, -beta, -alpha).map(|v| -v)
             };
@@ -608,6 +636,7 @@ impl<'a, 'c> Solver<'a, 'c> {
                     }
                 }
             }
+            tried |= 1 << c;
         }
         let (lo, hi) = if best <= a0 {
             (-1, best)
@@ -814,6 +843,93 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    /// Random positions with nine empty cells, standard and Double,
+    /// searched in the three windows with one table per board (so the bounds
+    /// stored by one search serve the next): each fail-soft result bounds or
+    /// equals plain minimax's value, and so does every interval the table
+    /// holds for the positions up to three moves on. In Double Hip these
+    /// searches skip the second stones that repeat an earlier sibling's
+    /// pair, down to the plain last moves; a wrong bound from a skip, stored
+    /// or returned, shows here.
+    #[test]
+    fn windowed_searches_agree_with_plain_minimax() {
+        let mut rand = below(0x6a09_e667_f3bc_c909u64);
+        let mut checked = [0usize; 3];
+        let mut stored = 0usize;
+        for (rows, cols) in [(4, 4), (3, 5), (4, 5), (3, 6)] {
+            let board = Board::new(rows, cols);
+            let minimax = |pos: &Pos, double: bool| {
+                let mut cells: Vec<u8> = (0..board.n)
+                    .map(|c| (pos.p1 >> c & 1) as u8 + 2 * (pos.p2 >> c & 1) as u8)
+                    .collect();
+                reference::minimax(rows, cols, double, &mut cells)
+            };
+            for double in [false, true] {
+                let table = Table::new(&board, double, Some(1));
+                let mut solver = Solver::new(&board, double, &table, None);
+                for _ in 0..12 {
+                    let mut pos = Pos::EMPTY;
+                    loop {
+                        let p1 = p1_moves(pos.stones(), double);
+                        let empty = board.full & !(pos.p1 | pos.p2);
+                        let dmine = if p1 { pos.d1 } else { pos.d2 };
+                        let safe = empty & !dmine;
+                        if safe == 0 || empty.count_ones() < 9 {
+                            break;
+                        }
+                        if empty.count_ones() == 9 {
+                            let plain = minimax(&pos, double);
+                            let plain = if p1 { plain } else { -plain };
+                            for (alpha, beta) in [(-1, 0), (0, 1), (-1, 1)] {
+                                let v = solver.search(&pos, alpha, beta).expect("no budget");
+                                assert!(
+                                    (v <= alpha && plain <= v)
+                                        || (v >= beta && plain >= v)
+                                        || (alpha < v && v < beta && plain == v),
+                                    "{rows}x{cols} double {double}: ({alpha}, {beta}) gave {v}, \
+                                     value {plain}: {pos:?}"
+                                );
+                            }
+                            checked[(plain + 1) as usize] += 1;
+                            let mut layer = vec![pos];
+                            for _ in 0..3 {
+                                let mut next = Vec::new();
+                                for q in &layer {
+                                    let mover = p1_moves(q.stones(), double);
+                                    let open = board.full & !(q.p1 | q.p2);
+                                    let mut safe = open & !if mover { q.d1 } else { q.d2 };
+                                    while safe != 0 {
+                                        let c = safe.trailing_zeros() as usize;
+                                        safe &= safe - 1;
+                                        next.push(q.play(&board, c, mover));
+                                    }
+                                }
+                                for q in &next {
+                                    let key = q.key(&board);
+                                    if let Some((lo, hi, _)) = table.probe(key.0, key.1) {
+                                        let v = minimax(q, double);
+                                        assert!(
+                                            lo <= v && v <= hi,
+                                            "{rows}x{cols} double {double}: the table holds \
+                                             {lo}..={hi} for value {v}: {q:?}"
+                                        );
+                                        stored += 1;
+                                    }
+                                }
+                                layer = next;
+                            }
+                        }
+                        let cells: Vec<usize> =
+                            (0..board.n).filter(|&c| safe >> c & 1 == 1).collect();
+                        pos = pos.play(&board, cells[rand(cells.len())], p1);
+                    }
+                }
+            }
+        }
+        assert!(checked.iter().all(|&n| n >= 10), "{checked:?}");
+        assert!(stored > 1000, "{stored} intervals checked");
     }
 
     /// Every position of random games on small boards that [`Solver::counted`]
