@@ -575,17 +575,14 @@ impl<'a, 'c> Solver<'a, 'c> {
         let pairs = p1_moves(stones + 1, self.double) == p1;
         let mut tried = 0u64;
         // The table's move first: if it cuts off, the others are never scored.
-        let mut first = [255u8; 1];
-        let mut exclude = skip;
-        if let Some(f) = tt_move.filter(|&f| (empty & !dmine & !skip) >> f & 1 == 1) {
-            first[0] = f as u8;
-            exclude |= 1 << f;
-        }
+        let first = tt_move.filter(|&f| (empty & !dmine & !skip) >> f & 1 == 1);
+        let exclude = skip | first.map_or(0, |f| 1 << f);
+        let listed_from = usize::from(first.is_some());
         let mut moves: Option<Moves> = None;
         let mut i = 0usize;
         loop {
-            let c = if first[0] != 255 && i == 0 {
-                first[0] as usize
+            let c = if let (Some(f), 0) = (first, i) {
+                f
             } else {
                 if moves.is_none() {
                     let list = self.moves(pos, p1, exclude);
@@ -599,7 +596,7 @@ impl<'a, 'c> Solver<'a, 'c> {
                     moves = Some(list);
                 }
                 let list = moves.as_ref().expect("just computed");
-                let j = i - usize::from(first[0] != 255);
+                let j = i - listed_from;
                 if j >= list.len {
                     break;
                 }
@@ -609,7 +606,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             // While `c`'s subtree is searched, the next sibling's bucket can
             // be on its way from memory.
             if let Some(list) = &moves {
-                let j = i - usize::from(first[0] != 255);
+                let j = i - listed_from;
                 if j < list.len && empties - 1 > LAST_MOVES_MAX_EMPTY {
                     let (k1, k2) = pos.key_after(board, list.cells[j] as usize, p1);
                     self.table.prefetch(&self.table.place(k1, k2));
