@@ -92,8 +92,7 @@ impl Solver<'_, '_> {
 mod tests {
     use super::*;
     use crate::board::Board;
-    use crate::reference;
-    use crate::search::tests::below;
+    use crate::search::tests::{below, plain_minimax};
     use crate::table::Table;
 
     /// Random positions with at most [`LAST_MOVES_MAX_EMPTY`] empty cells on
@@ -120,10 +119,7 @@ mod tests {
                             break;
                         }
                         if empty.count_ones() <= LAST_MOVES_MAX_EMPTY {
-                            let mut cells: Vec<u8> = (0..board.n)
-                                .map(|c| (pos.p1 >> c & 1) as u8 + 2 * (pos.p2 >> c & 1) as u8)
-                                .collect();
-                            let plain = reference::minimax(rows, cols, double, &mut cells);
+                            let plain = plain_minimax(&board, double, &pos);
                             let plain = if p1 { plain } else { -plain };
                             let exact = solver.search_last_moves(&pos, -1, 1, 0);
                             assert_eq!(exact, plain, "{rows}x{cols} double {double}: {pos:?}");
