@@ -10,16 +10,17 @@
 //!
 //! `tune` measures move orders (Franke's method: the weights that need the
 //! fewest nodes on mid-sized games): it solves every position of FILE (one
-//! per line, the cells played from the empty board, e.g. `0 5 30 35 1`),
+//! per line, the cells played from the empty board, e.g. `0 5 30 35 1`, or
+//! `-` for the empty board itself),
 //! each with a fresh table (Double Hip with `double`), once per weight vector `W` (six comma-separated
-//! integers, in the order of `WEIGHTS`; the solver's own when none is given),
+//! integers, in the order of `WEIGHTS`; the solver's own for the rules when none is given),
 //! and prints the nodes per position and in total. Every order must find the
 //! same values; it stops if two disagree.
 
 use std::time::Instant;
 
 use orchard_core::{explore_all, Host, SearchFamily};
-use orchard_hip::solve::{explore_pruned, MoveOrder, WEIGHTS};
+use orchard_hip::solve::{explore_pruned, MoveOrder, DOUBLE_WEIGHTS, WEIGHTS};
 use orchard_hip::{DrawsParams, DrawsUnit, HipDraws, HipSolve, Method, SolveParams};
 
 /// What this process lends a job: the table size from `ORCHARD_CACHE_MIB`
@@ -110,16 +111,17 @@ fn tune(rows: u32, cols: u32, args: &[String]) {
     let double = args.get(1).is_some_and(|a| a == "double");
     let args = &args[usize::from(double)..];
     let text = std::fs::read_to_string(file).expect("reading the positions");
+    // A line `-` is the empty board (the whole game); blank lines are skipped.
     let positions: Vec<Vec<u8>> = text
         .lines()
-        .map(|l| l.split(|c: char| c == ',' || c.is_whitespace()))
-        .map(|cells| {
-            cells
-                .filter(|c| !c.is_empty())
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            l.split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|c| !c.is_empty() && *c != "-")
                 .map(|c| c.parse().expect("a cell number"))
+                .collect()
         })
-        .map(Iterator::collect)
-        .filter(|p: &Vec<u8>| !p.is_empty())
         .collect();
     let mut orders: Vec<[i32; 6]> = args[1..]
         .iter()
@@ -129,7 +131,7 @@ fn tune(rows: u32, cols: u32, args: &[String]) {
         })
         .collect();
     if orders.is_empty() {
-        orders.push(WEIGHTS);
+        orders.push(if double { DOUBLE_WEIGHTS } else { WEIGHTS });
     }
     let job = HipSolve::new(SolveParams::new(rows, cols, double), &host()).expect("parameters");
     let mut values: Vec<Option<i8>> = vec![None; positions.len()];

@@ -52,11 +52,20 @@ impl SquareCounts {
     }
 }
 
-/// Move-ordering penalties, tuned on 4x4 to 4x6 boards (node counts halve to
-/// tenth against no ordering): a new dead cell of mine, obstructing one or two
-/// opponent stones, spending my reserve, extending a partial square of mine,
-/// starting a new one.
+/// Move-ordering penalties of standard Hip, tuned on 4x4 to 4x6 boards (node
+/// counts halve to tenth against no ordering): a new dead cell of mine,
+/// obstructing one or two opponent stones, spending my reserve, extending a
+/// partial square of mine, starting a new one.
 pub const WEIGHTS: [i32; 6] = [6, 2, 3, 3, 0, 2];
+
+/// The same penalties for Double Hip, tuned on its own games by coordinate
+/// descent from [`WEIGHTS`] on the CPU time (not the nodes: an order that
+/// saves plain last moves can cost full-search nodes, which cost several
+/// times as much) of the whole games of Double 4x7, 5x5 and 3x8 and six
+/// positions of the Double 4x9 long run (BENCHMARKS.md, "A move order of
+/// Double Hip's own"): spending the reserve costs more, obstructing two
+/// opponent stones less, extending a partial square of one's own a little.
+pub const DOUBLE_WEIGHTS: [i32; 6] = [6, 2, 2, 8, 1, 2];
 
 /// A static move order: the penalties of [`WEIGHTS`] (or of other weights,
 /// for tuning them: see the `hip_one_core` example), laid out for the inner
@@ -81,8 +90,19 @@ pub struct MoveOrder {
 }
 
 impl MoveOrder {
-    /// The order the solver uses.
+    /// The order the solver uses in standard Hip.
     pub const TUNED: MoveOrder = MoveOrder::new(WEIGHTS);
+    /// The order the solver uses in Double Hip.
+    pub const TUNED_DOUBLE: MoveOrder = MoveOrder::new(DOUBLE_WEIGHTS);
+
+    /// The order the solver uses under the rules (Double Hip or not).
+    pub const fn tuned(double: bool) -> MoveOrder {
+        if double {
+            MoveOrder::TUNED_DOUBLE
+        } else {
+            MoveOrder::TUNED
+        }
+    }
 
     /// The order of six weights, in the order of [`WEIGHTS`].
     pub const fn new(w: [i32; 6]) -> MoveOrder {
@@ -110,11 +130,11 @@ pub struct Moves {
     pub len: usize,
 }
 
-/// The safe moves of the player to move in the solver's order (see
-/// [`Solver::moves`]), for the unit tree.
+/// The safe moves of the player to move in the solver's order under the
+/// rules (see [`Solver::moves`]), for the unit tree.
 #[inline]
-pub fn ordered_moves(board: &Board, pos: &Pos, p1: bool, exclude: u64) -> Moves {
-    MoveOrder::TUNED.moves(board, pos, p1, exclude)
+pub fn ordered_moves(board: &Board, pos: &Pos, p1: bool, double: bool, exclude: u64) -> Moves {
+    MoveOrder::tuned(double).moves(board, pos, p1, exclude)
 }
 
 impl MoveOrder {

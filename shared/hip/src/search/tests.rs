@@ -150,13 +150,10 @@ fn keys_and_move_order_match_plain_versions() {
                     plain_order(&board, &pos, p1, &other),
                     "{rows}x{cols}"
                 );
-                let list = ordered_moves(&board, &pos, p1, 0);
+                let list = ordered_moves(&board, &pos, p1, double, 0);
                 let order = list.cells[..list.len].to_vec();
-                assert_eq!(
-                    order,
-                    plain_order(&board, &pos, p1, &WEIGHTS),
-                    "{rows}x{cols}"
-                );
+                let tuned = if double { &DOUBLE_WEIGHTS } else { &WEIGHTS };
+                assert_eq!(order, plain_order(&board, &pos, p1, tuned), "{rows}x{cols}");
                 for &c in &order {
                     let k = pos.play(&board, c as usize, p1).key(&board);
                     assert_eq!(

@@ -13,7 +13,7 @@ use orchard_core::FamilyError;
 /// and report.
 pub(super) struct Game {
     pub(super) board: Board,
-    double: bool,
+    pub(super) double: bool,
 }
 
 /// A child of a position.
@@ -122,7 +122,7 @@ impl Game {
             return;
         }
         let p1 = self.p1_to_move(&pos);
-        let list = ordered_moves(&self.board, &pos, p1, 0);
+        let list = ordered_moves(&self.board, &pos, p1, self.double, 0);
         for &c in &list.cells[..list.len] {
             let child = pos.play(&self.board, c as usize, p1);
             if self.full(&child) {
