@@ -6,14 +6,14 @@
 use super::summary::{Key, SolveUnit};
 use super::SolveParams;
 use crate::board::Board;
-use crate::search::{ordered_moves, p1_moves, Pos};
+use crate::search::{ordered_moves, p1_moves, Moves, Pos};
 use orchard_core::FamilyError;
 
 /// The game rules on top of the board, shared by unit generation, explore
 /// and report.
 pub(super) struct Game {
     pub(super) board: Board,
-    pub(super) double: bool,
+    double: bool,
 }
 
 /// A child of a position.
@@ -29,6 +29,12 @@ impl Game {
             board: p.board(),
             double: p.double,
         }
+    }
+
+    /// The safe moves of the player to move, in the search's order under
+    /// these rules (the unit tree and the scheduler's eldest child follow it).
+    pub(super) fn ordered_moves(&self, pos: &Pos, p1: bool) -> Moves {
+        ordered_moves(&self.board, pos, p1, self.double, 0)
     }
 
     pub(super) fn p1_to_move(&self, pos: &Pos) -> bool {
@@ -122,7 +128,7 @@ impl Game {
             return;
         }
         let p1 = self.p1_to_move(&pos);
-        let list = ordered_moves(&self.board, &pos, p1, self.double, 0);
+        let list = self.ordered_moves(&pos, p1);
         for &c in &list.cells[..list.len] {
             let child = pos.play(&self.board, c as usize, p1);
             if self.full(&child) {

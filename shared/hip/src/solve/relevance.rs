@@ -13,7 +13,7 @@ use super::explore::narrow;
 use super::game::{Child, Game};
 use super::summary::{Key, SolveSummary, SolveUnit, Window};
 use super::{Expect, HipSolve};
-use crate::search::{ordered_moves, Pos};
+use crate::search::Pos;
 use orchard_core::{MootJudge, MootUnits};
 
 /// A child as [`Relevance`] sees it: P1's interval, and the position (none
@@ -89,7 +89,7 @@ impl Relevance {
                 let (lo, hi, _) = e.eval(&pos);
                 let open = lo < hi && relevant.contains(&key);
                 let p1 = game.p1_to_move(&pos);
-                let list = ordered_moves(&game.board, &pos, p1, game.double, 0);
+                let list = game.ordered_moves(&pos, p1);
                 if list.len > 0 {
                     let eldest = pos.play(&game.board, list.cells[0] as usize, p1);
                     if !game.full(&eldest) {
@@ -354,7 +354,7 @@ impl MootJudge<SolveUnit> for SolveJudge {
                 pos = pos.play(board, m as usize, p1);
                 continue;
             }
-            let list = ordered_moves(board, &pos, p1, game.double, 0);
+            let list = game.ordered_moves(&pos, p1);
             let child = pos.play(board, m as usize, p1);
             if list.len > 0 {
                 let eldest = pos.play(board, list.cells[0] as usize, p1);
