@@ -8,14 +8,15 @@
 //! below one prefix of the inner rows, e.g. `012012012`: a sample of a sandwich run's leaves)
 //! `cargo run --release -p orchard-hip --example hip_one_core -- tune 6 6 FILE [double] [W ...]`
 //!
-//! `tune` measures move orders (Franke's method: the weights that need the
-//! fewest nodes on mid-sized games): it solves every position of FILE (one
-//! per line, the cells played from the empty board, e.g. `0 5 30 35 1`, or
-//! `-` for the empty board itself),
-//! each with a fresh table (Double Hip with `double`), once per weight vector `W` (six comma-separated
-//! integers, in the order of `WEIGHTS`; the solver's own for the rules when none is given),
-//! and prints the nodes per position and in total. Every order must find the
-//! same values; it stops if two disagree.
+//! `tune` measures move orders: it solves every position of FILE (one per
+//! line, the cells played from the empty board, e.g. `0 5 30 35 1`, or `-`
+//! for the empty board itself), each with a fresh table (Double Hip with
+//! `double`), once per weight vector `W` (six comma-separated integers, in
+//! the order of `WEIGHTS`; the solver's own for the rules when none is
+//! given), and prints the nodes per position and in total. Every order must
+//! find the same values; it stops if two disagree. Franke tuned on the
+//! fewest nodes; the solver's weights are tuned on the CPU time of one
+//! `tune` per weight vector, by `bench/hip-order-descent.py`.
 
 use std::time::Instant;
 

@@ -52,17 +52,24 @@ impl SquareCounts {
     }
 }
 
-/// Move-ordering penalties of standard Hip, tuned on 4x4 to 4x6 boards (node
-/// counts halve to tenth against no ordering): a new dead cell of mine,
+/// Move-ordering penalties of standard Hip: a new dead cell of mine,
 /// obstructing one or two opponent stones, spending my reserve, extending a
-/// partial square of mine, starting a new one.
-pub const WEIGHTS: [i32; 6] = [6, 2, 3, 3, 0, 2];
+/// partial square of mine, starting a new one. First tuned on the nodes of
+/// 4x4 to 4x6 (6,2,3,3,0,2: nodes a half to a tenth of no ordering's), then,
+/// once the last moves were searched plainly, by coordinate descent on the
+/// CPU time of the whole games of 4x7 and 5x5 and positions of 6x6 and of
+/// the 4x9 long run, in steps of half the old unit (BENCHMARKS.md, "The
+/// standard move order tuned on time"): against the rest, a new dead cell
+/// of one's own costs much less (7 against 12 half-units), obstructing two
+/// stones and spending the reserve a little less, and extending a partial
+/// square of one's own a little.
+pub const WEIGHTS: [i32; 6] = [7, 4, 4, 5, 1, 4];
 
 /// The same penalties for Double Hip, tuned on its own games by coordinate
-/// descent from [`WEIGHTS`] on the CPU time (not the nodes: an order that
-/// saves plain last moves can cost full-search nodes, which cost several
-/// times as much) of the whole games of Double 4x7, 5x5 and 3x8 and six
-/// positions of the Double 4x9 long run (BENCHMARKS.md, "A move order of
+/// descent from the standard weights of then (6,2,3,3,0,2) on the CPU time
+/// (not the nodes: an order that saves plain last moves can cost
+/// full-search nodes, which cost several times as much) of the whole games
+/// of Double 4x7, 5x5 and 3x8 and six positions of the Double 4x9 long run (BENCHMARKS.md, "A move order of
 /// Double Hip's own"): spending the reserve costs more, obstructing two
 /// opponent stones less, extending a partial square of one's own a little.
 pub const DOUBLE_WEIGHTS: [i32; 6] = [6, 2, 2, 8, 1, 2];
