@@ -8,14 +8,15 @@ by coordinate descent on CPU time, the way `WEIGHTS` (session 43) and
 
 CASE is "R C FILE": every position of FILE (a line of cell numbers; a line
 `-` is the whole game, as in bench/hip-positions/whole-game.txt), solved
-cold by `hip_one_core tune R C FILE [double] W`. A candidate's score is the geometric mean over the cases of its user CPU
-seconds (`/usr/bin/time`) against those of BASE (default: the start). One
-weight moves by each of STEPS (default -1,1,2) at a time; a move is kept
-when it scores below KEEP (default 0.98) times the best so far, and the
-descent stops when a whole sweep keeps none. Cases should take a few
-seconds each (a tenth of a second is all noise). Each (case, weights) is run
-once and remembered in target/hip-order-descent.json, so a stopped descent
-resumes where it was.
+cold by `hip_one_core tune R C FILE [double] W`. A candidate's score is the
+geometric mean over the cases of its user CPU seconds (`/usr/bin/time`)
+against those of BASE (default: the start). One weight moves by each of
+STEPS (default -1,1,2) at a time; a move is kept when it scores below KEEP
+(default 0.98) times the best so far, and the descent stops when a whole
+sweep keeps none. Cases should take a few seconds each (a tenth of a second
+is all noise). Each (case, weights) is run once and remembered in
+target/hip-order-descent.json with the build it ran on, so a stopped descent
+resumes where it was and a rebuilt solver is timed afresh.
 
 Why time and not nodes: the plain search of the last moves counts nodes
 several times cheaper than the full search's, and an order can move nodes
@@ -26,6 +27,7 @@ run): confirm the result with bench/hip-speed.sh against the tree before,
 on cases the descent did not see.
 """
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -44,8 +46,15 @@ ap.add_argument("cases", nargs="+", help='"R C FILE"')
 a = ap.parse_args()
 
 
+def integers(text, what):
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        sys.exit("hip-order-descent: %s are comma-separated integers, not %r" % (what, text))
+
+
 def weights(text):
-    w = [int(x) for x in text.split(",")]
+    w = integers(text, "weights")
     if len(w) != 6 or min(w) < 0:
         sys.exit("hip-order-descent: weights are six integers >= 0, not %r" % text)
     return w
@@ -60,14 +69,17 @@ for c in a.cases:
 subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "orchard-hip",
                 "--example", "hip_one_core"], cwd=root, check=True)
 binary = os.path.join(target, "release", "examples", "hip_one_core")
+# Timings are remembered per build: another solver is another measurement.
+with open(binary, "rb") as f:
+    build = hashlib.sha256(f.read()).hexdigest()[:16]
 memo_file = os.path.join(target, "hip-order-descent.json")
 memo = json.load(open(memo_file)) if os.path.exists(memo_file) else {}
 
 
 def cpu(case, w):
     """User CPU seconds of one cold solve of the case's positions."""
-    key = "%s:%s:%s" % (" ".join(case), "double" if a.double else "standard",
-                        ",".join(map(str, w)))
+    key = "%s:%s:%s:%s" % (build, " ".join(case), "double" if a.double else "standard",
+                           ",".join(map(str, w)))
     if key not in memo:
         args = [binary, "tune", *case] + (["double"] if a.double else []) + [",".join(map(str, w))]
         r = subprocess.run(["/usr/bin/time", "-f", "USER %U", *args],
@@ -89,7 +101,7 @@ def cpu(case, w):
 default = "6,2,2,8,1,2" if a.double else "7,4,4,5,1,4"
 best = weights(a.start or default)
 base = weights(a.base) if a.base else best[:]
-steps = [int(s) for s in a.steps.split(",")]
+steps = integers(a.steps, "steps")
 
 
 def score(w):

@@ -69,9 +69,10 @@ pub const WEIGHTS: [i32; 6] = [7, 4, 4, 5, 1, 4];
 /// descent from the standard weights of then (6,2,3,3,0,2) on the CPU time
 /// (not the nodes: an order that saves plain last moves can cost
 /// full-search nodes, which cost several times as much) of the whole games
-/// of Double 4x7, 5x5 and 3x8 and six positions of the Double 4x9 long run (BENCHMARKS.md, "A move order of
-/// Double Hip's own"): spending the reserve costs more, obstructing two
-/// opponent stones less, extending a partial square of one's own a little.
+/// of Double 4x7, 5x5 and 3x8 and six positions of the Double 4x9 long run
+/// (BENCHMARKS.md, "A move order of Double Hip's own"): spending the
+/// reserve costs more, obstructing two opponent stones less, extending a
+/// partial square of one's own a little.
 pub const DOUBLE_WEIGHTS: [i32; 6] = [6, 2, 2, 8, 1, 2];
 
 /// A static move order: the penalties of [`WEIGHTS`] (or of other weights,
