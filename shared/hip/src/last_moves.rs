@@ -92,7 +92,7 @@ impl Solver<'_, '_> {
 mod tests {
     use super::*;
     use crate::board::Board;
-    use crate::search::tests::{below, plain_minimax};
+    use crate::search::tests::{below, plain_minimax, random_game};
     use crate::table::Table;
 
     /// Random positions with at most [`LAST_MOVES_MAX_EMPTY`] empty cells on
@@ -109,22 +109,14 @@ mod tests {
                 let table = Table::new(&board, double, Some(1));
                 let mut solver = Solver::new(&board, double, &table, None);
                 for _ in 0..40 {
-                    let mut pos = Pos::EMPTY;
-                    loop {
-                        let p1 = p1_moves(pos.stones(), double);
-                        let empty = board.full & !(pos.p1 | pos.p2);
-                        let dmine = if p1 { pos.d1 } else { pos.d2 };
-                        let safe = empty & !dmine;
-                        if safe == 0 {
-                            break;
-                        }
+                    random_game(&board, double, &mut below, |pos, p1, empty| {
                         if empty.count_ones() <= LAST_MOVES_MAX_EMPTY {
-                            let plain = plain_minimax(&board, double, &pos);
+                            let plain = plain_minimax(&board, double, pos);
                             let plain = if p1 { plain } else { -plain };
-                            let exact = solver.search_last_moves(&pos, -1, 1, 0);
+                            let exact = solver.search_last_moves(pos, -1, 1, 0);
                             assert_eq!(exact, plain, "{rows}x{cols} double {double}: {pos:?}");
                             for (alpha, beta) in [(-1, 0), (0, 1)] {
-                                let v = solver.search_last_moves(&pos, alpha, beta, 0);
+                                let v = solver.search_last_moves(pos, alpha, beta, 0);
                                 assert!(
                                     (v <= alpha && plain <= v) || (v >= beta && plain >= v),
                                     "{rows}x{cols} double {double}: ({alpha}, {beta}) gave {v}, \
@@ -133,10 +125,8 @@ mod tests {
                             }
                             checked[(plain + 1) as usize] += 1;
                         }
-                        let cells: Vec<usize> =
-                            (0..board.n).filter(|&c| safe >> c & 1 == 1).collect();
-                        pos = pos.play(&board, cells[below(cells.len())], p1);
-                    }
+                        true
+                    });
                 }
             }
         }
