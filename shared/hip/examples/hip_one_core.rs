@@ -12,8 +12,8 @@
 //! line, the cells played from the empty board, e.g. `0 5 30 35 1`, or `-`
 //! for the empty board itself), each with a fresh table (Double Hip with
 //! `double`), once per weight vector `W` (six comma-separated integers, in
-//! the order of `WEIGHTS`; the solver's own for the rules when none is
-//! given), and prints the nodes per position and in total. Every order must
+//! the order of `WEIGHTS`; when none is given, the solver's own for the
+//! rules and the board, `tuned_weights`), and prints the nodes per position and in total. Every order must
 //! find the same values; it stops if two disagree. Franke tuned on the
 //! fewest nodes; the solver's weights are tuned on the CPU time of one
 //! `tune` per weight vector, by `bench/hip-order-descent.py`.
@@ -21,7 +21,7 @@
 use std::time::Instant;
 
 use orchard_core::{explore_all, Host, SearchFamily};
-use orchard_hip::solve::{explore_pruned, MoveOrder, DOUBLE_WEIGHTS, WEIGHTS};
+use orchard_hip::solve::{explore_pruned, tuned_weights, MoveOrder};
 use orchard_hip::{DrawsParams, DrawsUnit, HipDraws, HipSolve, Method, SolveParams};
 
 /// What this process lends a job: the table size from `ORCHARD_CACHE_MIB`
@@ -132,7 +132,7 @@ fn tune(rows: u32, cols: u32, args: &[String]) {
         })
         .collect();
     if orders.is_empty() {
-        orders.push(if double { DOUBLE_WEIGHTS } else { WEIGHTS });
+        orders.push(tuned_weights(rows as usize, cols as usize, double));
     }
     let job = HipSolve::new(SolveParams::new(rows, cols, double), &host()).expect("parameters");
     let mut values: Vec<Option<i8>> = vec![None; positions.len()];

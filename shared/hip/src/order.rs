@@ -75,6 +75,28 @@ pub const WEIGHTS: [i32; 6] = [7, 4, 4, 5, 1, 4];
 /// partial square of one's own a little.
 pub const DOUBLE_WEIGHTS: [i32; 6] = [6, 2, 2, 8, 1, 2];
 
+/// The same penalties for standard Hip on a board three cells wide (the
+/// last long run of table B is 3x11), tuned by the same descent from
+/// [`WEIGHTS`] on eight positions of 3x11 ten and twelve stones deep
+/// (BENCHMARKS.md, "A move order for three rows"): spending the reserve
+/// costs far more (13 half-units, not 5). On such a board most squares are
+/// 2x2 blocks and a player's reserve is the few cells the opponent's
+/// partial squares leave him. 0.75-0.79 of the time on thirteen other
+/// 3x11 positions, 0.82 on the whole 3x9 game, 1.3 on 3x8's (a second).
+pub const THREE_ROW_WEIGHTS: [i32; 6] = [9, 4, 5, 13, 1, 4];
+
+/// The weights the solver uses for the rules (Double Hip or not) on a board
+/// of `rows` x `cols`.
+pub const fn tuned_weights(rows: usize, cols: usize, double: bool) -> [i32; 6] {
+    if double {
+        DOUBLE_WEIGHTS
+    } else if rows == 3 || cols == 3 {
+        THREE_ROW_WEIGHTS
+    } else {
+        WEIGHTS
+    }
+}
+
 /// A static move order: the penalties of [`WEIGHTS`] (or of other weights,
 /// for tuning them: see the `hip_one_core` example), laid out for the inner
 /// loop of [`MoveOrder::moves`].
@@ -98,18 +120,10 @@ pub struct MoveOrder {
 }
 
 impl MoveOrder {
-    /// The order the solver uses in standard Hip.
-    pub const TUNED: MoveOrder = MoveOrder::new(WEIGHTS);
-    /// The order the solver uses in Double Hip.
-    pub const TUNED_DOUBLE: MoveOrder = MoveOrder::new(DOUBLE_WEIGHTS);
-
-    /// The order the solver uses under the rules (Double Hip or not).
-    pub const fn tuned(double: bool) -> MoveOrder {
-        if double {
-            MoveOrder::TUNED_DOUBLE
-        } else {
-            MoveOrder::TUNED
-        }
+    /// The order the solver uses under the rules (Double Hip or not) on
+    /// `board` ([`tuned_weights`]).
+    pub const fn tuned(board: &Board, double: bool) -> MoveOrder {
+        MoveOrder::new(tuned_weights(board.rows, board.cols, double))
     }
 
     /// The order of six weights, in the order of [`WEIGHTS`].
@@ -142,7 +156,7 @@ pub struct Moves {
 /// rules (see [`Solver::moves`]), for the unit tree.
 #[inline]
 pub fn ordered_moves(board: &Board, pos: &Pos, p1: bool, double: bool, exclude: u64) -> Moves {
-    MoveOrder::tuned(double).moves(board, pos, p1, exclude)
+    MoveOrder::tuned(board, double).moves(board, pos, p1, exclude)
 }
 
 impl MoveOrder {

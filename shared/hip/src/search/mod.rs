@@ -48,7 +48,10 @@ use super::abstract_endgame::{AbstractEndgame, EndgameMemo, MAX_OPEN};
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
 use super::last_moves::LAST_MOVES_MAX_EMPTY;
-pub use super::order::{ordered_moves, MoveOrder, Moves, SquareCounts, DOUBLE_WEIGHTS, WEIGHTS};
+pub use super::order::{
+    ordered_moves, tuned_weights, MoveOrder, Moves, SquareCounts, DOUBLE_WEIGHTS,
+    THREE_ROW_WEIGHTS, WEIGHTS,
+};
 use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
 
@@ -293,7 +296,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             double,
             table,
             endgame: Endgame::get(double),
-            order: MoveOrder::tuned(double),
+            order: MoveOrder::tuned(board, double),
             nodes: 0,
             budget: ctx.map_or(u64::MAX, |c| c.budget.max(1)),
             next_poll: POLL_INTERVAL,

@@ -178,8 +178,12 @@ fn keys_and_move_order_match_plain_versions() {
                 );
                 let list = ordered_moves(&board, &pos, p1, double, 0);
                 let order = list.cells[..list.len].to_vec();
-                let tuned = if double { &DOUBLE_WEIGHTS } else { &WEIGHTS };
-                assert_eq!(order, plain_order(&board, &pos, p1, tuned), "{rows}x{cols}");
+                let tuned = tuned_weights(rows, cols, double);
+                assert_eq!(
+                    order,
+                    plain_order(&board, &pos, p1, &tuned),
+                    "{rows}x{cols}"
+                );
                 for &c in &order {
                     let k = pos.play(&board, c as usize, p1).key(&board);
                     assert_eq!(

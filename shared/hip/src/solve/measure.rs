@@ -80,13 +80,9 @@ impl HipSolve {
     /// and measurements: P1's value and the nodes searched.
     pub fn solve_position(&self, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
         let p = &self.params;
-        solve_with(
-            &Game::new(p),
-            p,
-            moves,
-            self.table(),
-            MoveOrder::tuned(p.double),
-        )
+        let game = Game::new(p);
+        let order = MoveOrder::tuned(&game.board, p.double);
+        solve_with(&game, p, moves, self.table(), order)
     }
 
     /// Game value of a position by one search with a table of its own (so
