@@ -14,7 +14,9 @@ geometric mean over the cases of its user CPU seconds (`/usr/bin/time`)
 against those of BASE (default: the start). One weight moves by each of
 STEPS (default -1,1,2) at a time; a move is kept when it scores below KEEP
 (default 0.98) times the best so far, and the descent stops when a whole
-sweep keeps none. Cases should take a few seconds each (a tenth of a second
+sweep keeps none; with --confirm N, only if it also wins when it and the
+best so far are timed in turns, N fresh runs each (the median ratio below
+KEEP): the remembered times drift with the machine's load. Cases should take a few seconds each (a tenth of a second
 is all noise). Each (case, weights) is run once and remembered in
 target/hip-order-descent.json with the build it ran on, so a stopped descent
 resumes where it was and a rebuilt solver is timed afresh.
@@ -45,6 +47,9 @@ ap.add_argument("--start", help="the weights to start from, 6 comma-separated in
 ap.add_argument("--base", help="the weights the scores are against (default: --start)")
 ap.add_argument("--steps", default="-1,1,2", help="the moves of one weight, comma-separated")
 ap.add_argument("--keep", type=float, default=0.98, help="keep a move below this ratio to the best")
+ap.add_argument("--confirm", type=int, default=0, metavar="N",
+                help="before keeping a move, time it and the best so far in turns, N fresh runs "
+                     "each, and keep it only if the median ratio is below KEEP too")
 ap.add_argument("cases", nargs="+", help='"R C FILE"')
 a = ap.parse_args()
 
@@ -79,22 +84,26 @@ memo_file = os.path.join(target, "hip-order-descent.json")
 memo = json.load(open(memo_file)) if os.path.exists(memo_file) else {}
 
 
+def run(case, w):
+    """User CPU seconds of one cold solve of the case's positions, measured now."""
+    args = [binary, "tune", *case] + (["double"] if a.double else []) + [",".join(map(str, w))]
+    r = subprocess.run(["/usr/bin/time", "-f", "USER %U", *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        # The panic's message is the line after "panicked at".
+        lines = [l for l in r.stderr.splitlines() if not l.startswith("USER ")] or ["no output"]
+        at = [i for i, l in enumerate(lines) if "panicked at" in l]
+        why = lines[at[0] + 1] if at and at[0] + 1 < len(lines) else lines[-1]
+        sys.exit("hip-order-descent: %s failed: %s" % (" ".join(args[1:]), why))
+    # A case that takes no measurable time still scores (0.01 s).
+    return max(0.01, float(r.stderr.rsplit("USER ", 1)[1].split()[0]))
+
+
 def cpu(case, w):
-    """User CPU seconds of one cold solve of the case's positions."""
+    """User CPU seconds of one cold solve of the case's positions, remembered."""
     key = "%s:%s:%s:%s" % (build, " ".join(case), "double" if a.double else "standard",
                            ",".join(map(str, w)))
     if key not in memo:
-        args = [binary, "tune", *case] + (["double"] if a.double else []) + [",".join(map(str, w))]
-        r = subprocess.run(["/usr/bin/time", "-f", "USER %U", *args],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            # The panic's message is the line after "panicked at".
-            lines = [l for l in r.stderr.splitlines() if not l.startswith("USER ")] or ["no output"]
-            at = [i for i, l in enumerate(lines) if "panicked at" in l]
-            why = lines[at[0] + 1] if at and at[0] + 1 < len(lines) else lines[-1]
-            sys.exit("hip-order-descent: %s failed: %s" % (" ".join(args[1:]), why))
-        # A case that takes no measurable time still scores (0.01 s).
-        memo[key] = max(0.01, float(r.stderr.rsplit("USER ", 1)[1].split()[0]))
+        memo[key] = run(case, w)
         with open(memo_file + ".tmp", "w") as f:
             json.dump(memo, f)
         os.replace(memo_file + ".tmp", memo_file)
@@ -111,6 +120,21 @@ def score(w):
     return math.exp(sum(math.log(cpu(c, w) / cpu(c, base)) for c in cases) / len(cases))
 
 
+def confirmed(w):
+    """Whether `w` beats the best so far when the two are timed in turns
+    (`--confirm` rounds): a point's remembered time was measured once, at
+    whatever load the machine had then, and the load drifts over a descent."""
+    if a.confirm <= 0:
+        return True
+    ratios = []
+    for _ in range(a.confirm):
+        logs = [math.log(run(c, w) / run(c, best)) for c in cases]
+        ratios.append(math.exp(sum(logs) / len(logs)))
+    median = sorted(ratios)[len(ratios) // 2]
+    print("confirm", w, "against", best, " ".join("%.4f" % r for r in ratios), flush=True)
+    return median < a.keep
+
+
 best_score = score(best)
 print("start", best, "%.4f" % best_score, [cpu(c, best) for c in cases], flush=True)
 kept = True
@@ -124,7 +148,7 @@ while kept:
                 continue
             s = score(w)
             print(w, "%.4f" % s, [cpu(c, w) for c in cases], flush=True)
-            if s < best_score * a.keep:
+            if s < best_score * a.keep and confirmed(w):
                 best, best_score, kept = w, s, True
                 print("kept", best, "%.4f" % best_score, flush=True)
 print("final", ",".join(map(str, best)), "%.4f" % best_score, flush=True)
