@@ -16,10 +16,11 @@ STEPS (default -1,1,2) at a time; a move is kept when it scores below KEEP
 (default 0.98) times the best so far, and the descent stops when a whole
 sweep keeps none; with --confirm N, only if it also wins when it and the
 best so far are timed in turns, N fresh runs each (the median ratio below
-KEEP): the remembered times drift with the machine's load. Cases should take a few seconds each (a tenth of a second
-is all noise). Each (case, weights) is run once and remembered in
-target/hip-order-descent.json with the build it ran on, so a stopped descent
-resumes where it was and a rebuilt solver is timed afresh.
+KEEP): the remembered times drift with the machine's load. Cases should
+take a few seconds each (a tenth of a second is all noise). Each (case,
+weights) is run once and remembered in target/hip-order-descent.json with
+the build it ran on, so a stopped descent resumes where it was and a
+rebuilt solver is timed afresh.
 
 Why time and not nodes: the plain search of the last moves counts nodes
 several times cheaper than the full search's, and an order can move nodes

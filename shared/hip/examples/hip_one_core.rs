@@ -13,10 +13,11 @@
 //! for the empty board itself), each with a fresh table (Double Hip with
 //! `double`), once per weight vector `W` (six comma-separated integers, in
 //! the order of `WEIGHTS`; when none is given, the solver's own for the
-//! rules and the board, `tuned_weights`), and prints the nodes per position and in total. Every order must
-//! find the same values; it stops if two disagree. Franke tuned on the
-//! fewest nodes; the solver's weights are tuned on the CPU time of one
-//! `tune` per weight vector, by `bench/hip-order-descent.py`.
+//! rules and the board, `tuned_weights`), and prints the nodes per
+//! position and in total. Every order must find the same values; it stops
+//! if two disagree. Franke tuned on the fewest nodes; the solver's weights
+//! are tuned on the CPU time of one `tune` per weight vector, by
+//! `bench/hip-order-descent.py`.
 
 use std::time::Instant;
 

@@ -48,10 +48,7 @@ use super::abstract_endgame::{AbstractEndgame, EndgameMemo, MAX_OPEN};
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
 use super::last_moves::LAST_MOVES_MAX_EMPTY;
-pub use super::order::{
-    ordered_moves, tuned_weights, MoveOrder, Moves, SquareCounts, DOUBLE_WEIGHTS,
-    THREE_ROW_WEIGHTS, WEIGHTS,
-};
+pub use super::order::{ordered_moves, tuned_weights, MoveOrder, Moves, SquareCounts};
 use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
 

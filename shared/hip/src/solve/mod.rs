@@ -86,7 +86,7 @@ use orchard_core::{
 };
 use relevance::RelevanceCache;
 
-pub use crate::search::{tuned_weights, MoveOrder, DOUBLE_WEIGHTS, THREE_ROW_WEIGHTS, WEIGHTS};
+pub use crate::search::{tuned_weights, MoveOrder};
 pub use eval::value_of;
 pub use measure::{explore_pruned, PrunedRun};
 pub use params::{Expect, SolveParams};
