@@ -14,7 +14,7 @@
 //! `double`), once per weight vector `W` (six comma-separated integers, in
 //! the order of `WEIGHTS`; when none is given, the solver's own for the
 //! rules and the board, `tuned_weights`), and prints the nodes per
-//! position and in total. Every order must find the same values; it stops
+//! position and in total, and the wall seconds of each. Every order must find the same values; it stops
 //! if two disagree. Franke tuned on the fewest nodes; the solver's weights
 //! are tuned on the CPU time of one `tune` per weight vector, by
 //! `bench/hip-order-descent.py`.
@@ -78,8 +78,12 @@ fn main() {
         Some("direct") => {
             let p = SolveParams::new(rows, cols, args.get(3).is_some_and(|a| a == "double"));
             let job = HipSolve::new(p, &host()).expect("parameters");
-            let (v, nodes) = job.solve_position(&[]).expect("search");
-            (vec![format!("value for the first player: {v}")], nodes)
+            let s = job.solve_position(&[]).expect("search");
+            let text = vec![
+                format!("value for the first player: {}", s.value),
+                format!("{} of the nodes in the plain last moves", s.plain_nodes),
+            ];
+            (text, s.nodes)
         }
         _ => {
             let mut p = SolveParams::new(rows, cols, args.get(3).is_some_and(|a| a == "double"));
@@ -140,11 +144,16 @@ fn tune(rows: u32, cols: u32, args: &[String]) {
     for w in orders {
         let start = Instant::now();
         let mut total = 0u64;
+        let mut plain = 0u64;
         let mut each = Vec::new();
+        let mut seconds = Vec::new();
         for (pos, seen) in positions.iter().zip(values.iter_mut()) {
-            let (v, nodes) = job
+            let one = Instant::now();
+            let s = job
                 .solve_position_cold(pos, MoveOrder::new(w))
                 .expect("search");
+            let (v, nodes) = (s.value, s.nodes);
+            plain += s.plain_nodes;
             assert!(
                 seen.is_none_or(|s| s == v),
                 "two orders disagree on {pos:?}"
@@ -152,6 +161,7 @@ fn tune(rows: u32, cols: u32, args: &[String]) {
             *seen = Some(v);
             total += nodes;
             each.push(nodes.to_string());
+            seconds.push(format!("{:.2}", one.elapsed().as_secs_f64()));
             eprint!(" {nodes}");
         }
         eprintln!();
@@ -161,5 +171,8 @@ fn tune(rows: u32, cols: u32, args: &[String]) {
             start.elapsed().as_secs_f64(),
             each.join(" ")
         );
+        // Apart from the nodes' line, which scripts read word by word.
+        println!("seconds each {}", seconds.join(" "));
+        println!("{plain} of the nodes in the plain last moves");
     }
 }

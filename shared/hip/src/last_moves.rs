@@ -57,6 +57,7 @@ impl Solver<'_, '_> {
             return v;
         }
         self.nodes += 1;
+        self.plain_nodes += 1;
         let again = p1_moves(stones + 1, self.double) == p1;
         let mut best = if skip != 0 { alpha } else { -1i8 };
         let mut tried = 0u64;
@@ -128,6 +129,8 @@ mod tests {
                         true
                     });
                 }
+                // Every node of the plain search is a plain node.
+                assert_eq!(solver.plain_nodes, solver.nodes, "{rows}x{cols}");
             }
         }
         // Losses, draws and wins for the mover, each met often enough that

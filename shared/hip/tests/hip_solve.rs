@@ -101,7 +101,7 @@ fn agrees_with_plain_minimax_from_the_empty_board() {
             let s = explore_all(&j, j.root_units(), u64::MAX).unwrap();
             assert_eq!(winner(&p, &s), code(want), "{r}x{c} double={double}");
             assert_eq!(
-                j.solve_position(&[]).unwrap().0,
+                j.solve_position(&[]).unwrap().value,
                 want,
                 "{r}x{c} double={double}, one search"
             );
@@ -134,7 +134,7 @@ fn agrees_with_plain_minimax_from_random_positions() {
                 done += 1;
                 let want = reference::minimax(r, c, double, &mut cells);
                 let what = format!("{r}x{c} double={double} after {moves:?}");
-                assert_eq!(j.solve_position(&moves).unwrap().0, want, "{what}");
+                assert_eq!(j.solve_position(&moves).unwrap().value, want, "{what}");
                 for budget in [u64::MAX, 3] {
                     let unit = SolveUnit::new(moves.clone());
                     let s = explore_all(&j, vec![unit], budget).unwrap();
@@ -179,7 +179,7 @@ fn threads_sharing_the_table_agree_with_plain_minimax() {
                         };
                         done += 1;
                         let want = reference::minimax(r, c, double, &mut cells);
-                        let got = j.solve_position(&moves).unwrap().0;
+                        let got = j.solve_position(&moves).unwrap().value;
                         assert_eq!(got, want, "{r}x{c} double={double} after {moves:?}");
                     }
                 }
@@ -198,7 +198,7 @@ fn double_hip_edge_cases() {
     assert_eq!(order, [1, 2, 2, 1, 1, 2, 2, 1, 1]);
     // 2x2: P1, P2, P2, then P1's pair is cut short by the full board: a draw.
     let j = job(&at_depth0(2, 2, true));
-    assert_eq!(j.solve_position(&[0, 1, 2]).unwrap().0, 0);
+    assert_eq!(j.solve_position(&[0, 1, 2]).unwrap().value, 0);
     // A first stone of a pair with only losing cells.
     let mut rng = Lcg(11);
     let j = job(&at_depth0(4, 4, true));
@@ -222,7 +222,7 @@ fn double_hip_edge_cases() {
         if first_of_pair && all_lose {
             let want = if who == 1 { -1 } else { 1 };
             assert_eq!(reference::minimax(4, 4, true, &mut cells), want);
-            assert_eq!(j.solve_position(&moves).unwrap().0, want, "{moves:?}");
+            assert_eq!(j.solve_position(&moves).unwrap().value, want, "{moves:?}");
             found += 1;
         }
     }
@@ -382,7 +382,7 @@ fn openings_hold_their_values(j: &HipSolve, cols: u32, report: &serde_json::Valu
     for o in report["openings"].as_array().unwrap() {
         let name = o["cell"].as_str().unwrap().as_bytes();
         let cell = (name[1] - b'1') as usize * cols as usize + (name[0] - b'a') as usize;
-        let (v, _) = j.solve_position(&[cell as u8]).unwrap();
+        let v = j.solve_position(&[cell as u8]).unwrap().value;
         let (lo, hi) = (
             o["value"][0].as_i64().unwrap(),
             o["value"][1].as_i64().unwrap(),
@@ -462,7 +462,7 @@ fn narrowed_units_in_any_order_give_the_exact_value() {
             let p = params(r, c, double);
             let j = job(&p);
             let want = value_checked(&j, r, c, double);
-            let whole = j.solve_position(&[]).unwrap().1;
+            let whole = j.solve_position(&[]).unwrap().nodes;
             for split in [3, 20] {
                 let budget = (whole / split).max(100);
                 let what = format!("{r}x{c} double={double} budget {budget}");
@@ -514,7 +514,7 @@ fn narrowed_units_in_any_order_give_the_exact_value() {
 /// The root's value by one search, checked against plain minimax on the
 /// boards small enough for it.
 fn value_checked(j: &HipSolve, r: u32, c: u32, double: bool) -> i8 {
-    let want = j.solve_position(&[]).unwrap().0;
+    let want = j.solve_position(&[]).unwrap().value;
     if r * c <= 10 {
         let mut cells = vec![0u8; (r * c) as usize];
         let plain = reference::minimax(r as usize, c as usize, double, &mut cells);
@@ -937,8 +937,8 @@ fn a_position_that_answers_its_window_is_moot() {
         .iter()
         .filter(|u| u.moves[0] != o1)
         .find_map(|u| {
-            let (v, nodes) = job(&p).solve_position(&u.moves).unwrap();
-            (v == 0 && nodes > 2_000).then_some((u.clone(), nodes))
+            let s = job(&p).solve_position(&u.moves).unwrap();
+            (s.value == 0 && s.nodes > 2_000).then_some((u.clone(), s.nodes))
         })
         .expect("such a unit");
     let flags = LocalFlags::default();
@@ -1118,19 +1118,26 @@ fn a_job_owns_its_table_and_its_snapshot_warms_a_fresh_job() {
     j.report(&merged);
     assert!(j.snapshot().is_none(), "a table without a search");
 
-    let (v, cold_nodes) = j.solve_position(&[]).unwrap();
+    let cold = j.solve_position(&[]).unwrap();
+    let (v, cold_nodes) = (cold.value, cold.nodes);
+    // Both kinds of node: the plain last moves' and the table's.
+    assert!(
+        0 < cold.plain_nodes && cold.plain_nodes < cold_nodes,
+        "{cold:?}"
+    );
     let snapshot = j.snapshot().expect("a snapshot after a search");
     let warm = job(&p);
     let restored = warm.restore(&snapshot).unwrap();
     assert!(restored > 100, "{restored} entries");
-    let (v2, warm_nodes) = warm.solve_position(&[]).unwrap();
+    let warm_search = warm.solve_position(&[]).unwrap();
+    let (v2, warm_nodes) = (warm_search.value, warm_search.nodes);
     assert_eq!(v2, v);
     assert!(
         warm_nodes * 10 < cold_nodes,
         "{warm_nodes} nodes warm, {cold_nodes} cold"
     );
     // A fresh job is cold again: the same search, the same nodes.
-    assert_eq!(job(&p).solve_position(&[]).unwrap(), (v, cold_nodes));
+    assert_eq!(job(&p).solve_position(&[]).unwrap(), cold);
 
     let other = job(&params(4, 5, true));
     let e = other.restore(&snapshot).unwrap_err().to_string();
@@ -1154,7 +1161,7 @@ fn a_job_owns_its_table_and_its_snapshot_warms_a_fresh_job() {
         );
     }
     let small = HipSolve::new(p.clone(), &Host { cache_mib: Some(1) }).unwrap();
-    assert_eq!(small.solve_position(&[]).unwrap().0, v);
+    assert_eq!(small.solve_position(&[]).unwrap().value, v);
 }
 
 /// The most the first player can get on the empty board by the rules
@@ -1232,7 +1239,7 @@ fn pairing_positions_agree_with_plain_minimax() {
             let want = reference::minimax(r, c, false, &mut cells);
             let what = format!("{r}x{c} after {moves:?}");
             assert!(want <= 0, "pairing argument fails: {what} is worth {want}");
-            assert_eq!(j.solve_position(&moves).unwrap().0, want, "{what}");
+            assert_eq!(j.solve_position(&moves).unwrap().value, want, "{what}");
             for budget in [u64::MAX, 3] {
                 let unit = SolveUnit::new(moves.clone());
                 let s = explore_all(&j, vec![unit], budget).unwrap();

@@ -267,6 +267,8 @@ pub struct Solver<'a, 'c> {
     pub order: MoveOrder,
     /// Nodes expanded (table hits and forced losses are free).
     pub nodes: u64,
+    /// Of `nodes`, those of the plain last moves ([`super::last_moves`]).
+    pub plain_nodes: u64,
     pub budget: u64,
     next_poll: u64,
     /// The budget ran out or a stop was requested: every search returns
@@ -295,6 +297,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             endgame: Endgame::get(double),
             order: MoveOrder::tuned(board, double),
             nodes: 0,
+            plain_nodes: 0,
             budget: ctx.map_or(u64::MAX, |c| c.budget.max(1)),
             next_poll: POLL_INTERVAL,
             aborted: false,

@@ -74,11 +74,24 @@ pub fn explore_pruned(
     Ok(run)
 }
 
+/// What one search of a position found ([`HipSolve::solve_position`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Searched {
+    /// P1's value.
+    pub value: i8,
+    /// The nodes searched, the plain last moves' among them.
+    pub nodes: u64,
+    /// The nodes of the plain last moves ([`crate::last_moves`]): cheap
+    /// ones, without a table probe. The solver of the time (8690597)
+    /// had none, so its nodes compare with `nodes - plain_nodes` too.
+    pub plain_nodes: u64,
+}
+
 impl HipSolve {
     /// Game value of a position by one search in this thread, without
     /// units, with the job's table (a cold search: a fresh job), for tests
-    /// and measurements: P1's value and the nodes searched.
-    pub fn solve_position(&self, moves: &[u8]) -> Result<(i8, u64), FamilyError> {
+    /// and measurements.
+    pub fn solve_position(&self, moves: &[u8]) -> Result<Searched, FamilyError> {
         let p = &self.params;
         let game = Game::new(p);
         let order = MoveOrder::tuned(&game.board, p.double);
@@ -86,14 +99,14 @@ impl HipSolve {
     }
 
     /// Game value of a position by one search with a table of its own (so
-    /// that the node count depends on nothing else) and a given move order:
-    /// P1's value and the nodes searched. For measuring move orders against
-    /// each other (the `hip_one_core` example's `tune` mode).
+    /// that the node count depends on nothing else) and a given move order.
+    /// For measuring move orders against each other (the `hip_one_core`
+    /// example's `tune` mode).
     pub fn solve_position_cold(
         &self,
         moves: &[u8],
         order: MoveOrder,
-    ) -> Result<(i8, u64), FamilyError> {
+    ) -> Result<Searched, FamilyError> {
         let p = &self.params;
         let game = Game::new(p);
         let table = Table::new(&game.board, p.double, self.host.cache_mib);
@@ -107,7 +120,7 @@ fn solve_with(
     moves: &[u8],
     table: &Table,
     order: MoveOrder,
-) -> Result<(i8, u64), FamilyError> {
+) -> Result<Searched, FamilyError> {
     let pos = game.replay(moves)?;
     let p1 = game.p1_to_move(&pos);
     let mut s = Solver::new(&game.board, p.double, table, None);
@@ -115,5 +128,9 @@ fn solve_with(
     let v = s
         .search(&pos, -1, 1)
         .expect("an unbounded search does not abort");
-    Ok((if p1 { v } else { -v }, s.nodes))
+    Ok(Searched {
+        value: if p1 { v } else { -v },
+        nodes: s.nodes,
+        plain_nodes: s.plain_nodes,
+    })
 }

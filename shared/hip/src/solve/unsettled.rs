@@ -113,7 +113,7 @@ mod tests {
         for (r, c, double) in [(3, 3, false), (2, 5, true), (3, 4, true), (2, 6, true)] {
             let p = SolveParams::new(r, c, double);
             let job = HipSolve::new(p.clone(), &Host::default()).unwrap();
-            let want = job.solve_position(&[]).unwrap().0;
+            let want = job.solve_position(&[]).unwrap().value;
             let flags = LocalFlags::default();
             let ctx = flags.context(u64::MAX);
             let mut merged = SolveSummary::default();
