@@ -14,10 +14,11 @@
 //! `double`), once per weight vector `W` (six comma-separated integers, in
 //! the order of `WEIGHTS`; when none is given, the solver's own for the
 //! rules and the board, `tuned_weights`), and prints the nodes per
-//! position and in total, and the wall seconds of each. Every order must find the same values; it stops
-//! if two disagree. Franke tuned on the fewest nodes; the solver's weights
-//! are tuned on the CPU time of one `tune` per weight vector, by
-//! `bench/hip-order-descent.py`.
+//! position and in total, the wall seconds of each, and how many of the
+//! nodes were the plain last moves'. Every order must find the same
+//! values; it stops if two disagree. Franke tuned on the fewest nodes; the
+//! solver's weights are tuned on the CPU time of one `tune` per weight
+//! vector, by `bench/hip-order-descent.py`.
 
 use std::time::Instant;
 
