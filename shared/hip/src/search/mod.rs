@@ -62,6 +62,13 @@ const POLL_INTERVAL: u64 = 1 << 14;
 /// time on 4x6, 5x5 and the deep 6x6 positions; BENCHMARKS.md).
 const ETC_MIN_EMPTY: u32 = 10;
 
+/// The enhanced cutoff looks up this many children, the first in the move
+/// order. Of its cutoffs on 4x7 and 5x6, 97-98% came from one of the first
+/// four children, and looking up all of them (until session 46) asked the
+/// memory for about twelve buckets a call (BENCHMARKS.md, "Expected cut
+/// nodes").
+const ETC_CHILDREN: usize = 4;
+
 /// A position whose search took at least this many nodes is offered to the
 /// table as a lemma for other workers (see [`Table::offer_lemma`]): about
 /// one node in a hundred, and each saves a receiver that much work. At
@@ -341,19 +348,21 @@ impl<'a, 'c> Solver<'a, 'c> {
 
     /// Enhanced transposition cutoff: a move whose resulting position the
     /// table already knows to be worth at least `beta` to the player to move
-    /// (`p1`), with its value, found by probing every child before searching
-    /// any. In a placement game most positions are reached by many move
-    /// orders, so a sibling's subtree has often settled one of them.
+    /// (`p1`), with its value, found by probing the first [`ETC_CHILDREN`]
+    /// children before searching any. In a placement game most positions are
+    /// reached by many move orders, so a sibling's subtree has often settled
+    /// one of them.
     fn etc(&self, pos: &Pos, p1: bool, list: &Moves, beta: i8) -> Option<(i8, u8)> {
         // All the buckets are requested before any is read, so that the
         // cache misses overlap instead of queueing.
-        let mut places = [Place::default(); 64];
-        for (place, &c) in places.iter_mut().zip(&list.cells[..list.len]) {
+        let mut places = [Place::default(); ETC_CHILDREN];
+        let n = list.len.min(ETC_CHILDREN);
+        for (place, &c) in places.iter_mut().zip(&list.cells[..n]) {
             let (k1, k2) = pos.key_after(self.board, c as usize, p1);
             *place = self.table.place(k1, k2);
             self.table.prefetch(place);
         }
-        for (place, &c) in places.iter().zip(&list.cells[..list.len]) {
+        for (place, &c) in places.iter().zip(&list.cells[..n]) {
             if let Some((lo, hi, _)) = self.table.probe_at(place) {
                 let v = if p1 { lo } else { -hi };
                 if v >= beta {
@@ -468,7 +477,7 @@ impl<'a, 'c> Solver<'a, 'c> {
     /// `(alpha, beta)` (fail-soft: a result `<= alpha` is an upper bound, `>=
     /// beta` a lower bound). `None`: aborted.
     pub fn search(&mut self, pos: &Pos, alpha: i8, beta: i8) -> Option<i8> {
-        self.search_skipping(pos, alpha, beta, 0)
+        self.search_skipping(pos, alpha, beta, 0, true)
     }
 
     /// [`Solver::search`] of the second stone of a Double Hip turn, whose
@@ -478,7 +487,26 @@ impl<'a, 'c> Solver<'a, 'c> {
     /// worth at most what that search returned, which is at most `alpha`.
     /// So those cells are not tried here, and the result is never below
     /// `alpha` (a result `<= alpha` stays a true upper bound).
-    fn search_skipping(&mut self, pos: &Pos, mut alpha: i8, mut beta: i8, skip: u64) -> Option<i8> {
+    ///
+    /// `cut`: whether the node is expected to cut off (Knuth and Moore's
+    /// node types). A node expected to cut off expects its first child to
+    /// refute everything (the child is an all-node: every move of the
+    /// opponent's tried), and an all-node expects each of its children to
+    /// cut off; a node whose first child did not cut off is an all-node from
+    /// then on. Only the enhanced cutoff and the prefetch of the next
+    /// sibling's bucket read it, never the values: the cutoff is looked for
+    /// only where one is expected (on 4x7 and 5x6, second-player wins, it
+    /// cut off at 3-6% of the first player's nodes and 30% of the second
+    /// player's), and the next sibling is prefetched only where it is likely
+    /// to be searched.
+    fn search_skipping(
+        &mut self,
+        pos: &Pos,
+        mut alpha: i8,
+        mut beta: i8,
+        skip: u64,
+        mut cut: bool,
+    ) -> Option<i8> {
         let alpha_in = alpha;
         let board = self.board;
         let occ = pos.p1 | pos.p2;
@@ -494,6 +522,11 @@ impl<'a, 'c> Solver<'a, 'c> {
         if empty & !dmine == 0 {
             return Some(-1);
         }
+        // The position's bucket is on its way while the rules below are
+        // checked (a position they settle has asked for it in vain).
+        let key = self.key(pos);
+        let place = self.table.place(key.0, key.1);
+        self.table.prefetch(&place);
         if let Some(v) = self.counted(pos, empty, stones, p1) {
             return Some(v);
         }
@@ -536,8 +569,6 @@ impl<'a, 'c> Solver<'a, 'c> {
         // Every position searched here (more than `LAST_MOVES_MAX_EMPTY`
         // empty cells) goes through the table.
         let mut tt_move = None;
-        let key = self.key(pos);
-        let place = self.table.place(key.0, key.1);
         if let Some((lo, hi, mv)) = self.table.probe_at(&place) {
             let (lo, hi) = if p1 { (lo, hi) } else { (-hi, -lo) };
             if lo >= beta || lo == hi {
@@ -589,7 +620,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             } else {
                 if moves.is_none() {
                     let list = self.moves(pos, p1, exclude);
-                    if empties >= ETC_MIN_EMPTY {
+                    if cut && empties >= ETC_MIN_EMPTY {
                         if let Some((v, c)) = self.etc(pos, p1, &list, beta) {
                             best = v;
                             best_move = c;
@@ -610,16 +641,17 @@ impl<'a, 'c> Solver<'a, 'c> {
             // be on its way from memory.
             if let Some(list) = &moves {
                 let j = i - listed_from;
-                if j < list.len && empties - 1 > LAST_MOVES_MAX_EMPTY {
+                if !cut && j < list.len && empties - 1 > LAST_MOVES_MAX_EMPTY {
                     let (k1, k2) = pos.key_after(board, list.cells[j] as usize, p1);
                     self.table.prefetch(&self.table.place(k1, k2));
                 }
             }
             let child = pos.play(board, c, p1);
             let r = if pairs {
-                self.search_skipping(&child, alpha, beta, tried)
+                self.search_skipping(&child, alpha, beta, tried, cut)
             } else {
-                self.search(&child, -beta, -alpha).map(|v| -v)
+                self.search_skipping(&child, -beta, -alpha, 0, !cut)
+                    .map(|v| -v)
             };
             let Some(v) = r else {
                 // Unwinding an abort: note the path, deepest move first.
@@ -637,6 +669,7 @@ impl<'a, 'c> Solver<'a, 'c> {
                 }
             }
             tried |= 1 << c;
+            cut = false;
         }
         let (lo, hi) = if best <= a0 {
             (-1, best)
