@@ -493,7 +493,9 @@ impl<'a, 'c> Solver<'a, 'c> {
     /// refute everything (the child is an all-node: every move of the
     /// opponent's tried), and an all-node expects each of its children to
     /// cut off; a node whose first child did not cut off is an all-node from
-    /// then on. Only the enhanced cutoff and the prefetch of the next
+    /// then on. The second stone of a Double Hip turn keeps its parent's
+    /// type (the same player chooses both), and [`Solver::search`] starts
+    /// from a cut node. Only the enhanced cutoff and the prefetch of the next
     /// sibling's bucket read it, never the values: the cutoff is looked for
     /// only where one is expected (on 4x7 and 5x6, second-player wins, it
     /// cut off at 3-6% of the first player's nodes and 30% of the second
