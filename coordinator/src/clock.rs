@@ -2,9 +2,10 @@
 //!
 //! The scheduler never reads the clock itself: it asks the [`Clock`] it was
 //! given. The coordinator runs on [`SystemClock`]; tests hand the scheduler
-//! a [`ManualClock`] and move time by hand, so that lease expiry, liveness
-//! and rates can be tested without sleeping. This module is the only place
-//! in the coordinator's state machine that reads the system's clocks.
+//! a `ManualClock` (compiled for tests only) and move time by hand, so that
+//! lease expiry, liveness and rates can be tested without sleeping. This
+//! module is the only place in the coordinator's state machine that reads
+//! the system's clocks.
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 

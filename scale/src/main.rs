@@ -2,7 +2,7 @@
 //! `orchard coordinator` process: real gRPC on 127.0.0.1, real SQLite with
 //! fsync) against WORKERS simulated workers in this process, exploring a
 //! `synthetic` job in virtual time. The last line printed is one JSON object
-//! (see [`Outcome`] fields below): efficiency (ideal makespan / measured
+//! (built at the end of [`run`]): efficiency (ideal makespan / measured
 //! makespan), the peak of durable reports per second, the coordinator's CPU
 //! time, peak memory and database size, and whether the merged answer is
 //! exactly the tree (`exact`). `bench/scale.sh` builds and runs it.

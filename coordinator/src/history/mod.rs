@@ -12,7 +12,7 @@
 //! The history lives beside the scheduler, not in it: it is read from the
 //! job statuses the scheduler already computes (see [`Histories::record`]),
 //! on the sampler task's clock, and kept in a side file next to the
-//! database ([`file`]) so that it survives a restart. It is derived and
+//! database ([`mod@file`]) so that it survives a restart. It is derived and
 //! decorative: it never changes an answer, and a damaged file is set aside
 //! rather than stopping the coordinator.
 

@@ -2,7 +2,8 @@
 //! renews their leases, records their progress and the bounds the worker
 //! found, adopts units a coordinator restart left pending while the worker
 //! kept running them, and brings back cancellations and split requests
-//! (asked for by [`Scheduler::request_splits`] when workers are idle).
+//! (asked for by [`Scheduler::request_splits_for_idle`] when workers are
+//! idle).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -5,7 +5,7 @@
 //! [`crate::service`] commits them and only then calls back in to apply
 //! results (see the invariants in [`crate::store`]). It does not read the
 //! clock either: time comes from the [`Clock`] it is given, so tests drive
-//! it with a [`crate::clock::ManualClock`].
+//! it with a `ManualClock` (in [`crate::clock`], compiled for tests only).
 //!
 //! A unit is *live* while it is pending or leased. Done and cancelled units
 //! leave memory; their summaries live on in the job's aggregate and in the
@@ -124,9 +124,9 @@ pub struct Scheduler {
     units: HashMap<UnitId, Unit>,
     /// Leased units by lease start, oldest first: whom to ask to split
     /// when workers are idle, in O(log n) a unit instead of a scan of every
-    /// live unit (see [`Scheduler::request_splits`]). Entries are checked
-    /// when taken (a lease that ended leaves its entry behind) and the set
-    /// is swept when stale entries outnumber the live units.
+    /// live unit (see [`Scheduler::request_splits_for_idle`]). Entries are
+    /// checked when taken (a lease that ended leaves its entry behind) and
+    /// the set is swept when stale entries outnumber the live units.
     split_candidates: BTreeSet<(Instant, UnitId)>,
     /// Units asked to split whose rest has not come back yet, with the
     /// pieces each was asked for, pruned lazily (see

@@ -27,7 +27,7 @@
 //!   writer keeps them like the unit seals: each row's hash read before and
 //!   after every insert, update and delete, in the same transaction.
 //!
-//! At open, [`crate::store::load`] counts every job's rows of each kind and
+//! At open, [`crate::store::load()`] counts every job's rows of each kind and
 //! sums their hashes; any difference refuses the database in one line
 //! naming the job and the kind of row.
 //!

@@ -37,7 +37,7 @@
 //! halting machine with the same steps and at least as many ones, and the
 //! maxima over the tree are the maxima over all machines. The tests check
 //! this against plain brute force over every fully defined machine for N
-//! = 1, 2, 3 ([`reference`]).
+//! = 1, 2, 3 ([`mod@reference`]).
 //!
 //! **Exactness.** A machine that runs `step_limit` steps without halting
 //! and that no decider settles is counted in `undecided` and listed: while

@@ -50,7 +50,8 @@ pub struct AbstractEndgame {
 }
 
 impl AbstractEndgame {
-    /// An endgame with no open square yet: add them with [`Self::open`].
+    /// An endgame with no open square yet: set [`Self::squares`] and
+    /// [`Self::owned`], then add their cells with [`Self::cell`].
     pub fn new(again: bool, both_dead: bool, shared: u32, mine: u32, theirs: u32) -> Self {
         AbstractEndgame {
             again,

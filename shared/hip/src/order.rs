@@ -153,14 +153,14 @@ pub struct Moves {
 }
 
 /// The safe moves of the player to move in the solver's order under the
-/// rules (see [`Solver::moves`]), for the unit tree.
+/// rules (see [`crate::search::Solver::moves`]), for the unit tree.
 #[inline]
 pub fn ordered_moves(board: &Board, pos: &Pos, p1: bool, double: bool, exclude: u64) -> Moves {
     MoveOrder::tuned(board, double).moves(board, pos, p1, exclude)
 }
 
 impl MoveOrder {
-    /// See [`Solver::moves`].
+    /// See [`crate::search::Solver::moves`].
     #[inline]
     pub fn moves(&self, board: &Board, pos: &Pos, p1: bool, exclude: u64) -> Moves {
         let (mine, opp, dmine, dopp) = if p1 {

@@ -12,7 +12,8 @@ use crate::search::Pos;
 use orchard_core::FamilyError;
 
 /// Minimax over intervals of the recorded tree (see the module docs), with
-/// optional sensitivity to one unit for [`super::HipSolve::is_moot`].
+/// optional sensitivity to one unit for [`HipSolve`](super::HipSolve)'s
+/// [`MootUnits::is_moot`](orchard_core::MootUnits::is_moot).
 pub(super) struct Eval<'a> {
     game: &'a Game,
     summary: &'a SolveSummary,

@@ -102,8 +102,9 @@ impl Game {
     /// The canonical positions after `depth` stones, with a move list each,
     /// in the order a depth-first search with the solver's move ordering
     /// meets them (so the likely principal lines come first and, when units
-    /// are leased in order, [`super::HipSolve::is_moot`] can cancel their
-    /// siblings).
+    /// are leased in order,
+    /// [`MootUnits::is_moot`](orchard_core::MootUnits::is_moot) can
+    /// cancel their siblings).
     pub(super) fn frontier(&self, depth: u32) -> Vec<SolveUnit> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();

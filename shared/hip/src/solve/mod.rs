@@ -36,10 +36,11 @@
 //! single value. Since minimax is monotone, intervals computed this way
 //! always contain the true value, whatever subset of units has been merged.
 //!
-//! [`HipSolve::is_moot`] asks whether the root's value could still depend on
-//! a unit: a position stops depending on a child once another child already
-//! decides it (for the player to move, a sibling is at least as good as the
-//! best this child could be).
+//! [`HipSolve`]'s [`MootUnits::is_moot`](orchard_core::MootUnits::is_moot)
+//! asks whether the root's value could still depend on a unit: a position
+//! stops depending on a child once another child already decides it (for
+//! the player to move, a sibling is at least as good as the best this child
+//! could be).
 //!
 //! # Module map
 //!
