@@ -190,6 +190,46 @@ fn a_refused_report_leases_nothing() {
     });
 }
 
+/// The report that ends the last running job does not wait for work: its
+/// lease half answers at once, empty, with no delay asked (`retry_after_ms`
+/// 0; after a wait for work it is 200). A worker drains its slots before it
+/// stops, so a report that waited held `orchard run` a second past its job.
+#[test]
+fn the_report_that_ends_the_last_job_does_not_wait_for_work() {
+    let dir = TempDir::new("report-lease-last");
+    let (_coord, url) = coordinator(&dir, "30");
+    let job = job(&url);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut w = RawWorker::register_for(&url, "w", "synthetic").await;
+        // One unit at a time: a report answered with no lease held none
+        // but the one it reported, so no unit was left anywhere.
+        let mut unit = w.lease(1).await.pop().expect("a unit");
+        let mut reports = 0;
+        loop {
+            let answer = w
+                .client
+                .report(report_of(&w, &unit, 1))
+                .await
+                .unwrap()
+                .into_inner();
+            assert!(answer.accepted);
+            reports += 1;
+            match answer.leases.len() {
+                0 => {
+                    assert_eq!(answer.retry_after_ms, 0, "{answer:?}");
+                    break;
+                }
+                1 => unit = answer.leases.into_iter().next().unwrap(),
+                n => panic!("{n} units leased for one asked"),
+            }
+        }
+        assert!(reports > 1, "the job had {reports} unit");
+    });
+    assert_eq!(status(&url, job).unwrap()["state"], "done");
+    assert_exact(&url, job);
+}
+
 /// A worker that never sets `want_units` (an older one) gets plain
 /// answers, leases with `Lease`, and the job is counted exactly.
 #[test]

@@ -178,6 +178,14 @@ impl Scheduler {
         self.jobs.values()
     }
 
+    /// Whether some job is still running (finishing included): only then
+    /// can units become pending without a new job being submitted.
+    pub fn any_job_running(&self) -> bool {
+        self.jobs
+            .values()
+            .any(|j| j.state() == crate::status::JobState::Running)
+    }
+
     /// The ids of every job, oldest first.
     pub fn job_ids(&self) -> Vec<JobId> {
         self.jobs.keys().copied().collect()

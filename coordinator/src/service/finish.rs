@@ -223,6 +223,9 @@ impl Shared {
             "job finished"
         );
         self.job_finished.notify_waiters();
+        // Reports waiting for work stop waiting if this was the last job
+        // running (see `Workers::lease_units`).
+        self.work_available.notify_waiters();
     }
 }
 

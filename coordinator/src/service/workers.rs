@@ -35,6 +35,16 @@ pub struct Workers(pub Arc<Shared>);
 /// How long a lease request waits for work before answering empty.
 const LEASE_WAIT: Duration = Duration::from_millis(1000);
 
+/// Whether a lease request with no work to grant waits for some (see
+/// [`Workers::lease_units`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// Up to [`LEASE_WAIT`]: the `Lease` call.
+    Always,
+    /// Up to [`LEASE_WAIT`] while some job runs: a report's lease half.
+    WhileJobsRun,
+}
+
 impl Workers {
     /// Refuses a request naming `worker` that arrived under another client
     /// certificate than the one the worker registered with.
@@ -63,7 +73,15 @@ impl Workers {
     /// Leases up to `max_units` (clamped to the configured most) to
     /// `worker`, waiting up to `LEASE_WAIT` for work: the `Lease` call, and
     /// the lease half of a report-and-lease (`ReportRequest::want_units`).
-    async fn lease_units(&self, worker: u64, max_units: u32) -> LeaseResponse {
+    ///
+    /// `Wait::WhileJobsRun` (the report-and-lease) answers at once, empty,
+    /// when no job is running, and when the last one ends during the wait:
+    /// no unit can come then but from a new job, which the worker's own
+    /// `Lease` call waits for. Otherwise the report that finished a job
+    /// held its worker's slot for a whole `LEASE_WAIT`, and `orchard run`
+    /// took a second longer than its job (the worker drains its slots
+    /// before it stops).
+    async fn lease_units(&self, worker: u64, max_units: u32, wait: Wait) -> LeaseResponse {
         let max = max_units.clamp(1, self.0.config.max_units_per_lease) as usize;
         let deadline = Instant::now() + LEASE_WAIT;
         // The call's slots count as idle while it waits (see
@@ -85,6 +103,12 @@ impl Workers {
                     };
                 }
                 let (granted, writes) = s.lease(worker, max);
+                if granted.is_empty() && wait == Wait::WhileJobsRun && !s.any_job_running() {
+                    return LeaseResponse {
+                        retry_after_ms: 0,
+                        ..Default::default()
+                    };
+                }
                 if granted.is_empty() {
                     // Idle worker: running units are asked to split off
                     // their rest when the splits in flight do not cover the
@@ -204,7 +228,8 @@ impl WorkerService for Workers {
         let r = req.into_inner();
         self.check_speaks_for(r.worker_id, peer.as_ref())?;
         Ok(Response::new(
-            self.lease_units(r.worker_id, r.max_units).await,
+            self.lease_units(r.worker_id, r.max_units, Wait::Always)
+                .await,
         ))
     }
 
@@ -363,7 +388,9 @@ impl WorkerService for Workers {
         // hung up leases nothing, and a lease whose answer is lost on the
         // way comes back when it expires, as a `Lease` call's would.
         let (mut leases, retry_after_ms) = if r.want_units > 0 {
-            let l = self.lease_units(r.worker_id, r.want_units).await;
+            let l = self
+                .lease_units(r.worker_id, r.want_units, Wait::WhileJobsRun)
+                .await;
             (l.leases, l.retry_after_ms)
         } else {
             (Vec::new(), 0)
