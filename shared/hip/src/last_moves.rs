@@ -67,7 +67,7 @@ impl Solver<'_, '_> {
             while cells != 0 {
                 let c = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
-                let child = pos.play(board, c, p1);
+                let child = pos.play_plain(board, c, p1);
                 let v = if again {
                     self.search_last_moves(&child, alpha, beta, tried)
                 } else {

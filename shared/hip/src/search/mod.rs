@@ -171,6 +171,20 @@ impl Pos {
     /// empty and not dead for him: the caller handles losing moves).
     #[inline(always)]
     pub fn play(&self, board: &Board, cell: usize, p1: bool) -> Pos {
+        self.play_with(board, cell, p1, true)
+    }
+
+    /// [`Pos::play`] without the symmetry images, which only the table's
+    /// keys read: for the plain last moves ([`super::last_moves`]), whose
+    /// positions never reach the table. The images of the result are
+    /// stale.
+    #[inline(always)]
+    pub(crate) fn play_plain(&self, board: &Board, cell: usize, p1: bool) -> Pos {
+        self.play_with(board, cell, p1, false)
+    }
+
+    #[inline(always)]
+    fn play_with(&self, board: &Board, cell: usize, p1: bool, images: bool) -> Pos {
         let bit = 1u64 << cell;
         let (mine, opp, dead_before) = if p1 {
             (self.p1, self.p2, self.d1)
@@ -214,15 +228,17 @@ impl Pos {
             fresh &= fresh - 1;
         }
         let mut next = *self;
-        let images = &board.cell_images[cell];
+        let cell_images = &board.cell_images[cell];
         if p1 {
             next.p1 = mine | bit;
             next.d1 = dead;
             next.shut1 |= shut_mine;
             next.shut2 |= through;
             next.in_squares1.add(through);
-            for (i, m) in next.img1.iter_mut().zip(images) {
-                *i |= m;
+            if images {
+                for (i, m) in next.img1.iter_mut().zip(cell_images) {
+                    *i |= m;
+                }
             }
         } else {
             next.p2 = mine | bit;
@@ -230,8 +246,10 @@ impl Pos {
             next.shut2 |= shut_mine;
             next.shut1 |= through;
             next.in_squares2.add(through);
-            for (i, m) in next.img2.iter_mut().zip(images) {
-                *i |= m;
+            if images {
+                for (i, m) in next.img2.iter_mut().zip(cell_images) {
+                    *i |= m;
+                }
             }
         }
         next
