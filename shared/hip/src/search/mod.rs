@@ -666,6 +666,13 @@ impl<'a, 'c> Solver<'a, 'c> {
                     self.table.prefetch(&self.table.place(k1, k2));
                 }
             }
+            // The first child's bucket: no sibling asked for it, and unless
+            // the enhanced cutoff looked it up, nothing has (the child asks
+            // too, but only a few instructions before it reads).
+            if i == 1 && empties - 1 > LAST_MOVES_MAX_EMPTY && !(cut && empties >= ETC_MIN_EMPTY) {
+                let (k1, k2) = pos.key_after(board, c, p1);
+                self.table.prefetch(&self.table.place(k1, k2));
+            }
             let child = pos.play(board, c, p1);
             let r = if pairs {
                 self.search_skipping(&child, alpha, beta, tried, cut)
