@@ -103,13 +103,13 @@ impl Workers {
                     };
                 }
                 let (granted, writes) = s.lease(worker, max);
-                if granted.is_empty() && wait == Wait::WhileJobsRun && !s.any_job_running() {
-                    return LeaseResponse {
-                        retry_after_ms: 0,
-                        ..Default::default()
-                    };
-                }
                 if granted.is_empty() {
+                    if wait == Wait::WhileJobsRun && !s.any_job_running() {
+                        return LeaseResponse {
+                            retry_after_ms: 0,
+                            ..Default::default()
+                        };
+                    }
                     // Idle worker: running units are asked to split off
                     // their rest when the splits in flight do not cover the
                     // idle slots; looked at again each time the call is
