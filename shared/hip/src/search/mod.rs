@@ -48,7 +48,7 @@ use super::abstract_endgame::{AbstractEndgame, EndgameMemo, MAX_OPEN};
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
 use super::last_moves::LAST_MOVES_MAX_EMPTY;
-pub use super::order::{ordered_moves, tuned_weights, MoveOrder, Moves, SquareCounts};
+pub use super::order::{ordered_moves, tuned_weights, MoveOrder, MovePicker, Moves, SquareCounts};
 use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
 
@@ -201,11 +201,20 @@ impl Pos {
             } else {
                 (&self.in_squares2, &self.in_squares1)
             };
-            let mut third = through & in_mine.two() & in_opp.none();
-            while third != 0 {
-                dead |= board.squares[third.trailing_zeros() as usize] & !(mine | bit);
-                third &= third - 1;
+            // Mostly none, one or two such squares: the first two are read
+            // without a test (`square_or_none` of no square is 0), the
+            // rest, rarely any, by a loop (whose exit, taken after zero,
+            // one or two rounds, was mispredicted often).
+            let third = through & in_mine.two() & in_opp.none();
+            let rest = third & third.wrapping_sub(1);
+            let mut more = rest & rest.wrapping_sub(1);
+            let mut fourth = board.square_or_none[third.trailing_zeros() as usize]
+                | board.square_or_none[rest.trailing_zeros() as usize];
+            while more != 0 {
+                fourth |= board.squares[more.trailing_zeros() as usize];
+                more &= more - 1;
             }
+            dead |= fourth & !(mine | bit);
         } else {
             for &m in board.others(cell) {
                 // Two of the other three are mine (not three: `cell` is safe)
@@ -221,11 +230,14 @@ impl Pos {
         }
         // My stone shuts every square through it for the opponent; each new
         // dead cell of mine shuts every square through it for me.
-        let mut shut_mine = 0u128;
-        let mut fresh = dead & !dead_before;
-        while fresh != 0 {
-            shut_mine |= board.squares_through[fresh.trailing_zeros() as usize];
-            fresh &= fresh - 1;
+        // Mostly none or one new dead cell: the first without a test, as
+        // above.
+        let fresh = dead & !dead_before;
+        let mut more = fresh & fresh.wrapping_sub(1);
+        let mut shut_mine = board.through_or_none[fresh.trailing_zeros() as usize];
+        while more != 0 {
+            shut_mine |= board.squares_through[more.trailing_zeros() as usize];
+            more &= more - 1;
         }
         let mut next = *self;
         let cell_images = &board.cell_images[cell];
@@ -306,6 +318,9 @@ pub struct Solver<'a, 'c> {
     ctx: Option<&'a ExploreContext<'c>>,
     /// The endgames with two or three open squares valued so far.
     memo: EndgameMemo,
+    /// The moves of the positions being searched, one picker per number of
+    /// stones (see [`MovePicker`]).
+    pickers: Vec<MovePicker>,
 }
 
 impl<'a, 'c> Solver<'a, 'c> {
@@ -329,6 +344,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             abort_path: Vec::new(),
             ctx,
             memo: EndgameMemo::new(double),
+            pickers: (0..=board.n).map(|_| MovePicker::new(board)).collect(),
         }
     }
 
@@ -370,17 +386,16 @@ impl<'a, 'c> Solver<'a, 'c> {
     /// children before searching any. In a placement game most positions are
     /// reached by many move orders, so a sibling's subtree has often settled
     /// one of them.
-    fn etc(&self, pos: &Pos, p1: bool, list: &Moves, beta: i8) -> Option<(i8, u8)> {
+    fn etc(&self, pos: &Pos, p1: bool, first: &[u8], beta: i8) -> Option<(i8, u8)> {
         // All the buckets are requested before any is read, so that the
         // cache misses overlap instead of queueing.
         let mut places = [Place::default(); ETC_CHILDREN];
-        let n = list.len.min(ETC_CHILDREN);
-        for (place, &c) in places.iter_mut().zip(&list.cells[..n]) {
+        for (place, &c) in places.iter_mut().zip(first) {
             let (k1, k2) = pos.key_after(self.board, c as usize, p1);
             *place = self.table.place(k1, k2);
             self.table.prefetch(place);
         }
-        for (place, &c) in places.iter().zip(&list.cells[..n]) {
+        for (place, &c) in places.iter().zip(first) {
             if let Some((lo, hi, _)) = self.table.probe_at(place) {
                 let v = if p1 { lo } else { -hi };
                 if v >= beta {
@@ -632,37 +647,43 @@ impl<'a, 'c> Solver<'a, 'c> {
         let first = tt_move.filter(|&f| (empty & !dmine & !skip) >> f & 1 == 1);
         let exclude = skip | first.map_or(0, |f| 1 << f);
         let listed_from = usize::from(first.is_some());
-        let mut moves: Option<Moves> = None;
+        let depth = stones as usize;
+        let mut scored = false;
         let mut i = 0usize;
         loop {
             let c = if let (Some(f), 0) = (first, i) {
                 f
             } else {
-                if moves.is_none() {
-                    let list = self.moves(pos, p1, exclude);
+                if !scored {
+                    let picker = &mut self.pickers[depth];
+                    picker.reset();
+                    self.order.score(board, pos, p1, exclude, picker);
+                    scored = true;
                     if cut && empties >= ETC_MIN_EMPTY {
-                        if let Some((v, c)) = self.etc(pos, p1, &list, beta) {
+                        let mut first = [0u8; ETC_CHILDREN];
+                        let n = {
+                            let list = picker.first(ETC_CHILDREN);
+                            first[..list.len()].copy_from_slice(list);
+                            list.len()
+                        };
+                        if let Some((v, c)) = self.etc(pos, p1, &first[..n], beta) {
                             best = v;
                             best_move = c;
                             break;
                         }
                     }
-                    moves = Some(list);
                 }
-                let list = moves.as_ref().expect("just computed");
-                let j = i - listed_from;
-                if j >= list.len {
-                    break;
+                match self.pickers[depth].get(i - listed_from) {
+                    Some(c) => c as usize,
+                    None => break,
                 }
-                list.cells[j] as usize
             };
             i += 1;
             // While `c`'s subtree is searched, the next sibling's bucket can
             // be on its way from memory.
-            if let Some(list) = &moves {
-                let j = i - listed_from;
-                if !cut && j < list.len && empties - 1 > LAST_MOVES_MAX_EMPTY {
-                    let (k1, k2) = pos.key_after(board, list.cells[j] as usize, p1);
+            if scored && !cut && empties - 1 > LAST_MOVES_MAX_EMPTY {
+                if let Some(next) = self.pickers[depth].get(i - listed_from) {
+                    let (k1, k2) = pos.key_after(board, next as usize, p1);
                     self.table.prefetch(&self.table.place(k1, k2));
                 }
             }

@@ -139,6 +139,7 @@ fn keys_and_move_order_match_plain_versions() {
     boards.extend([(6, 7, 6), (7, 7, 4)]);
     for (rows, cols, games) in boards {
         let board = Board::new(rows, cols);
+        let mut picker = MovePicker::new(&board);
         for game in 0..games {
             let double = game % 2 == 1;
             let mut pos = Pos::EMPTY;
@@ -184,6 +185,18 @@ fn keys_and_move_order_match_plain_versions() {
                     plain_order(&board, &pos, p1, &tuned),
                     "{rows}x{cols}"
                 );
+                // The search's picker, reused from position to position as
+                // the search reuses it (left with moves not picked every
+                // other time), gives the same order a move at a time.
+                picker.reset();
+                MoveOrder::tuned(&board, double).score(&board, &pos, p1, 0, &mut picker);
+                assert_eq!(picker.len, order.len(), "{rows}x{cols}");
+                if pos.stones().is_multiple_of(2) {
+                    assert_eq!(picker.first(1), &order[..order.len().min(1)]);
+                } else {
+                    let one_by_one: Vec<u8> = (0..).map_while(|j| picker.get(j)).collect();
+                    assert_eq!(one_by_one, order, "{rows}x{cols}");
+                }
                 for &c in &order {
                     let k = pos.play(&board, c as usize, p1).key(&board);
                     assert_eq!(
