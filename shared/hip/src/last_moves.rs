@@ -1,7 +1,7 @@
 //! The last few moves of a `hip-solve` search, searched plainly.
 //!
 //! Near the end of a game the machinery of [`Solver::search`] costs more
-//! than it saves: at six empty cells or fewer a position's whole subtree is
+//! than it saves: at seven empty cells or fewer a position's whole subtree is
 //! small, nearly every position expanded there is met once (each table
 //! probe a cache miss, for a hit on a minority of them), and of the move
 //! order only one rule still matters much, *shared cells before your
@@ -14,15 +14,18 @@
 //! "The last moves searched plainly").
 //!
 //! Every position whose moves are generated here counts as a node, as in
-//! the full search; the budget is not checked (a subtree of six empty cells
-//! is at most a few thousand nodes).
+//! the full search; the budget is not checked (a subtree of seven empty
+//! cells is at most some ten thousand nodes).
 
 use super::search::{p1_moves, Pos, Solver};
 
 /// Positions with at most this many empty cells are searched by
-/// [`Solver::search_last_moves`]. On 4x6 and 5x5, 5 and 7 were slower than
-/// 6 (BENCHMARKS.md).
-pub const LAST_MOVES_MAX_EMPTY: u32 = 6;
+/// [`Solver::search_last_moves`]. 6 from session 33 (5 and 7 were slower on
+/// 4x6 and 5x5 then); 7 from session 49, once the full search's nodes had
+/// become cheaper in instructions but not in waits for the table: 0.88-0.92
+/// of the time on 4x7, 5x5, 3x11 and 6x6 positions, for 1.5 times the
+/// nodes (BENCHMARKS.md, "Session 49").
+pub const LAST_MOVES_MAX_EMPTY: u32 = 7;
 
 impl Solver<'_, '_> {
     /// The value of `pos` for the player to move in the window `(alpha,

@@ -214,7 +214,8 @@ fn keys_and_move_order_match_plain_versions() {
     }
 }
 
-/// Random positions with nine empty cells, standard and Double,
+/// Random positions with three empty cells more than the plain last moves
+/// ([`LAST_MOVES_MAX_EMPTY`]), standard and Double,
 /// searched in the three windows with one table per board (so the bounds
 /// stored by one search serve the next): each fail-soft result bounds or
 /// equals plain minimax's value, and so does every interval the table
@@ -234,10 +235,13 @@ fn windowed_searches_agree_with_plain_minimax() {
             let mut solver = Solver::new(&board, double, &table, None);
             for _ in 0..12 {
                 random_game(&board, double, &mut rand, |pos, p1, empty| {
-                    if empty.count_ones() < 9 {
+                    // Three empty cells above the plain last moves, so
+                    // that the layers below reach the table twice.
+                    let depth = LAST_MOVES_MAX_EMPTY + 3;
+                    if empty.count_ones() < depth {
                         return false;
                     }
-                    if empty.count_ones() == 9 {
+                    if empty.count_ones() == depth {
                         let plain = plain_minimax(&board, double, pos);
                         let plain = if p1 { plain } else { -plain };
                         for (alpha, beta) in [(-1, 0), (0, 1), (-1, 1)] {
