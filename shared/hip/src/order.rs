@@ -152,7 +152,7 @@ pub struct Moves {
     pub len: usize,
 }
 
-/// How many keys [`MovePicker::pick_best`] compares at once: the board's
+/// How many keys [`MovePicker::pick_next`] compares at once: the board's
 /// cells are scanned in blocks of this many (four SSE registers of `u32`).
 const PICK_LANES: usize = 16;
 
