@@ -41,16 +41,16 @@ pub struct Board {
     /// `squares_through[c]`: the squares through cell `c`, bit `i` for
     /// `squares[i]`: the search keeps the squares still open for each player
     /// as such a set (see [`crate::search::Pos`]). Only the first
-    /// [`TRACKED_SQUARES`] squares have a bit.
-    pub squares_through: Vec<u128>,
+    /// [`TRACKED_SQUARES`] squares have a bit. 0 past the last cell, up to
+    /// index 64 (`trailing_zeros` of an empty cell set), so that
+    /// [`crate::search::Pos::play`] reads the squares through a set's first
+    /// cell without testing whether there is one.
+    pub squares_through: [u128; MAX_CELLS + 1],
     /// `square_or_none[i]`: `squares[i]` for a tracked square, 0 at index
     /// 128 (`trailing_zeros` of an empty square set), so that
     /// [`crate::search::Pos::play`] reads the first squares of a set
     /// without testing whether there is one.
     pub square_or_none: [u64; TRACKED_SQUARES + 2],
-    /// `through_or_none[c]`: `squares_through[c]` for a cell, 0 at index 64
-    /// (`trailing_zeros` of an empty cell set), for the same reason.
-    pub through_or_none: [u128; MAX_CELLS + 1],
     /// Every tracked square's bit; on a board with more squares than
     /// [`TRACKED_SQUARES`] (7x7 and up) also bit 127, which no cell's set
     /// holds, so that there no position ever has every square shut.
@@ -208,19 +208,16 @@ impl Board {
         }
         start.push(others.len());
         let tracked = squares.len().min(TRACKED_SQUARES);
-        let squares_through: Vec<u128> = (0..n)
-            .map(|cell| {
-                squares[..tracked]
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &s)| s >> cell & 1 == 1)
-                    .fold(0u128, |set, (i, _)| set | 1 << i)
-            })
-            .collect();
+        let mut squares_through = [0u128; MAX_CELLS + 1];
+        for (cell, through) in squares_through[..n].iter_mut().enumerate() {
+            *through = squares[..tracked]
+                .iter()
+                .enumerate()
+                .filter(|&(_, &s)| s >> cell & 1 == 1)
+                .fold(0u128, |set, (i, _)| set | 1 << i);
+        }
         let mut square_or_none = [0u64; TRACKED_SQUARES + 2];
         square_or_none[..tracked].copy_from_slice(&squares[..tracked]);
-        let mut through_or_none = [0u128; MAX_CELLS + 1];
-        through_or_none[..n].copy_from_slice(&squares_through);
         let every_square = if squares.len() > TRACKED_SQUARES {
             u128::MAX
         } else {
@@ -294,7 +291,6 @@ impl Board {
             others,
             squares_through,
             square_or_none,
-            through_or_none,
             every_square,
             perms,
             inverse,

@@ -271,7 +271,8 @@ pub fn ordered_moves(board: &Board, pos: &Pos, p1: bool, double: bool, exclude: 
 impl MoveOrder {
     /// See [`crate::search::Solver::moves`]: all of them, sorted.
     pub fn moves(&self, board: &Board, pos: &Pos, p1: bool, exclude: u64) -> Moves {
-        let mut picker = self.picker(board, pos, p1, exclude);
+        let mut picker = MovePicker::new(board);
+        self.score(board, pos, p1, exclude, &mut picker);
         let mut out = Moves {
             cells: [0; 64],
             len: picker.len,
@@ -280,16 +281,9 @@ impl MoveOrder {
         out
     }
 
-    /// The same moves as [`Self::moves`], in the same order, picked as
-    /// they are asked for.
-    pub fn picker(&self, board: &Board, pos: &Pos, p1: bool, exclude: u64) -> MovePicker {
-        let mut out = MovePicker::new(board);
-        self.score(board, pos, p1, exclude, &mut out);
-        out
-    }
-
-    /// Scores the moves of [`Self::picker`] into `out`, a new or
-    /// [`MovePicker::reset`] picker.
+    /// Scores the moves of [`Self::moves`] into `out`, a new or
+    /// [`MovePicker::reset`] picker, which gives them in the same order, a
+    /// move at a time.
     #[inline(always)]
     pub fn score(&self, board: &Board, pos: &Pos, p1: bool, exclude: u64, out: &mut MovePicker) {
         let (mine, opp, dmine, dopp) = if p1 {

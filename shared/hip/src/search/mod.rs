@@ -231,10 +231,10 @@ impl Pos {
         // My stone shuts every square through it for the opponent; each new
         // dead cell of mine shuts every square through it for me.
         // Mostly none or one new dead cell: the first without a test, as
-        // above.
+        // above (`squares_through` of no cell is 0).
         let fresh = dead & !dead_before;
         let mut more = fresh & fresh.wrapping_sub(1);
-        let mut shut_mine = board.through_or_none[fresh.trailing_zeros() as usize];
+        let mut shut_mine = board.squares_through[fresh.trailing_zeros() as usize];
         while more != 0 {
             shut_mine |= board.squares_through[more.trailing_zeros() as usize];
             more &= more - 1;
@@ -385,18 +385,26 @@ impl<'a, 'c> Solver<'a, 'c> {
     /// (`p1`), with its value, found by probing the first [`ETC_CHILDREN`]
     /// children before searching any. In a placement game most positions are
     /// reached by many move orders, so a sibling's subtree has often settled
-    /// one of them.
-    fn etc(&self, pos: &Pos, p1: bool, first: &[u8], beta: i8) -> Option<(i8, u8)> {
+    /// one of them. `first`: those children, best first (an associated
+    /// function, so that they can be read from the search's picker).
+    fn etc(
+        board: &Board,
+        table: &Table,
+        pos: &Pos,
+        p1: bool,
+        first: &[u8],
+        beta: i8,
+    ) -> Option<(i8, u8)> {
         // All the buckets are requested before any is read, so that the
         // cache misses overlap instead of queueing.
         let mut places = [Place::default(); ETC_CHILDREN];
         for (place, &c) in places.iter_mut().zip(first) {
-            let (k1, k2) = pos.key_after(self.board, c as usize, p1);
-            *place = self.table.place(k1, k2);
-            self.table.prefetch(place);
+            let (k1, k2) = pos.key_after(board, c as usize, p1);
+            *place = table.place(k1, k2);
+            table.prefetch(place);
         }
         for (place, &c) in places.iter().zip(first) {
-            if let Some((lo, hi, _)) = self.table.probe_at(place) {
+            if let Some((lo, hi, _)) = table.probe_at(place) {
                 let v = if p1 { lo } else { -hi };
                 if v >= beta {
                     return Some((v, c));
@@ -660,13 +668,8 @@ impl<'a, 'c> Solver<'a, 'c> {
                     self.order.score(board, pos, p1, exclude, picker);
                     scored = true;
                     if cut && empties >= ETC_MIN_EMPTY {
-                        let mut first = [0u8; ETC_CHILDREN];
-                        let n = {
-                            let list = picker.first(ETC_CHILDREN);
-                            first[..list.len()].copy_from_slice(list);
-                            list.len()
-                        };
-                        if let Some((v, c)) = self.etc(pos, p1, &first[..n], beta) {
+                        let first = picker.first(ETC_CHILDREN);
+                        if let Some((v, c)) = Self::etc(board, self.table, pos, p1, first, beta) {
                             best = v;
                             best_move = c;
                             break;
