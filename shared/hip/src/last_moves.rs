@@ -1,31 +1,45 @@
 //! The last few moves of a `hip-solve` search, searched plainly.
 //!
 //! Near the end of a game the machinery of [`Solver::search`] costs more
-//! than it saves: at seven empty cells or fewer a position's whole subtree is
-//! small, nearly every position expanded there is met once (each table
-//! probe a cache miss, for a hit on a minority of them), and of the move
-//! order only one rule still matters much, *shared cells before your
-//! reserve* (a cell the opponent cannot take keeps). So at
-//! [`LAST_MOVES_MAX_EMPTY`] empty cells or fewer the search is alpha-beta on
-//! the position alone: no table, no canonical key, no scored order, no
-//! abstract endgames; only the counted endgames ([`Solver::counted`]),
-//! which end most lines at once. It expands more nodes than the full search
-//! would at these depths, each for a fraction of the cost (BENCHMARKS.md,
-//! "The last moves searched plainly").
+//! than it saves: a position's whole subtree is small, nearly every position
+//! expanded there is met once (each table probe a cache miss, for a hit on
+//! a minority of them), and of the move order only one rule still matters
+//! much, *shared cells before your reserve* (a cell the opponent cannot take
+//! keeps). So a position with little game left ([`plain_weight`] at most
+//! [`PLAIN_MAX_WEIGHT`]) is searched by alpha-beta on the position alone: no
+//! table, no canonical key, no scored order, no abstract endgames; only the
+//! counted endgames ([`Solver::counted`]), which end most lines at once. It
+//! expands more nodes than the full search would at these depths, each for
+//! a fraction of the cost (BENCHMARKS.md, "The last moves searched
+//! plainly").
 //!
 //! Every position whose moves are generated here counts as a node, as in
-//! the full search; the budget is not checked (a subtree of seven empty
-//! cells is at most some ten thousand nodes).
+//! the full search; the budget is not checked (such a subtree is at most
+//! some ten thousand nodes).
 
 use super::search::{p1_moves, Pos, Solver};
 
-/// Positions with at most this many empty cells are searched by
-/// [`Solver::search_last_moves`]. 6 from session 33 (5 and 7 were slower on
-/// 4x6 and 5x5 then); 7 from session 49, once the full search's nodes had
-/// become cheaper in instructions but not in waits for the table: 0.88-0.92
-/// of the time on 4x7, 5x5, 3x11 and 6x6 positions, for 1.5 times the
-/// nodes (BENCHMARKS.md, "Session 49").
-pub const LAST_MOVES_MAX_EMPTY: u32 = 7;
+/// Positions whose [`plain_weight`] is at most this are searched by
+/// [`Solver::search_last_moves`]. Until session 50 the limit was on empty
+/// cells (6 from session 33, 7 from session 49); a cell dead for both
+/// players is never played and one dead for one player is played by the
+/// other alone, so the empty cells overstate the game left where many
+/// cells are dead (6x6 positions) and the limit that suited one board
+/// did not suit another. Twelve (six shared cells) took 0.79 of the time
+/// of seven empty cells on 6x6 positions, 0.93 on 5x6, 0.98-0.99 on 4x7
+/// and 3x11 positions (BENCHMARKS.md, "Session 50").
+pub const PLAIN_MAX_WEIGHT: u32 = 12;
+
+/// How much game `pos` has left, as the search's cost below it grows: two
+/// for each empty cell both players may take, one for each that only one
+/// may take (dead for the other), none for a cell dead for both (neither
+/// ever plays it). `empty` is the position's empty cells.
+#[inline(always)]
+pub fn plain_weight(pos: &Pos, empty: u64) -> u32 {
+    let shared = empty & !(pos.d1 | pos.d2);
+    let one_sided = empty & (pos.d1 ^ pos.d2);
+    2 * shared.count_ones() + one_sided.count_ones()
+}
 
 impl Solver<'_, '_> {
     /// The value of `pos` for the player to move in the window `(alpha,
@@ -99,10 +113,11 @@ mod tests {
     use crate::search::tests::{below, plain_minimax, random_game};
     use crate::table::Table;
 
-    /// Random positions with at most [`LAST_MOVES_MAX_EMPTY`] empty cells on
-    /// six small boards, standard and Double: in each of the three windows,
-    /// the plain search's fail-soft result bounds or equals plain minimax's
-    /// value, and the full window gives it exactly.
+    /// Random positions with a [`plain_weight`] of at most
+    /// [`PLAIN_MAX_WEIGHT`] on six small boards, standard and Double: in
+    /// each of the three windows, the plain search's fail-soft result bounds
+    /// or equals plain minimax's value, and the full window gives it
+    /// exactly.
     #[test]
     fn last_moves_agree_with_plain_minimax() {
         let mut below = below(0x2545_f491_4f6c_dd1du64);
@@ -114,7 +129,7 @@ mod tests {
                 let mut solver = Solver::new(&board, double, &table, None);
                 for _ in 0..40 {
                     random_game(&board, double, &mut below, |pos, p1, empty| {
-                        if empty.count_ones() <= LAST_MOVES_MAX_EMPTY {
+                        if plain_weight(pos, empty) <= PLAIN_MAX_WEIGHT {
                             let plain = plain_minimax(&board, double, pos);
                             let plain = if p1 { plain } else { -plain };
                             let exact = solver.search_last_moves(pos, -1, 1, 0);

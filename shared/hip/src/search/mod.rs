@@ -47,7 +47,7 @@ use std::sync::atomic::Ordering;
 use super::abstract_endgame::{AbstractEndgame, EndgameMemo, MAX_OPEN};
 use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
-use super::last_moves::LAST_MOVES_MAX_EMPTY;
+use super::last_moves::{plain_weight, PLAIN_MAX_WEIGHT};
 pub use super::order::{ordered_moves, tuned_weights, MoveOrder, MovePicker, Moves, SquareCounts};
 use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
@@ -55,12 +55,13 @@ use orchard_core::ExploreContext;
 /// How many nodes between two looks at the shared atomics.
 const POLL_INTERVAL: u64 = 1 << 14;
 
-/// Positions with at least this many empty cells look up all their children
-/// in the table before searching any (see [`Solver::etc`]). 8 until the last
-/// moves were searched plainly ([`LAST_MOVES_MAX_EMPTY`]); since then the
-/// probes at 8 and 9 empty cells cost more than they save (about 8% of the
-/// time on 4x6, 5x5 and the deep 6x6 positions; BENCHMARKS.md).
-const ETC_MIN_EMPTY: u32 = 10;
+/// Expected cut nodes whose [`plain_weight`] is at least this look up their
+/// first children in the table before searching any (see [`Solver::etc`]).
+/// By empty cells until session 50: 8 until the last moves were searched
+/// plainly, then 10 (the probes at 8 and 9 empty cells cost more than they
+/// saved); by weight, 20 took 0.92 of the time of 10 empty cells on 6x6
+/// positions and 0.985 on 4x7 (BENCHMARKS.md, "Session 50").
+const ETC_MIN_WEIGHT: u32 = 20;
 
 /// The enhanced cutoff looks up this many children, the first in the move
 /// order. Of its cutoffs on 4x7 and 5x6, 97-98% came from one of the first
@@ -555,10 +556,11 @@ impl<'a, 'c> Solver<'a, 'c> {
         let occ = pos.p1 | pos.p2;
         let empty = board.full & !occ;
         // The last moves (a full board among them) are searched plainly.
-        let empties = empty.count_ones();
-        if empties <= LAST_MOVES_MAX_EMPTY {
+        let weight = plain_weight(pos, empty);
+        if weight <= PLAIN_MAX_WEIGHT {
             return Some(self.search_last_moves(pos, alpha, beta, skip));
         }
+        let empties = empty.count_ones();
         let stones = occ.count_ones();
         let p1 = p1_moves(stones, self.double);
         let dmine = if p1 { pos.d1 } else { pos.d2 };
@@ -609,8 +611,8 @@ impl<'a, 'c> Solver<'a, 'c> {
                 alpha = alpha.max(0);
             }
         }
-        // Every position searched here (more than `LAST_MOVES_MAX_EMPTY`
-        // empty cells) goes through the table.
+        // Every position searched here (a weight above `PLAIN_MAX_WEIGHT`)
+        // goes through the table.
         let mut tt_move = None;
         if let Some((lo, hi, mv)) = self.table.probe_at(&place) {
             let (lo, hi) = if p1 { (lo, hi) } else { (-hi, -lo) };
@@ -656,6 +658,10 @@ impl<'a, 'c> Solver<'a, 'c> {
         let exclude = skip | first.map_or(0, |f| 1 << f);
         let listed_from = usize::from(first.is_some());
         let depth = stones as usize;
+        // Whether the children are likely searched with the table (a move
+        // takes one or two from the weight, more where it kills cells), so
+        // that their buckets are worth asking for early.
+        let children_probe = weight > PLAIN_MAX_WEIGHT + 2;
         let mut scored = false;
         let mut i = 0usize;
         loop {
@@ -667,7 +673,7 @@ impl<'a, 'c> Solver<'a, 'c> {
                     picker.reset();
                     self.order.score(board, pos, p1, exclude, picker);
                     scored = true;
-                    if cut && empties >= ETC_MIN_EMPTY {
+                    if cut && weight >= ETC_MIN_WEIGHT {
                         let first = picker.first(ETC_CHILDREN);
                         if let Some((v, c)) = Self::etc(board, self.table, pos, p1, first, beta) {
                             best = v;
@@ -684,7 +690,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             i += 1;
             // While `c`'s subtree is searched, the next sibling's bucket can
             // be on its way from memory.
-            if scored && !cut && empties - 1 > LAST_MOVES_MAX_EMPTY {
+            if scored && !cut && children_probe {
                 if let Some(next) = self.pickers[depth].get(i - listed_from) {
                     let (k1, k2) = pos.key_after(board, next as usize, p1);
                     self.table.prefetch(&self.table.place(k1, k2));
@@ -693,7 +699,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             // The first child's bucket: no sibling asked for it, and unless
             // the enhanced cutoff looked it up, nothing has (the child asks
             // too, but only a few instructions before it reads).
-            if i == 1 && empties - 1 > LAST_MOVES_MAX_EMPTY && !(cut && empties >= ETC_MIN_EMPTY) {
+            if i == 1 && children_probe && !(cut && weight >= ETC_MIN_WEIGHT) {
                 let (k1, k2) = pos.key_after(board, c, p1);
                 self.table.prefetch(&self.table.place(k1, k2));
             }

@@ -214,8 +214,8 @@ fn keys_and_move_order_match_plain_versions() {
     }
 }
 
-/// Random positions with three empty cells more than the plain last moves
-/// ([`LAST_MOVES_MAX_EMPTY`]), standard and Double,
+/// Random positions with ten empty cells and a [`plain_weight`] above the
+/// plain last moves' ([`PLAIN_MAX_WEIGHT`]), standard and Double,
 /// searched in the three windows with one table per board (so the bounds
 /// stored by one search serve the next): each fail-soft result bounds or
 /// equals plain minimax's value, and so does every interval the table
@@ -235,13 +235,16 @@ fn windowed_searches_agree_with_plain_minimax() {
             let mut solver = Solver::new(&board, double, &table, None);
             for _ in 0..12 {
                 random_game(&board, double, &mut rand, |pos, p1, empty| {
-                    // Three empty cells above the plain last moves, so
-                    // that the layers below reach the table twice.
-                    let depth = LAST_MOVES_MAX_EMPTY + 3;
+                    // Some weight above the plain last moves, so that the
+                    // layers below reach the table; few enough empty cells
+                    // for plain minimax.
+                    let depth = 10;
                     if empty.count_ones() < depth {
                         return false;
                     }
-                    if empty.count_ones() == depth {
+                    if empty.count_ones() == depth
+                        && plain_weight(pos, empty) > PLAIN_MAX_WEIGHT + 2
+                    {
                         let plain = plain_minimax(&board, double, pos);
                         let plain = if p1 { plain } else { -plain };
                         for (alpha, beta) in [(-1, 0), (0, 1), (-1, 1)] {

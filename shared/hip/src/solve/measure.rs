@@ -81,9 +81,10 @@ pub struct Searched {
     pub value: i8,
     /// The nodes searched, the plain last moves' among them.
     pub nodes: u64,
-    /// The nodes of the plain last moves (the search's last seven empty
-    /// cells): cheap ones, without a table probe. The solver of the time (8690597)
-    /// had none, so its nodes compare with `nodes - plain_nodes` too.
+    /// The nodes of the plain last moves (positions with little game left,
+    /// [`crate::last_moves::PLAIN_MAX_WEIGHT`]): cheap ones, without a table
+    /// probe. The solver of the time (8690597) had none, so its nodes
+    /// compare with `nodes - plain_nodes` too.
     pub plain_nodes: u64,
 }
 
