@@ -14,8 +14,9 @@
 //! plainly").
 //!
 //! Every position whose moves are generated here counts as a node, as in
-//! the full search; the budget is not checked (such a subtree is at most
-//! some ten thousand nodes).
+//! the full search; the budget is not checked here (such a subtree is
+//! small: at most 109 nodes on 4x7, 175 on the 6x6 positions of
+//! `bench/hip-positions`, 233 on Double 5x6, measured in session 50).
 
 use super::search::{p1_moves, Pos, Solver};
 
