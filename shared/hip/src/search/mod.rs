@@ -663,6 +663,9 @@ impl<'a, 'c> Solver<'a, 'c> {
         // that their buckets are worth asking for early.
         let children_probe = weight > PLAIN_MAX_WEIGHT + 2;
         let mut scored = false;
+        // Whether the enhanced cutoff has asked for the first children's
+        // buckets.
+        let mut etc_looked_up = false;
         let mut i = 0usize;
         loop {
             let c = if let (Some(f), 0) = (first, i) {
@@ -674,6 +677,7 @@ impl<'a, 'c> Solver<'a, 'c> {
                     self.order.score(board, pos, p1, exclude, picker);
                     scored = true;
                     if cut && weight >= ETC_MIN_WEIGHT {
+                        etc_looked_up = true;
                         let first = picker.first(ETC_CHILDREN);
                         if let Some((v, c)) = Self::etc(board, self.table, pos, p1, first, beta) {
                             best = v;
@@ -699,7 +703,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             // The first child's bucket: no sibling asked for it, and unless
             // the enhanced cutoff looked it up, nothing has (the child asks
             // too, but only a few instructions before it reads).
-            if i == 1 && children_probe && !(cut && weight >= ETC_MIN_WEIGHT) {
+            if i == 1 && children_probe && !etc_looked_up {
                 let (k1, k2) = pos.key_after(board, c, p1);
                 self.table.prefetch(&self.table.place(k1, k2));
             }

@@ -238,11 +238,11 @@ fn windowed_searches_agree_with_plain_minimax() {
                     // Some weight above the plain last moves, so that the
                     // layers below reach the table; few enough empty cells
                     // for plain minimax.
-                    let depth = 10;
-                    if empty.count_ones() < depth {
+                    let empties = 10;
+                    if empty.count_ones() < empties {
                         return false;
                     }
-                    if empty.count_ones() == depth
+                    if empty.count_ones() == empties
                         && plain_weight(pos, empty) > PLAIN_MAX_WEIGHT + 2
                     {
                         let plain = plain_minimax(&board, double, pos);
