@@ -143,6 +143,8 @@ async fn tree(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Respons
 
 /// A job's progress over time (see [`crate::history`]), with what the
 /// charts draw it against: when the job began and, once over, ended.
+/// `closed` says the job's last sample is in (a running sample may carry the
+/// finish time too, when the job ended within the sampler's millisecond).
 async fn history(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Response {
     let Some(status) = shared.lock().status(id) else {
         return (StatusCode::NOT_FOUND, format!("unknown job {id}\n")).into_response();
@@ -155,6 +157,7 @@ async fn history(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Resp
         "created_unix_ms": status.created_unix_ms,
         "finished_unix_ms": status.finished_unix_ms,
         "every_ms": series.map(|s| s.every_ms),
+        "closed": series.is_some_and(|s| s.closed),
         "samples": series.map(|s| s.samples.as_slice()).unwrap_or_default(),
     }))
     .into_response()
