@@ -124,6 +124,7 @@ struct LedgerRow {
     rows: u32,
     cols: u32,
     double: bool,
+    franke_winner: u64,
     franke_calls: u64,
     /// Orchard's winner and nodes, if the board is done.
     orchard: Option<(u64, u64)>,
@@ -173,6 +174,7 @@ fn ledger() -> Vec<LedgerRow> {
             rows: rows_n,
             cols: cols_n,
             double,
+            franke_winner: number(cells[2]),
             franke_calls: number(cells[3]),
             orchard,
             ratio: cells[6].to_owned(),
@@ -190,6 +192,22 @@ fn the_ledger_has_every_board_of_table_b_once() {
     let mut seen = std::collections::HashSet::new();
     for r in &rows {
         assert!(seen.insert((r.rows, r.cols, r.double)), "{r:?} twice");
+    }
+}
+
+/// Every row carries orchard's own winner (the last, standard 3x11,
+/// finished in session 50), and it is table B's; a row that disagreed would
+/// be a finding to check by a second method, not a row to leave open.
+#[test]
+fn every_row_of_the_ledger_has_orchards_winner_and_it_is_table_bs() {
+    for r in ledger() {
+        let Some((winner, _)) = r.orchard else {
+            panic!("{r:?}: no figure of orchard's");
+        };
+        assert_eq!(
+            winner, r.franke_winner,
+            "{r:?}: orchard's winner is not table B's"
+        );
     }
 }
 
