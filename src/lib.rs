@@ -4,3 +4,6 @@
 //! fuzzer of `tests/e2e/hostile_input.rs`).
 
 pub mod families;
+
+#[cfg(test)]
+mod architecture_map;
