@@ -19,6 +19,7 @@
 //! while the workers keep their results.
 
 use crate::common;
+use common::env_u64;
 
 use std::time::{Duration, Instant};
 
@@ -47,15 +48,6 @@ impl Schedule {
 
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
-    }
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?}: not a number")),
-        Err(_) => default,
     }
 }
 

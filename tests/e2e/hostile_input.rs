@@ -8,6 +8,7 @@
 //! `ORCHARD_FUZZ_INPUTS` (per family) and `ORCHARD_FUZZ_SEED` change the
 //! run; a failure prints the family, the decoder and the input in hex.
 
+use crate::common::env_u64;
 use orchard::families::FAMILIES;
 use orchard_core::hostile::{fuzz, Corpus, Tally};
 use orchard_core::Host;
@@ -50,12 +51,6 @@ const SAMPLES: &[&[&str]] = &[
     &["rooks3d", "--per-line", "2"],
     &["synthetic", "--nodes", "100000"],
 ];
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .map(|v| v.parse().unwrap_or_else(|_| panic!("{name}={v:?}")))
-        .unwrap_or(default)
-}
 
 #[test]
 fn no_decoder_of_any_family_panics_on_mutated_input() {

@@ -10,6 +10,7 @@
 //! BENCHMARKS.md. `ORCHARD_FUZZ_SEED` changes the inputs.
 
 use crate::common;
+use common::env_u64;
 
 use std::time::{Duration, Instant};
 
@@ -333,12 +334,6 @@ fn hostile_request(rng: &mut Rng, k: &Known) -> (&'static str, Vec<u8>) {
             .encode_to_vec(),
         ),
     }
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .map(|v| v.parse().unwrap_or_else(|_| panic!("{name}={v:?}")))
-        .unwrap_or(default)
 }
 
 #[test]

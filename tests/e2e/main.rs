@@ -28,6 +28,7 @@ mod lemmas;
 mod migration;
 mod mutual_tls;
 mod network_faults;
+mod open_many_units;
 mod published_figures;
 mod replicas;
 mod report_and_lease;

@@ -21,3 +21,15 @@ pub use cluster::*;
 pub use http::*;
 #[allow(unused_imports)] // not every test module uses each part
 pub use process::*;
+
+/// A test's size or seed from the environment (`ORCHARD_FUZZ_ROW_INPUTS`,
+/// `ORCHARD_CHAOS_ROUNDS`, ...), else `default`; a value that is not a
+/// number stops the test with its name rather than running another size.
+pub fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?}: not a number")),
+        Err(_) => default,
+    }
+}
