@@ -28,4 +28,4 @@ elif [ -n "${3:-}" ]; then
 fi
 ORCHARD_CHAOS_ROUNDS="$rounds" ORCHARD_CHAOS_SEED="$seed" \
   cargo test --workspace --release --quiet --test e2e -- --exact "chaos::$test" "${ignored[@]}" --nocapture 2>&1 \
-  | grep -E '^(chaos:|test result)'
+  | grep -E '^(chaos:|test result|thread|.*panicked|seed [0-9]+:)' -A3
