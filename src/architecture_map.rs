@@ -11,12 +11,18 @@ fn root_file(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The names in `names` that the map does not mention as `` `name` ``.
-fn unmapped<'a>(map: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    names
+/// Fails, naming them, if any of `names` (the `what` of this build) is not
+/// mentioned in the map as `` `name` ``.
+fn assert_on_the_map<'a>(what: &str, names: impl IntoIterator<Item = &'a str>) {
+    let map = root_file("ARCHITECTURE.md");
+    let missing: Vec<&str> = names
         .into_iter()
         .filter(|name| !map.contains(&format!("`{name}`")))
-        .collect()
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{what} not in ARCHITECTURE.md: {missing:?}"
+    );
 }
 
 /// The package names of the workspace's members: the `members` globs of the
@@ -57,31 +63,20 @@ fn workspace_packages() -> Vec<String> {
 
 #[test]
 fn every_crate_of_the_workspace_is_on_the_map() {
-    let map = root_file("ARCHITECTURE.md");
     let packages = workspace_packages();
     assert!(packages.len() >= 17, "members read: {packages:?}");
-    let missing = unmapped(&map, packages.iter().map(String::as_str));
-    assert!(
-        missing.is_empty(),
-        "crates not in ARCHITECTURE.md: {missing:?}"
-    );
+    assert_on_the_map("crates", packages.iter().map(String::as_str));
 }
 
 #[test]
 fn every_registered_family_is_on_the_map() {
-    let map = root_file("ARCHITECTURE.md");
     let names = crate::families::registry().names();
     assert!(names.contains(&"hip-solve"), "registry: {names:?}");
-    let missing = unmapped(&map, names);
-    assert!(
-        missing.is_empty(),
-        "families not in ARCHITECTURE.md: {missing:?}"
-    );
+    assert_on_the_map("families", names);
 }
 
 #[test]
 fn every_end_to_end_test_module_is_on_the_map() {
-    let map = root_file("ARCHITECTURE.md");
     let main = root_file("tests/e2e/main.rs");
     let modules: Vec<&str> = main
         .lines()
@@ -92,9 +87,5 @@ fn every_end_to_end_test_module_is_on_the_map() {
         modules.contains(&"checkpoints"),
         "modules read: {modules:?}"
     );
-    let missing = unmapped(&map, modules);
-    assert!(
-        missing.is_empty(),
-        "tests/e2e modules not in ARCHITECTURE.md: {missing:?}"
-    );
+    assert_on_the_map("tests/e2e modules", modules);
 }
