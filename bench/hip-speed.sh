@@ -4,10 +4,12 @@
 # working tree, each case run by one then the other, one search on one core
 # (`direct R C`: the empty board, one search with the job's table; `tune R C
 # FILE`: every position of FILE, each with a fresh table). Prints the value,
-# the nodes and the CPU seconds of each, and the ratios new/base. Node counts
-# do not depend on the machine's load; CPU seconds do, a little (caches).
+# the nodes and the user seconds of each, and the ratios new/base of the
+# nodes and of the medians of user, CPU (user and system) and wall seconds
+# over ROUNDS runs of each, taken in turn (ROUNDS=5 for the figures in
+# README). Node counts do not depend on the machine's load; times do.
 #
-# Usage: bench/hip-speed.sh [BASE] [CASE...]
+# Usage: [ROUNDS=N] bench/hip-speed.sh [BASE] [CASE...]
 #   BASE  default 8690597 (the solver before Gardner's pairing bound)
 #   CASE  "direct R C" or "tune R C FILE"; default: the draw boards with an
 #         even side 3x8, 2x12, 4x6, the second-player boards 4x7 and 5x6,
@@ -33,11 +35,12 @@ bench/build-at.sh "$base" examples/hip_one_core "$work/base-$base" -p orchard-hi
 cargo build --release --quiet -p orchard-hip --example hip_one_core
 cp "$target/release/examples/hip_one_core" "$work/new"
 
-# One run: "VALUE NODES CPU" of binary $1 on case $2.
+# One run: "VALUE NODES USER CPU WALL" of binary $1 on case $2 (CPU is
+# user plus system time: a table's fresh pages cost system time).
 measure() {
-  local out cpu nodes value
-  out=$( { /usr/bin/time -f "cpu %U" "$1" $2 2>&1; } 2>&1)
-  cpu=$(grep -oP '^cpu \K[0-9.]+' <<<"$out")
+  local out times nodes value
+  out=$( { /usr/bin/time -f "times %U %S %e" "$1" $2 2>&1; } 2>&1)
+  times=$(grep -oP '^times \K.*' <<<"$out")
   if [[ "$2" == tune* ]]; then
     nodes=$(grep -oP 'total \K[0-9]+' <<<"$out")
     # Every position's nodes stand for its value (tune stops on a disagreement).
@@ -46,17 +49,29 @@ measure() {
     nodes=$(grep -oP '^[0-9]+(?= nodes)' <<<"$out")
     value=$(grep -oP 'first player: \K-?[0-9]+' <<<"$out")
   fi
-  echo "$value $nodes $cpu"
+  read -r user sys wall <<<"$times"
+  echo "$value $nodes $user $(echo "$user + $sys" | bc -l) $wall"
 }
-echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/hip || echo '+changes'); $(date -u +%FT%TZ)"
-printf '%-44s %14s %14s %8s %8s %8s %8s\n' case "base nodes" "new nodes" "nodes" "base s" "new s" "CPU"
+median() { python3 -c 'import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"; }
+rounds="${ROUNDS:-1}"
+echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/hip || echo '+changes'); $rounds round(s), medians; $(date -u +%FT%TZ)"
+printf '%-44s %14s %14s %7s %8s %8s %7s %7s %7s\n' case "base nodes" "new nodes" nodes \
+  "base s" "new s" user CPU wall
 for c in "${cases[@]}"; do
-  read -r bv bn bc < <(measure "$work/base-$base" "$c")
-  read -r nv nn nc < <(measure "$work/new" "$c")
-  if [ "$bv" != "$nv" ]; then
-    echo "VALUES DIFFER on $c: base $bv, new $nv" >&2
-    exit 1
-  fi
-  printf '%-44s %14s %14s %8.3f %8.1f %8.1f %8.3f\n' "$c" "$bn" "$nn" \
-    "$(echo "$nn / $bn" | bc -l)" "$bc" "$nc" "$(echo "$nc / $bc" | bc -l)"
+  bu=(); bc=(); bw=(); nu=(); nc=(); nw=()
+  for _ in $(seq "$rounds"); do
+    read -r bv bn u cpu w < <(measure "$work/base-$base" "$c")
+    bu+=("$u"); bc+=("$cpu"); bw+=("$w")
+    read -r nv nn u cpu w < <(measure "$work/new" "$c")
+    nu+=("$u"); nc+=("$cpu"); nw+=("$w")
+    if [ "$bv" != "$nv" ]; then
+      echo "VALUES DIFFER on $c: base $bv, new $nv" >&2
+      exit 1
+    fi
+  done
+  read -r mbu mbc mbw mnu mnc mnw <<<"$(median "${bu[@]}") $(median "${bc[@]}") $(median "${bw[@]}") \
+$(median "${nu[@]}") $(median "${nc[@]}") $(median "${nw[@]}")"
+  printf '%-44s %14s %14s %7.3f %8.2f %8.2f %7.3f %7.3f %7.3f\n' "$c" "$bn" "$nn" \
+    "$(echo "$nn / $bn" | bc -l)" "$mbu" "$mnu" "$(echo "$mnu / $mbu" | bc -l)" \
+    "$(echo "$mnc / $mbc" | bc -l)" "$(echo "$mnw / $mbw" | bc -l)"
 done
