@@ -107,6 +107,11 @@ fn update(sym: u64, state: u8, write: u8, how: Augment) -> u64 {
 }
 
 impl Cps {
+    /// Local configurations the last [`Cps::decide`] met.
+    pub fn configs(&self) -> usize {
+        self.list.len()
+    }
+
     fn intern(&mut self, sym: u64) -> Option<u16> {
         if let Some(&id) = self.ids.get(&sym) {
             return Some(id);

@@ -49,6 +49,8 @@
 use crate::cps::{Augment, Cps};
 use crate::machine::{Table, Transition, MAX_STATES};
 use crate::repwl::RepWl;
+use crate::simulate::{Plain, PlainRun};
+use std::time::Instant;
 
 /// The augmented closed position sets tried, in order, after the plain
 /// ones: (augmentation, n-gram length), after Coq-BB5's 4-state pipeline.
@@ -105,6 +107,9 @@ pub enum Decider {
 }
 
 impl Decider {
+    /// Number of deciders.
+    pub const COUNT: usize = 7;
+
     pub const ALL: [Decider; 7] = [
         Decider::Cycler,
         Decider::TranslatedCycler,
@@ -195,7 +200,12 @@ struct Back {
 pub struct Workspace {
     steps: u32,
     depth: u32,
-    /// The tape, origin at `steps + 1`: the head stays within `steps` cells.
+    /// Steps of the second, longer watched run (not above `steps`: none).
+    long: u32,
+    /// Steps of the plain run to the halting horizon (not above the
+    /// watched runs: none).
+    horizon: u32,
+    /// The tape of the watched runs, origin at [`Workspace::origin`].
     tape: Vec<u8>,
     /// Brent's kept configuration's tape (its visited cells).
     snap: Vec<u8>,
@@ -218,74 +228,234 @@ pub struct Workspace {
     cps: Cps,
     /// The repeated word lists' containers.
     repwl: RepWl,
+    /// The plain simulator of the halting horizon.
+    plain: Plain,
     /// The cells the last run visited (to clear them).
     touched: (usize, usize),
+    /// The stage that settled the last machine (or gave up on it).
+    pub last_stage: Stage,
+    /// Work done per stage since the workspace was made, in the stage's
+    /// own unit ([`Stage::unit`]): what each decider cost, deterministically.
+    pub effort: [u64; STAGES],
+    /// Whether [`Workspace::decide`] times its stages (into `nanos`).
+    pub timed: bool,
+    /// Nanoseconds spent per stage (when `timed`), for measurements: the
+    /// settling stage gets the time of its own work, the failed stages
+    /// before it theirs.
+    pub nanos: [u64; STAGES],
+}
+
+/// The stages of [`Workspace::decide`], in the order they are tried (a
+/// machine goes on to the next only if the stage did not settle it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// The watched run: halting, cyclers and translated cyclers.
+    Run,
+    /// Backward reasoning.
+    Backward,
+    /// The plain n-gram closed position sets.
+    NGramCps,
+    /// The watched run again, longer: long pre-periods and late halts.
+    LongRun,
+    /// The closed position sets over augmented alphabets.
+    Augmented,
+    /// Repeated word lists.
+    RepWl,
+    /// The plain run to the halting horizon.
+    Horizon,
+    /// Nothing settled the machine.
+    Undecided,
+}
+
+/// Number of [`Stage`]s.
+pub const STAGES: usize = 8;
+
+impl Stage {
+    pub const ALL: [Stage; STAGES] = [
+        Stage::Run,
+        Stage::Backward,
+        Stage::NGramCps,
+        Stage::LongRun,
+        Stage::Augmented,
+        Stage::RepWl,
+        Stage::Horizon,
+        Stage::Undecided,
+    ];
+
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Run => "run",
+            Stage::Backward => "backward-reasoning",
+            Stage::NGramCps => "ngram-cps",
+            Stage::LongRun => "long-run",
+            Stage::Augmented => "ngram-cps-augmented",
+            Stage::RepWl => "repwl",
+            Stage::Horizon => "halting-horizon",
+            Stage::Undecided => "undecided",
+        }
+    }
+
+    /// What [`Workspace::effort`] counts for this stage.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Stage::Run | Stage::LongRun | Stage::Horizon => "steps",
+            Stage::Backward => "backward configurations",
+            Stage::NGramCps | Stage::Augmented => "local configurations",
+            Stage::RepWl => "word-list configurations",
+            Stage::Undecided => "-",
+        }
+    }
 }
 
 impl Workspace {
     /// Buffers for runs of at most `steps` steps and backward reasoning to
-    /// `depth` (at most `steps` and [`MAX_DEPTH`]).
+    /// `depth` (at most `steps` and [`MAX_DEPTH`]), with no longer run and
+    /// no halting horizon.
     pub fn new(steps: u32, depth: u32, ngram: u32) -> Workspace {
+        Workspace::with_limits(steps, depth, ngram, 0, 0)
+    }
+
+    /// Buffers for the whole pipeline: besides [`Workspace::new`]'s, a
+    /// second watched run of `long` steps and a plain run to `horizon`
+    /// steps (each skipped when not longer than the runs before it).
+    pub fn with_limits(steps: u32, depth: u32, ngram: u32, long: u32, horizon: u32) -> Workspace {
         assert!(depth <= steps && depth <= MAX_DEPTH && ngram <= MAX_NGRAM);
-        let cells = 2 * steps as usize + 3;
-        let configs = 1usize << (2 * ngram + 3);
+        let longest = steps.max(long) as usize;
+        let cells = 2 * longest + 3;
+        let configs = 1usize << (2 * ngram + 4);
         Workspace {
             steps,
             depth,
+            long,
+            horizon,
             tape: vec![0; cells],
             snap: vec![0; cells],
-            min_stack: Vec::with_capacity(steps as usize + 1),
-            max_stack: Vec::with_capacity(steps as usize + 1),
+            min_stack: Vec::with_capacity(longest + 1),
+            max_stack: Vec::with_capacity(longest + 1),
             right: Box::new(Ring::new()),
             left: Box::new(Ring::new()),
             back: Vec::with_capacity(BACKWARD_CONFIGS + 8 * MAX_STATES),
             ngram,
             cps_seen: vec![0; configs.div_ceil(64)],
-            cps_list: Vec::with_capacity(configs),
+            cps_list: Vec::with_capacity(configs.min(1 << 16)),
             cps_left: vec![0; (1usize << ngram).div_ceil(64)],
             cps_right: vec![0; (1usize << ngram).div_ceil(64)],
             cps: Cps::default(),
             repwl: RepWl::default(),
+            plain: Plain::default(),
             touched: (0, 0),
+            last_stage: Stage::Run,
+            effort: [0; STAGES],
+            timed: false,
+            nanos: [0; STAGES],
         }
     }
 
-    /// Runs the `n`-state machine `table` from the blank tape and decides it.
+    /// Runs the `n`-state machine `table` from the blank tape and decides it,
+    /// stage by stage, cheap ones first (see [`Stage`]); the stage that
+    /// settled it is left in [`Workspace::last_stage`].
     pub fn decide(&mut self, table: &Table, n: usize) -> Outcome {
-        match self.run(table, n) {
-            Outcome::Undecided => {
-                if self.depth > 0 && self.backward(table, n) {
-                    Outcome::Never(Decider::BackwardReasoning)
-                } else if (1..=self.ngram).any(|k| self.ngram_cps(table, k)) {
-                    Outcome::Never(Decider::NGramCps)
-                } else {
-                    for &(how, k) in &AUGMENTED {
-                        if k <= self.ngram && self.cps.decide(table, k, how, CPS_GAS) {
-                            return Outcome::Never(match how {
-                                Augment::History(_) => Decider::NGramCpsHistory,
-                                Augment::Lru => Decider::NGramCpsLru,
-                            });
-                        }
-                    }
-                    for &(l, t) in &REPWL {
-                        if self.repwl.decide(table, l, t, REPWL_STEPS, REPWL_NODES) {
-                            return Outcome::Never(Decider::RepWl);
-                        }
-                    }
-                    Outcome::Undecided
+        let mut clock = self.timed.then(Instant::now);
+        let outcome = self.stages(table, n, &mut clock);
+        if let Some(start) = clock {
+            self.nanos[self.last_stage as usize] += start.elapsed().as_nanos() as u64;
+        }
+        outcome
+    }
+
+    /// Closes the timing of `stage` and opens the next one's.
+    fn lap(&mut self, stage: Stage, clock: &mut Option<Instant>) {
+        if let Some(start) = clock {
+            let now = Instant::now();
+            self.nanos[stage as usize] += (now - *start).as_nanos() as u64;
+            *start = now;
+        }
+    }
+
+    fn stages(&mut self, table: &Table, n: usize, clock: &mut Option<Instant>) -> Outcome {
+        self.last_stage = Stage::Run;
+        let (outcome, steps) = self.run(table, n, self.steps);
+        self.effort[Stage::Run as usize] += u64::from(steps);
+        if outcome != Outcome::Undecided {
+            return outcome;
+        }
+        self.lap(Stage::Run, clock);
+        self.last_stage = Stage::Backward;
+        if self.depth > 0 && self.backward(table, n) {
+            return Outcome::Never(Decider::BackwardReasoning);
+        }
+        self.lap(Stage::Backward, clock);
+        self.last_stage = Stage::NGramCps;
+        for k in 1..=self.ngram {
+            let settled = self.ngram_cps(table, k);
+            self.effort[Stage::NGramCps as usize] += self.cps_list.len() as u64;
+            if settled {
+                return Outcome::Never(Decider::NGramCps);
+            }
+        }
+        self.lap(Stage::NGramCps, clock);
+        if self.long > self.steps {
+            self.last_stage = Stage::LongRun;
+            let (outcome, steps) = self.run(table, n, self.long);
+            self.effort[Stage::LongRun as usize] += u64::from(steps);
+            if outcome != Outcome::Undecided {
+                return outcome;
+            }
+            self.lap(Stage::LongRun, clock);
+        }
+        self.last_stage = Stage::Augmented;
+        for &(how, k) in &AUGMENTED {
+            if k <= self.ngram {
+                let settled = self.cps.decide(table, k, how, CPS_GAS);
+                self.effort[Stage::Augmented as usize] += self.cps.configs() as u64;
+                if settled {
+                    return Outcome::Never(match how {
+                        Augment::History(_) => Decider::NGramCpsHistory,
+                        Augment::Lru => Decider::NGramCpsLru,
+                    });
                 }
             }
-            other => other,
         }
+        self.lap(Stage::Augmented, clock);
+        self.last_stage = Stage::RepWl;
+        for &(l, t) in &REPWL {
+            let settled = self.repwl.decide(table, l, t, REPWL_STEPS, REPWL_NODES);
+            self.effort[Stage::RepWl as usize] += self.repwl.configs() as u64;
+            if settled {
+                return Outcome::Never(Decider::RepWl);
+            }
+        }
+        self.lap(Stage::RepWl, clock);
+        self.last_stage = Stage::Horizon;
+        if self.horizon > self.steps.max(self.long) {
+            match self.plain.run(table, n, u64::from(self.horizon)) {
+                PlainRun::Halts { steps, ones, at } => {
+                    self.effort[Stage::Horizon as usize] += steps;
+                    // Both fit: at most the horizon, a u32.
+                    return Outcome::Halts {
+                        steps: steps as u32,
+                        ones: ones as u32,
+                        at,
+                    };
+                }
+                PlainRun::Running => {
+                    self.effort[Stage::Horizon as usize] += u64::from(self.horizon);
+                }
+            }
+        }
+        self.last_stage = Stage::Undecided;
+        Outcome::Undecided
     }
 
-    /// Runs up to `steps` steps, watching for cyclers and translated
-    /// cyclers as it goes.
-    fn run(&mut self, table: &Table, n: usize) -> Outcome {
-        debug_assert!(n <= MAX_STATES);
+    /// Runs up to `limit` steps (at most the workspace's longest), watching
+    /// for cyclers and translated cyclers as it goes; also returns the
+    /// steps it ran.
+    fn run(&mut self, table: &Table, n: usize, limit: u32) -> (Outcome, u32) {
+        debug_assert!(n <= MAX_STATES && limit <= self.steps.max(self.long));
         let (a, b) = self.touched;
         self.tape[a..=b].fill(0);
-        let origin = self.steps as usize + 1;
+        let origin = self.origin();
         let mut pos = origin;
         let mut state = 0u8;
         let (mut lo, mut hi) = (origin, origin);
@@ -301,7 +471,8 @@ impl Workspace {
         self.left.clear();
 
         let mut outcome = Outcome::Undecided;
-        for t in 0..self.steps {
+        let mut ran = limit;
+        for t in 0..limit {
             let read = self.tape[pos];
             let at = 2 * state as usize + read as usize;
             let Some(tr) = Transition::decode(table[at]) else {
@@ -315,6 +486,7 @@ impl Workspace {
                     ones,
                     at: at as u8,
                 };
+                ran = t + 1;
                 break;
             };
             self.tape[pos] = tr.write;
@@ -339,12 +511,14 @@ impl Workspace {
                 hi = pos;
                 if self.right_record(now, pos, state, lo) {
                     outcome = Outcome::Never(Decider::TranslatedCycler);
+                    ran = now;
                     break;
                 }
             } else if pos < lo {
                 lo = pos;
                 if self.left_record(now, pos, state, hi) {
                     outcome = Outcome::Never(Decider::TranslatedCycler);
+                    ran = now;
                     break;
                 }
             }
@@ -357,6 +531,7 @@ impl Workspace {
                 && self.tape[shi + 1..=hi].iter().all(|&c| c == 0)
             {
                 outcome = Outcome::Never(Decider::Cycler);
+                ran = now;
                 break;
             }
             if lam == power {
@@ -370,7 +545,13 @@ impl Workspace {
             }
         }
         self.touched = (lo, hi);
-        outcome
+        (outcome, ran)
+    }
+
+    /// The tape cell the head starts on: the head stays within the longest
+    /// run's steps of it.
+    fn origin(&self) -> usize {
+        self.steps.max(self.long) as usize + 1
     }
 
     /// A record on the right at `pos`: is it a translated repeat of an
@@ -504,7 +685,7 @@ impl Workspace {
     fn ngram_cps(&mut self, table: &Table, k: u32) -> bool {
         let mask = (1u32 << k) - 1;
         let key = |left: u32, state: u8, read: u8, right: u32| -> u32 {
-            ((((left << k) | right) << 3) | (u32::from(state) << 1)) | u32::from(read)
+            ((((left << k) | right) << 4) | (u32::from(state) << 1)) | u32::from(read)
         };
         for &c in &self.cps_list {
             self.cps_seen[c as usize / 64] &= !(1u64 << (c % 64));
@@ -524,9 +705,9 @@ impl Workspace {
                 let c = self.cps_list[i];
                 i += 1;
                 let read = (c & 1) as u8;
-                let state = ((c >> 1) & 3) as u8;
-                let right = (c >> 3) & mask;
-                let left = (c >> (3 + k)) & mask;
+                let state = ((c >> 1) & 7) as u8;
+                let right = (c >> 4) & mask;
+                let left = (c >> (4 + k)) & mask;
                 let Some(t) = Transition::decode(table[2 * state as usize + read as usize]) else {
                     return false;
                 };

@@ -22,9 +22,12 @@
 //! transitions are unreachable, so all its completions run the same); a
 //! child with no undefined transition left is not enumerated (it cannot
 //! halt). Every node of the tree is one enumerated machine, so `machines`
-//! = `nodes` = `halting` + nonhalting + `undecided`. Each machine appears
-//! once, in the results file, with its verdict and the decider that gave
-//! it.
+//! = `nodes` = `halting` + nonhalting + `undecided`. Up to 4 states
+//! ([`LISTED_STATES`]) each machine appears once in the results file, with
+//! its verdict and the decider that gave it; at 5 states (181 million
+//! machines) the summary keeps counts per decider and per stage, the
+//! champions, every undecided machine and a histogram of the halting
+//! machines' steps, so that its size does not grow with the tree.
 //!
 //! **Why the reductions keep the maxima.** The run of a machine from the
 //! blank tape uses only the transitions it reaches, in the order it reaches
@@ -39,15 +42,20 @@
 //! this against plain brute force over every fully defined machine for N
 //! = 1, 2, 3 ([`mod@reference`]).
 //!
-//! **Exactness.** A machine that runs `step_limit` steps without halting
-//! and that no decider settles is counted in `undecided` and listed: while
-//! `undecided > 0`, `max_ones` and `max_steps` are only lower bounds, and
-//! the report says so (`exact: false`). The deciders, in the order they are
-//! tried (all of them bbchallenge's, implemented anew from the paper's
-//! definitions): cyclers and translated cyclers while the machine runs,
-//! then backward reasoning, n-gram closed position sets (plain, with visit
-//! histories, with LRU histories) and repeated word lists ([`decide`]).
-//! For 4 states they leave nothing undecided.
+//! **Exactness.** A machine that no decider settles is counted in
+//! `undecided` and listed: while `undecided > 0`, `max_ones` and
+//! `max_steps` are only lower bounds, and the report says so (`exact:
+//! false`). The stages, in the order they are tried, cheap ones first
+//! ([`Stage`]; the deciders are bbchallenge's, implemented anew from the
+//! paper's definitions): a run of `step_limit` steps watched for cyclers
+//! and translated cyclers, backward reasoning, plain n-gram closed position
+//! sets, a second watched run of `long_limit` steps (long pre-periods, late
+//! halts), closed position sets over augmented alphabets (visit histories,
+//! LRU histories), repeated word lists ([`decide`]), and last a plain run
+//! to the `halt_horizon` ([`simulate`]): a machine is undecided only if it
+//! runs that far without halting and no decider proves it never halts, so
+//! a long halting run is never mistaken for an undecided machine below the
+//! horizon. For 4 states nothing is left undecided.
 //!
 //! **Units.** A unit is a TNF node and the subtree below it (or, for the
 //! few root units above the frontier, the node alone). The root units are
@@ -55,9 +63,10 @@
 //! and the level-1 leaves (with their subtrees). The search walks a unit
 //! depth first; when its budget runs out or it is asked to stop, it hands
 //! back the unvisited nodes (its stack), each with its subtree, which
-//! partition what it did not visit. Summaries carry every machine they
-//! decided; merging is a sum of counts, the larger maxima with the union of
-//! their champions, and the union of the listings.
+//! partition what it did not visit. Merging is a sum of counts (checked),
+//! the larger maxima with the union of their champions, and the union of
+//! the sorted listings: associative and commutative, ties broken by the
+//! tables' order and not by the merge order.
 
 mod cps;
 pub mod decide;
@@ -65,6 +74,7 @@ pub mod machine;
 pub mod reference;
 mod repwl;
 mod search;
+pub mod simulate;
 
 use serde::{Deserialize, Serialize};
 
@@ -74,12 +84,30 @@ use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
 };
 
-pub use decide::{Decider, Outcome, Workspace};
+pub use decide::{Decider, Outcome, Stage, Workspace, STAGES};
 pub use machine::{from_text, to_text, Table, MAX_STATES};
 pub use search::{children, MAX_CHILDREN};
 
-/// Default step limit of a run before the deciders are asked.
+/// Default step limit of the watched run before the deciders are asked.
 pub const DEFAULT_STEP_LIMIT: u32 = 1_000;
+
+/// Default steps of the second watched run, for the machines the cheap
+/// deciders left: translated cyclers with long pre-periods and machines
+/// that halt after thousands of steps are common at 5 states.
+pub const DEFAULT_LONG_LIMIT: u32 = 100_000;
+
+/// Default halting horizon: a machine every decider failed on is run this
+/// far before it is called undecided. Set by cost, not by the answer: a
+/// plain run of 10^8 steps takes a fraction of a second, and only the few
+/// machines left at the end of the pipeline are run that far.
+pub const DEFAULT_HALT_HORIZON: u32 = 100_000_000;
+
+/// Largest `--long-limit` (the watched run keeps a tape and two stacks of
+/// that many entries per worker thread: about 100 MB at most).
+pub const MAX_LONG_LIMIT: u32 = 10_000_000;
+
+/// Largest `--halt-horizon`: step counts are `u32`.
+pub const MAX_HALT_HORIZON: u32 = 4_000_000_000;
 
 /// Default depth of backward reasoning.
 pub const DEFAULT_DEPTH: u32 = 30;
@@ -91,10 +119,19 @@ pub const DEFAULT_NGRAM: u32 = 4;
 /// them all).
 pub const MAX_LISTED_UNDECIDED: usize = 1_000;
 
+/// Up to this many states a summary lists every machine with its verdict
+/// (858,909 at 4 states); beyond it (181 million at 5) only the counts,
+/// the champions, the undecided machines and the histogram.
+pub const LISTED_STATES: usize = 4;
+
+/// Buckets of the halting machines' step histogram: bucket `i` counts the
+/// machines halting after `2^i ..= 2^(i+1) - 1` steps (steps are `u32`).
+pub const HISTOGRAM_BUCKETS: usize = 32;
+
 /// Parameters of a `busy-beaver` job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
 pub struct BusyBeaverParams {
-    /// Number of states, the chapter's cards (1..=4).
+    /// Number of states, the chapter's cards (1..=5).
     #[arg(long)]
     pub states: u32,
     /// Steps a machine runs (watched for cyclers and translated cyclers)
@@ -111,6 +148,17 @@ pub struct BusyBeaverParams {
     #[arg(long, default_value_t = DEFAULT_NGRAM)]
     #[serde(default = "default_ngram")]
     pub ngram: u32,
+    /// Steps of the second watched run, for machines the cheap deciders
+    /// left (0: none; else from the step limit to 10000000).
+    #[arg(long, default_value_t = DEFAULT_LONG_LIMIT)]
+    #[serde(default = "default_long_limit")]
+    pub long_limit: u32,
+    /// Steps a machine no decider settled is simulated plainly to see
+    /// whether it halts late (0: none; else from the longer watched run to
+    /// 4000000000). Undecided machines ran this far.
+    #[arg(long, default_value_t = DEFAULT_HALT_HORIZON)]
+    #[serde(default = "default_halt_horizon")]
+    pub halt_horizon: u32,
 }
 
 fn default_ngram() -> u32 {
@@ -123,6 +171,14 @@ fn default_step_limit() -> u32 {
 
 fn default_depth() -> u32 {
     DEFAULT_DEPTH
+}
+
+fn default_long_limit() -> u32 {
+    DEFAULT_LONG_LIMIT
+}
+
+fn default_halt_horizon() -> u32 {
+    DEFAULT_HALT_HORIZON
 }
 
 /// A TNF node: the machine, and whether the unit is its whole subtree
@@ -183,9 +239,18 @@ pub struct BbSummary {
     /// Machines that halt.
     pub halting: u64,
     /// Machines that never halt, by decider (in [`Decider::ALL`]'s order).
-    pub never: [u64; 7],
+    pub never: [u64; Decider::COUNT],
     /// Machines no decider settled.
     pub undecided: u64,
+    /// Machines settled per stage of the pipeline (in [`Stage::ALL`]'s
+    /// order; the last, [`Stage::Undecided`], counts the undecided ones).
+    pub settled_by: [u64; STAGES],
+    /// Halting machines per stage that ran them to their halt.
+    pub halted_by: [u64; STAGES],
+    /// The work of each stage on every machine it was tried on, settled or
+    /// not ([`Stage::unit`]): what a decider costs, the same whatever the
+    /// machine or the cuts.
+    pub effort: [u64; STAGES],
     /// Most ones written by a halting machine (0 when none halts).
     pub max_ones: u32,
     /// Most steps run by a halting machine (0 when none halts).
@@ -194,7 +259,13 @@ pub struct BbSummary {
     pub ones_champions: Vec<Leaf>,
     /// The halting machines with `max_steps` steps, sorted.
     pub steps_champions: Vec<Leaf>,
-    /// Every machine, sorted by table.
+    /// The halting machines by their steps' bit length: bucket `i` counts
+    /// those that halt after `2^i ..= 2^(i+1) - 1` steps.
+    pub steps_histogram: [u64; HISTOGRAM_BUCKETS],
+    /// Every machine no decider settled, sorted.
+    pub undecided_machines: Vec<Leaf>,
+    /// Every machine, sorted by table, when the job lists them (at most
+    /// [`LISTED_STATES`] states; empty beyond).
     pub leaves: Vec<Leaf>,
 }
 
@@ -212,6 +283,7 @@ impl BbSummary {
     /// Sorts the listings (the invariant merging relies on).
     fn normalise(&mut self) {
         self.leaves.sort();
+        self.undecided_machines.sort();
         self.ones_champions.sort();
         self.steps_champions.sort();
     }
@@ -224,6 +296,8 @@ pub struct BusyBeaver {
     step_limit: u32,
     depth: u32,
     ngram: u32,
+    long_limit: u32,
+    halt_horizon: u32,
 }
 
 /// Folds the champions of `other` (with maximum `theirs`) into `ours`.
@@ -241,6 +315,24 @@ fn merge_champions(max: &mut u32, ours: &mut Vec<Leaf>, theirs: u32, other: Vec<
     }
 }
 
+/// Adds `b` into `a`, entry by entry, checked.
+fn add_all(a: &mut [u64], b: &[u64], what: &'static str) -> Result<(), FamilyError> {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x = checked_add(*x, y, what)?;
+    }
+    Ok(())
+}
+
+/// Merges two sorted lists into one sorted list.
+fn merge_sorted(into: &mut Vec<Leaf>, other: Vec<Leaf>) {
+    if other.is_empty() {
+        return;
+    }
+    // Two sorted runs: the stable sort merges them in linear time.
+    into.extend(other);
+    into.sort();
+}
+
 impl BusyBeaver {
     /// Number of states.
     pub fn states(&self) -> usize {
@@ -249,7 +341,18 @@ impl BusyBeaver {
 
     /// A workspace for this job's runs.
     pub fn workspace(&self) -> Workspace {
-        Workspace::new(self.step_limit, self.depth, self.ngram)
+        Workspace::with_limits(
+            self.step_limit,
+            self.depth,
+            self.ngram,
+            self.long_limit,
+            self.halt_horizon,
+        )
+    }
+
+    /// Whether summaries list every machine ([`LISTED_STATES`]).
+    pub fn lists_machines(&self) -> bool {
+        self.n <= LISTED_STATES
     }
 
     fn check_unit(&self, unit: &BbUnit) -> Result<(), FamilyError> {
@@ -273,14 +376,6 @@ impl SearchFamily for BusyBeaver {
     type Summary = BbSummary;
 
     fn new(p: BusyBeaverParams, _: &Host) -> Result<Self, ParamError> {
-        if p.states == 5 {
-            return Err(ParamError::new(
-                "states",
-                "5 is not supported: bbchallenge's proof for 5 states enumerates 181 million \
-                 machines and needs deciders this family lacks (finite automata reduction, \
-                 weighted automata, proofs of single machines); use 1..=4",
-            ));
-        }
         if p.states == 0 || p.states as usize > MAX_STATES {
             return Err(ParamError::new(
                 "states",
@@ -305,11 +400,33 @@ impl SearchFamily for BusyBeaver {
                 format!("must be at most {}, got {}", decide::MAX_NGRAM, p.ngram),
             ));
         }
+        if p.long_limit != 0 && !(p.step_limit..=MAX_LONG_LIMIT).contains(&p.long_limit) {
+            return Err(ParamError::new(
+                "long-limit",
+                format!(
+                    "must be 0 or between the step limit ({}) and {MAX_LONG_LIMIT}, got {}",
+                    p.step_limit, p.long_limit
+                ),
+            ));
+        }
+        let watched = p.step_limit.max(p.long_limit);
+        if p.halt_horizon != 0 && !(watched..=MAX_HALT_HORIZON).contains(&p.halt_horizon) {
+            return Err(ParamError::new(
+                "halt-horizon",
+                format!(
+                    "must be 0 or between the longest watched run ({watched}) and \
+                     {MAX_HALT_HORIZON}, got {}",
+                    p.halt_horizon
+                ),
+            ));
+        }
         Ok(BusyBeaver {
             n: p.states as usize,
             step_limit: p.step_limit,
             depth: p.depth,
             ngram: p.ngram,
+            long_limit: p.long_limit,
+            halt_horizon: p.halt_horizon,
         })
     }
 
@@ -357,6 +474,7 @@ impl SearchFamily for BusyBeaver {
         self.check_unit(unit)?;
         search::Search {
             n: self.n,
+            list: self.lists_machines(),
             ws: self.workspace(),
             ctx,
         }
@@ -366,10 +484,16 @@ impl SearchFamily for BusyBeaver {
     fn merge(&self, into: &mut BbSummary, other: BbSummary) -> Result<(), FamilyError> {
         into.nodes = checked_add(into.nodes, other.nodes, "busy-beaver nodes")?;
         into.halting = checked_add(into.halting, other.halting, "busy-beaver halting")?;
-        for (a, b) in into.never.iter_mut().zip(other.never) {
-            *a = checked_add(*a, b, "busy-beaver nonhalting")?;
-        }
+        add_all(&mut into.never, &other.never, "busy-beaver nonhalting")?;
         into.undecided = checked_add(into.undecided, other.undecided, "busy-beaver undecided")?;
+        add_all(&mut into.settled_by, &other.settled_by, "busy-beaver stage")?;
+        add_all(&mut into.halted_by, &other.halted_by, "busy-beaver stage")?;
+        add_all(&mut into.effort, &other.effort, "busy-beaver effort")?;
+        add_all(
+            &mut into.steps_histogram,
+            &other.steps_histogram,
+            "busy-beaver histogram",
+        )?;
         merge_champions(
             &mut into.max_ones,
             &mut into.ones_champions,
@@ -382,9 +506,8 @@ impl SearchFamily for BusyBeaver {
             other.max_steps,
             other.steps_champions,
         );
-        // Two sorted runs: the stable sort merges them in linear time.
-        into.leaves.extend(other.leaves);
-        into.leaves.sort();
+        merge_sorted(&mut into.undecided_machines, other.undecided_machines);
+        merge_sorted(&mut into.leaves, other.leaves);
         Ok(())
     }
 
@@ -396,9 +519,8 @@ impl SearchFamily for BusyBeaver {
         let n = self.n;
         let texts = |v: &[Leaf]| v.iter().map(|l| l.text(n)).collect::<Vec<_>>();
         let undecided: Vec<String> = s
-            .leaves
+            .undecided_machines
             .iter()
-            .filter(|l| l.verdict == Verdict::Undecided)
             .take(MAX_LISTED_UNDECIDED)
             .map(|l| l.text(n))
             .collect();
@@ -407,6 +529,31 @@ impl SearchFamily for BusyBeaver {
         for d in Decider::ALL {
             deciders.insert(d.name().into(), s.never[d as usize].into());
         }
+        let stages: Vec<serde_json::Value> = Stage::ALL
+            .iter()
+            .map(|&st| {
+                serde_json::json!({
+                    "stage": st.name(),
+                    "settled": s.settled_by[st as usize],
+                    "halting": s.halted_by[st as usize],
+                    "effort": s.effort[st as usize],
+                    "effort_unit": st.unit(),
+                })
+            })
+            .collect();
+        let histogram: Vec<serde_json::Value> = s
+            .steps_histogram
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c > 0)
+            .map(|(i, &c)| {
+                serde_json::json!({
+                    "from": 1u64 << i,
+                    "to": (1u64 << (i + 1)) - 1,
+                    "machines": c,
+                })
+            })
+            .collect();
         let exact = s.undecided == 0;
         let json = serde_json::json!({
             "family": "busy-beaver",
@@ -414,6 +561,8 @@ impl SearchFamily for BusyBeaver {
             "step_limit": self.step_limit,
             "depth": self.depth,
             "ngram": self.ngram,
+            "long_limit": self.long_limit,
+            "halt_horizon": self.halt_horizon,
             "enumerated": "machines of the tree normal form (Brady; bbchallenge's enumeration: \
                 the root, halting machines as inner nodes, decided machines as leaves, first \
                 move to the right, new states in order, fully defined machines left out)",
@@ -422,6 +571,8 @@ impl SearchFamily for BusyBeaver {
             "nonhalting": s.nonhalting(),
             "undecided": s.undecided,
             "deciders": deciders,
+            "stages": stages,
+            "steps_histogram": histogram,
             "exact": exact,
             "max_ones": s.max_ones,
             "max_steps": s.max_steps,
@@ -431,22 +582,18 @@ impl SearchFamily for BusyBeaver {
             "nodes": s.nodes,
         });
         let bound = if exact { "" } else { " at least" };
+        let settled: Vec<String> = Decider::ALL
+            .iter()
+            .map(|&d| format!("{} {}", s.never[d as usize], d.name()))
+            .collect();
         let mut text = vec![
             format!(
                 "busy beaver, {n} cards: {} machines in tree normal form: {} halt, {} never halt \
-                 ({} cyclers, {} translated cyclers, {} by backward reasoning, {} by n-gram \
-                 closed position sets, {} with histories, {} with LRU histories, {} by repeated \
-                 word lists), {} undecided",
+                 ({}), {} undecided",
                 s.machines(),
                 s.halting,
                 s.nonhalting(),
-                s.never[0],
-                s.never[1],
-                s.never[2],
-                s.never[3],
-                s.never[4],
-                s.never[5],
-                s.never[6],
+                settled.join(", "),
                 s.undecided
             ),
             format!(
@@ -459,15 +606,38 @@ impl SearchFamily for BusyBeaver {
         ];
         if !exact {
             text.push(format!(
-                "{} machines ran {} steps and no decider settled them: the maxima are lower bounds",
-                s.undecided, self.step_limit
+                "{} machines no decider settled (each watched for {} steps, run plainly to {}): \
+                 the maxima are lower bounds",
+                s.undecided,
+                self.step_limit.max(self.long_limit),
+                self.halt_horizon.max(self.step_limit.max(self.long_limit))
             ));
         }
         text.push(format!("nodes explored: {}", s.nodes));
+        let results_lines = if self.lists_machines() {
+            s.leaves.iter().map(|l| l.line(n)).collect()
+        } else {
+            // 181 million lines at 5 states: the champions, every undecided
+            // machine and the histogram instead.
+            let mut lines: Vec<String> = Vec::new();
+            let mut champions: Vec<&Leaf> =
+                s.steps_champions.iter().chain(&s.ones_champions).collect();
+            champions.sort();
+            champions.dedup();
+            lines.extend(champions.iter().map(|l| format!("champion {}", l.line(n))));
+            lines.extend(s.undecided_machines.iter().map(|l| l.line(n)));
+            lines.extend(histogram.iter().map(|h| {
+                format!(
+                    "halting after {} to {} steps: {} machines",
+                    h["from"], h["to"], h["machines"]
+                )
+            }));
+            lines
+        };
         FamilyReport {
             json,
             text,
-            results_lines: s.leaves.iter().map(|l| l.line(n)).collect(),
+            results_lines,
         }
     }
 
@@ -501,6 +671,7 @@ impl Probing<BusyBeaver> for BusyBeaver {
         let ctx = flags.context(u64::MAX);
         Ok(search::Search {
             n: self.n,
+            list: self.lists_machines(),
             ws: self.workspace(),
             ctx: &ctx,
         }

@@ -13,9 +13,10 @@
 
 use std::fmt::Write as _;
 
-/// Most states a job may have (the enumeration is exhaustive only up to 4:
-/// see [`crate::BusyBeaverParams`]).
-pub const MAX_STATES: usize = 4;
+/// Most states a job may have: 5, the largest number of states whose
+/// busy beaver values are determined (bbchallenge 2024) and whose tree of
+/// 181 million machines a cluster run can enumerate.
+pub const MAX_STATES: usize = 5;
 
 /// The transitions of a machine with at most [`MAX_STATES`] states; the
 /// entries past `2 n` are 0.
@@ -155,6 +156,13 @@ mod tests {
             assert!(is_well_formed(&t, n));
             assert_eq!(to_text(&t, n, None), text);
         }
+        let (t, n) = from_text("1RB1LC_1RC1RB_1RD0LE_1LA1LD_1RZ0LA").unwrap();
+        assert_eq!(n, 5);
+        assert_eq!(
+            to_text(&t, n, Some(8)),
+            "1RB1LC_1RC1RB_1RD0LE_1LA1LD_1RZ0LA"
+        );
+        assert!(from_text("1RB1LC_1RC1RB_1RD0LE_1LA1LD_1RZ0LA_1RA1RA").is_err());
         let (t, n) = from_text("1RB1LB_1LA0LC_1RZ1LD_1RD0RA").unwrap();
         assert_eq!(to_text(&t, n, Some(4)), "1RB1LB_1LA0LC_1RZ1LD_1RD0RA");
         assert!(from_text("1RB1LB_1LA0LE").is_err());
@@ -164,7 +172,7 @@ mod tests {
     #[test]
     fn encoding_is_dense() {
         let mut seen = Vec::new();
-        for next in 0..4 {
+        for next in 0..MAX_STATES as u8 {
             for write in 0..2 {
                 for right in [false, true] {
                     let t = Transition { write, right, next };
@@ -175,7 +183,7 @@ mod tests {
             }
         }
         seen.sort_unstable();
-        assert_eq!(seen, (1..=16).collect::<Vec<u8>>());
+        assert_eq!(seen, (1..=4 * MAX_STATES as u8).collect::<Vec<u8>>());
         assert_eq!(Transition::decode(0), None);
     }
 }

@@ -61,6 +61,11 @@ fn reverse(w: u8, l: u32) -> u8 {
 }
 
 impl RepWl {
+    /// Configurations the last [`RepWl::decide`] met.
+    pub fn configs(&self) -> usize {
+        self.seen.len()
+    }
+
     /// Whether the graph of `l`-cell words with threshold `t` closes within
     /// `nodes` configurations, macro steps of at most `steps` steps.
     pub fn decide(&mut self, table: &Table, l: u32, t: u8, steps: u32, nodes: usize) -> bool {

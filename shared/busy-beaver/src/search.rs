@@ -18,7 +18,7 @@ use std::sync::atomic::Ordering;
 
 use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
 
-use crate::decide::{Outcome, Workspace};
+use crate::decide::{Outcome, Stage, Workspace};
 use crate::machine::{highest_state, undefined_count, Table, Transition, MAX_STATES};
 use crate::{BbSummary, BbUnit, Leaf, Verdict};
 
@@ -54,32 +54,39 @@ pub fn children(table: &Table, n: usize, at: usize, out: &mut [Table; MAX_CHILDR
     k
 }
 
-/// Counts a decided machine into a summary.
-pub fn record(s: &mut BbSummary, table: &Table, outcome: Outcome) {
-    // Cannot overflow: bounded by the node budget, itself a u64.
+/// Counts a machine decided by `stage` into a summary; `list`: keep its
+/// line in the summary's listing.
+pub fn record(s: &mut BbSummary, table: &Table, outcome: Outcome, stage: Stage, list: bool) {
+    // None of these can overflow: each is bounded by the node budget, a u64.
     s.nodes += 1;
+    s.settled_by[stage as usize] += 1;
     let verdict = match outcome {
         Outcome::Halts { steps, ones, at } => {
             s.halting += 1;
-            let leaf = Leaf {
-                table: *table,
-                verdict: Verdict::Halts { steps, ones, at },
-            };
+            s.halted_by[stage as usize] += 1;
+            s.steps_histogram[steps.ilog2() as usize] += 1;
+            let verdict = Verdict::Halts { steps, ones, at };
             if ones > s.max_ones || s.ones_champions.is_empty() {
                 s.max_ones = ones;
                 s.ones_champions.clear();
             }
             if ones == s.max_ones {
-                s.ones_champions.push(leaf.clone());
+                s.ones_champions.push(Leaf {
+                    table: *table,
+                    verdict,
+                });
             }
             if steps > s.max_steps || s.steps_champions.is_empty() {
                 s.max_steps = steps;
                 s.steps_champions.clear();
             }
             if steps == s.max_steps {
-                s.steps_champions.push(leaf.clone());
+                s.steps_champions.push(Leaf {
+                    table: *table,
+                    verdict,
+                });
             }
-            leaf.verdict
+            verdict
         }
         Outcome::Never(d) => {
             s.never[d as usize] += 1;
@@ -87,17 +94,25 @@ pub fn record(s: &mut BbSummary, table: &Table, outcome: Outcome) {
         }
         Outcome::Undecided => {
             s.undecided += 1;
+            s.undecided_machines.push(Leaf {
+                table: *table,
+                verdict: Verdict::Undecided,
+            });
             Verdict::Undecided
         }
     };
-    s.leaves.push(Leaf {
-        table: *table,
-        verdict,
-    });
+    if list {
+        s.leaves.push(Leaf {
+            table: *table,
+            verdict,
+        });
+    }
 }
 
 pub struct Search<'c, 'a> {
     pub n: usize,
+    /// Whether the summary lists every machine.
+    pub list: bool,
     pub ws: Workspace,
     pub ctx: &'c ExploreContext<'a>,
 }
@@ -114,7 +129,7 @@ impl Search<'_, '_> {
         let mut rest = Vec::new();
         if !unit.subtree {
             let outcome = self.ws.decide(&unit.table, self.n);
-            record(&mut s, &unit.table, outcome);
+            record(&mut s, &unit.table, outcome, self.ws.last_stage, self.list);
         } else {
             stack.push(unit.table);
         }
@@ -137,7 +152,7 @@ impl Search<'_, '_> {
                 break;
             }
             let outcome = self.ws.decide(&table, self.n);
-            record(&mut s, &table, outcome);
+            record(&mut s, &table, outcome, self.ws.last_stage, self.list);
             if let Outcome::Halts { at, .. } = outcome {
                 let k = children(&table, self.n, at as usize, &mut kids);
                 // Pushed last first, so that the first child is visited first.
@@ -145,6 +160,7 @@ impl Search<'_, '_> {
             }
         }
         self.ctx.progress.store(s.nodes, Ordering::Relaxed);
+        s.effort = self.ws.effort;
         s.normalise();
         Ok(Exploration::new(s, rest))
     }

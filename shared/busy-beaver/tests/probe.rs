@@ -19,7 +19,7 @@ fn probe_expectation_is_the_search_node_count() {
         let mut units = job.root_units();
         // The whole tree from its root, as one unit.
         units.push(BbUnit {
-            table: [0; 8],
+            table: [0; 10],
             subtree: true,
         });
         for unit in units {
@@ -35,7 +35,7 @@ fn estimate_is_within_its_error_bar() {
 
 #[test]
 fn probe_rejects_bad_units() {
-    let mut table = [0u8; 8];
+    let mut table = [0u8; 10];
     table[0] = 16; // state D in a 2-state job
     let bad = BbUnit {
         table,
