@@ -39,7 +39,18 @@
 //!   so far (`Workspace::ngram_cps`); if the closed set holds no
 //!   undefined transition, no run reaches one. Tried for `k = 1..=ngram`,
 //!   then over augmented alphabets ([`crate::cps`]).
-//! * **Repeated word lists** (RepWL), last ([`crate::repwl`]).
+//! * **Repeated word lists** (RepWL) ([`crate::repwl`]).
+//!
+//! The order ([`Stage`]) is by cost per machine settled, measured on
+//! samples of the 5-state tree (`examples/bb5_sample.rs`): the watched run
+//! settles about 97% of the machines at about a microsecond each,
+//! backward reasoning and the plain closed position sets most of the rest
+//! at 1-10 us, the augmented sets tens of microseconds; the second,
+//! longer watched run (milliseconds) and RepWL (tenths of a second) see
+//! only the few machines every cheaper stage failed on, and the plain run
+//! to the halting horizon ([`crate::simulate`]) only those every decider
+//! failed on. A stage that cannot settle a machine is sound to skip, so
+//! the order changes costs, never verdicts.
 //!
 //! A decided machine never reaches an undefined transition, so every way of
 //! defining its undefined transitions gives the same run: it is a leaf of
@@ -69,8 +80,23 @@ pub const AUGMENTED: [(Augment, u32); 10] = [
 
 /// The repeated-word-list parameters tried, in order: (word length,
 /// repeat threshold); Coq-BB5 settles the two 4-state machines that need it
-/// with (4, 3).
-pub const REPWL: [(u32, u8); 4] = [(2, 3), (3, 3), (4, 3), (4, 4)];
+/// with (4, 3). The longer words come from the 5-state machines that a
+/// sample of the tree leaves to this stage (bouncers whose repeated blocks
+/// are 5 to 8 cells long); only the few machines every cheaper decider
+/// failed on get this far, so the list can be long.
+pub const REPWL: [(u32, u8); 11] = [
+    (2, 3),
+    (3, 3),
+    (4, 3),
+    (4, 4),
+    (5, 3),
+    (6, 3),
+    (6, 4),
+    (1, 3),
+    (5, 4),
+    (8, 3),
+    (8, 4),
+];
 
 /// Steps of one RepWL macro step, and configurations of one RepWL graph.
 pub const REPWL_STEPS: u32 = 320;
@@ -216,6 +242,8 @@ pub struct Workspace {
     right: Box<Ring>,
     left: Box<Ring>,
     back: Vec<Back>,
+    /// Backward configurations the last attempt looked at.
+    back_seen: usize,
     /// Longest n-grams of the closed position sets (0: none).
     ngram: u32,
     /// The local configurations met (bit per configuration) and their list.
@@ -243,6 +271,9 @@ pub struct Workspace {
     /// settling stage gets the time of its own work, the failed stages
     /// before it theirs.
     pub nanos: [u64; STAGES],
+    /// Nanoseconds of a plain run of `steps` steps of each machine (when
+    /// `timed`): the baseline of a simulator that decides nothing.
+    pub plain_nanos: u64,
 }
 
 /// The stages of [`Workspace::decide`], in the order they are tried (a
@@ -255,10 +286,10 @@ pub enum Stage {
     Backward,
     /// The plain n-gram closed position sets.
     NGramCps,
-    /// The watched run again, longer: long pre-periods and late halts.
-    LongRun,
     /// The closed position sets over augmented alphabets.
     Augmented,
+    /// The watched run again, longer: long pre-periods and late halts.
+    LongRun,
     /// Repeated word lists.
     RepWl,
     /// The plain run to the halting horizon.
@@ -275,8 +306,8 @@ impl Stage {
         Stage::Run,
         Stage::Backward,
         Stage::NGramCps,
-        Stage::LongRun,
         Stage::Augmented,
+        Stage::LongRun,
         Stage::RepWl,
         Stage::Horizon,
         Stage::Undecided,
@@ -336,6 +367,7 @@ impl Workspace {
             right: Box::new(Ring::new()),
             left: Box::new(Ring::new()),
             back: Vec::with_capacity(BACKWARD_CONFIGS + 8 * MAX_STATES),
+            back_seen: 0,
             ngram,
             cps_seen: vec![0; configs.div_ceil(64)],
             cps_list: Vec::with_capacity(configs.min(1 << 16)),
@@ -349,6 +381,7 @@ impl Workspace {
             effort: [0; STAGES],
             timed: false,
             nanos: [0; STAGES],
+            plain_nanos: 0,
         }
     }
 
@@ -359,7 +392,10 @@ impl Workspace {
         let mut clock = self.timed.then(Instant::now);
         let outcome = self.stages(table, n, &mut clock);
         if let Some(start) = clock {
-            self.nanos[self.last_stage as usize] += start.elapsed().as_nanos() as u64;
+            let now = Instant::now();
+            self.nanos[self.last_stage as usize] += (now - start).as_nanos() as u64;
+            std::hint::black_box(self.plain.run(table, n, u64::from(self.steps)));
+            self.plain_nanos += now.elapsed().as_nanos() as u64;
         }
         outcome
     }
@@ -382,8 +418,12 @@ impl Workspace {
         }
         self.lap(Stage::Run, clock);
         self.last_stage = Stage::Backward;
-        if self.depth > 0 && self.backward(table, n) {
-            return Outcome::Never(Decider::BackwardReasoning);
+        if self.depth > 0 {
+            let settled = self.backward(table, n);
+            self.effort[Stage::Backward as usize] += self.back_seen as u64;
+            if settled {
+                return Outcome::Never(Decider::BackwardReasoning);
+            }
         }
         self.lap(Stage::Backward, clock);
         self.last_stage = Stage::NGramCps;
@@ -395,15 +435,6 @@ impl Workspace {
             }
         }
         self.lap(Stage::NGramCps, clock);
-        if self.long > self.steps {
-            self.last_stage = Stage::LongRun;
-            let (outcome, steps) = self.run(table, n, self.long);
-            self.effort[Stage::LongRun as usize] += u64::from(steps);
-            if outcome != Outcome::Undecided {
-                return outcome;
-            }
-            self.lap(Stage::LongRun, clock);
-        }
         self.last_stage = Stage::Augmented;
         for &(how, k) in &AUGMENTED {
             if k <= self.ngram {
@@ -418,6 +449,15 @@ impl Workspace {
             }
         }
         self.lap(Stage::Augmented, clock);
+        if self.long > self.steps {
+            self.last_stage = Stage::LongRun;
+            let (outcome, steps) = self.run(table, n, self.long);
+            self.effort[Stage::LongRun as usize] += u64::from(steps);
+            if outcome != Outcome::Undecided {
+                return outcome;
+            }
+            self.lap(Stage::LongRun, clock);
+        }
         self.last_stage = Stage::RepWl;
         for &(l, t) in &REPWL {
             let settled = self.repwl.decide(table, l, t, REPWL_STEPS, REPWL_NODES);
@@ -444,6 +484,7 @@ impl Workspace {
                 }
             }
         }
+        self.lap(Stage::Horizon, clock);
         self.last_stage = Stage::Undecided;
         Outcome::Undecided
     }
@@ -632,13 +673,13 @@ impl Workspace {
                 }),
             }
         }
-        let mut seen = 0usize;
+        self.back_seen = 0;
         while let Some(c) = self.back.pop() {
             if u32::from(c.depth) >= self.depth {
                 return false;
             }
-            seen += 1;
-            if seen > BACKWARD_CONFIGS {
+            self.back_seen += 1;
+            if self.back_seen > BACKWARD_CONFIGS {
                 return false;
             }
             let s = c.state as usize;
@@ -667,6 +708,18 @@ impl Workspace {
 }
 
 impl Workspace {
+    /// Tries the augmented closed position set `(how, k)` with `gas` local
+    /// configurations alone (for measurements and parameter searches).
+    pub fn try_augmented(&mut self, table: &Table, k: u32, how: Augment, gas: usize) -> bool {
+        self.cps.decide(table, k, how, gas)
+    }
+
+    /// Tries repeated word lists with words of `l` cells, threshold `t`,
+    /// macro steps of `steps` steps and `nodes` configurations alone.
+    pub fn try_repwl(&mut self, table: &Table, l: u32, t: u8, steps: u32, nodes: usize) -> bool {
+        self.repwl.decide(table, l, t, steps, nodes)
+    }
+
     /// The n-gram closed position set with n-grams of `k` cells: true if
     /// the set of local configurations (the `k` cells left of the head, the
     /// state, the cell read, the `k` cells right of it) closed under the

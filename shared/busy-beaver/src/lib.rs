@@ -68,7 +68,7 @@
 //! the sorted listings: associative and commutative, ties broken by the
 //! tables' order and not by the merge order.
 
-mod cps;
+pub mod cps;
 pub mod decide;
 pub mod machine;
 pub mod reference;
@@ -300,6 +300,16 @@ pub struct BusyBeaver {
     halt_horizon: u32,
 }
 
+/// Where the time of [`BusyBeaver::measure`] went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timings {
+    /// Nanoseconds per stage ([`Stage::ALL`]'s order).
+    pub nanos: [u64; STAGES],
+    /// Nanoseconds of a plain run of `step_limit` steps of every machine
+    /// (the baseline the pipeline's rate is compared with).
+    pub plain_nanos: u64,
+}
+
 /// Folds the champions of `other` (with maximum `theirs`) into `ours`.
 fn merge_champions(max: &mut u32, ours: &mut Vec<Leaf>, theirs: u32, other: Vec<Leaf>) {
     if other.is_empty() {
@@ -348,6 +358,35 @@ impl BusyBeaver {
             self.long_limit,
             self.halt_horizon,
         )
+    }
+
+    /// Explores `unit` whole in this thread with every stage timed, and
+    /// each machine also run plainly for `step_limit` steps to compare
+    /// with: for measurements (`examples/bb5_sample.rs`); the cluster
+    /// never calls it. Returns the summary and the nanoseconds per stage.
+    pub fn measure(&self, unit: &BbUnit) -> Result<(BbSummary, Timings), FamilyError> {
+        self.check_unit(unit)?;
+        let flags = orchard_core::LocalFlags::default();
+        let ctx = flags.context(u64::MAX);
+        let mut ws = self.workspace();
+        ws.timed = true;
+        let mut search = search::Search {
+            n: self.n,
+            list: false,
+            ws,
+            ctx: &ctx,
+        };
+        let summary = match search.explore(unit)? {
+            Exploration::Finished(s) => s,
+            Exploration::Split { .. } => unreachable!("no budget and no stop"),
+        };
+        Ok((
+            summary,
+            Timings {
+                nanos: search.ws.nanos,
+                plain_nanos: search.ws.plain_nanos,
+            },
+        ))
     }
 
     /// Whether summaries list every machine ([`LISTED_STATES`]).
