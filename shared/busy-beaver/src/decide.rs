@@ -708,6 +708,12 @@ impl Workspace {
 }
 
 impl Workspace {
+    /// The plain simulator's run of `table` for at most `limit` steps: the
+    /// second method that re-checks the pipeline's verdicts.
+    pub fn plain_run(&mut self, table: &Table, n: usize, limit: u64) -> PlainRun {
+        self.plain.run(table, n, limit)
+    }
+
     /// Tries the augmented closed position set `(how, k)` with `gas` local
     /// configurations alone (for measurements and parameter searches).
     pub fn try_augmented(&mut self, table: &Table, k: u32, how: Augment, gas: usize) -> bool {

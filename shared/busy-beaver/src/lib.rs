@@ -124,6 +124,14 @@ pub const MAX_LISTED_UNDECIDED: usize = 1_000;
 /// the champions, the undecided machines and the histogram.
 pub const LISTED_STATES: usize = 4;
 
+/// One nonhalting verdict in this many is re-checked by plain simulation
+/// (about 130,000 of the 5-state tree's 133 million).
+pub const RECHECK_ONE_IN: u64 = 1024;
+
+/// Steps of the plain run that re-checks a nonhalting verdict: 100 times
+/// the default watched run, past every step a decider looked at.
+pub const RECHECK_STEPS: u64 = 100_000;
+
 /// Buckets of the halting machines' step histogram: bucket `i` counts the
 /// machines halting after `2^i ..= 2^(i+1) - 1` steps (steps are `u32`).
 pub const HISTOGRAM_BUCKETS: usize = 32;
@@ -264,6 +272,17 @@ pub struct BbSummary {
     pub steps_histogram: [u64; HISTOGRAM_BUCKETS],
     /// Every machine no decider settled, sorted.
     pub undecided_machines: Vec<Leaf>,
+    /// Halting verdicts of the watched runs re-checked by the plain
+    /// simulator (all of them; the horizon's own are the plain
+    /// simulator's).
+    pub rechecked_halting: u64,
+    /// Nonhalting verdicts re-checked by a plain run of
+    /// [`RECHECK_STEPS`] steps (one machine in [`RECHECK_ONE_IN`], chosen
+    /// by a hash of its table).
+    pub rechecked_nonhalting: u64,
+    /// Machines whose re-check disagreed with their verdict, sorted, with
+    /// the verdict the pipeline gave: each one makes the answer inexact.
+    pub recheck_failures: Vec<Leaf>,
     /// Every machine, sorted by table, when the job lists them (at most
     /// [`LISTED_STATES`] states; empty beyond).
     pub leaves: Vec<Leaf>,
@@ -284,6 +303,7 @@ impl BbSummary {
     fn normalise(&mut self) {
         self.leaves.sort();
         self.undecided_machines.sort();
+        self.recheck_failures.sort();
         self.ones_champions.sort();
         self.steps_champions.sort();
     }
@@ -387,6 +407,26 @@ impl BusyBeaver {
                 plain_nanos: search.ws.plain_nanos,
             },
         ))
+    }
+
+    /// The stages this job tries on a machine, with their limits, in order.
+    pub fn stages_tried(&self) -> Vec<String> {
+        let mut v = vec![format!("run of {} steps", self.step_limit)];
+        if self.depth > 0 {
+            v.push(format!("backward reasoning to depth {}", self.depth));
+        }
+        if self.ngram > 0 {
+            v.push(format!("n-gram closed position sets, n <= {}", self.ngram));
+            v.push("augmented closed position sets".into());
+        }
+        if self.long_limit > self.step_limit {
+            v.push(format!("run of {} steps", self.long_limit));
+        }
+        v.push("repeated word lists".into());
+        if self.halt_horizon > self.step_limit.max(self.long_limit) {
+            v.push(format!("plain run to {} steps", self.halt_horizon));
+        }
+        v
     }
 
     /// Whether summaries list every machine ([`LISTED_STATES`]).
@@ -546,6 +586,17 @@ impl SearchFamily for BusyBeaver {
             other.steps_champions,
         );
         merge_sorted(&mut into.undecided_machines, other.undecided_machines);
+        into.rechecked_halting = checked_add(
+            into.rechecked_halting,
+            other.rechecked_halting,
+            "busy-beaver rechecks",
+        )?;
+        into.rechecked_nonhalting = checked_add(
+            into.rechecked_nonhalting,
+            other.rechecked_nonhalting,
+            "busy-beaver rechecks",
+        )?;
+        merge_sorted(&mut into.recheck_failures, other.recheck_failures);
         merge_sorted(&mut into.leaves, other.leaves);
         Ok(())
     }
@@ -593,7 +644,7 @@ impl SearchFamily for BusyBeaver {
                 })
             })
             .collect();
-        let exact = s.undecided == 0;
+        let exact = s.undecided == 0 && s.recheck_failures.is_empty();
         let json = serde_json::json!({
             "family": "busy-beaver",
             "states": n,
@@ -618,6 +669,12 @@ impl SearchFamily for BusyBeaver {
             "ones_champions": texts(&s.ones_champions),
             "steps_champions": texts(&s.steps_champions),
             "undecided_machines": undecided,
+            "recheck": {
+                "halting": s.rechecked_halting,
+                "nonhalting": s.rechecked_nonhalting,
+                "nonhalting_steps": RECHECK_STEPS,
+                "failures": texts(&s.recheck_failures),
+            },
             "nodes": s.nodes,
         });
         let bound = if exact { "" } else { " at least" };
@@ -652,6 +709,16 @@ impl SearchFamily for BusyBeaver {
                 self.halt_horizon.max(self.step_limit.max(self.long_limit))
             ));
         }
+        text.push(format!(
+            "re-checked by plain simulation: {} halting verdicts, {} nonhalting ones (no halt \
+             within {RECHECK_STEPS} steps); {} disagreed",
+            s.rechecked_halting,
+            s.rechecked_nonhalting,
+            s.recheck_failures.len()
+        ));
+        for l in &s.recheck_failures {
+            text.push(format!("re-check failed: {}", l.line(n)));
+        }
         text.push(format!("nodes explored: {}", s.nodes));
         let results_lines = if self.lists_machines() {
             s.leaves.iter().map(|l| l.line(n)).collect()
@@ -664,7 +731,14 @@ impl SearchFamily for BusyBeaver {
             champions.sort();
             champions.dedup();
             lines.extend(champions.iter().map(|l| format!("champion {}", l.line(n))));
-            lines.extend(s.undecided_machines.iter().map(|l| l.line(n)));
+            let tried = self.stages_tried().join(", ");
+            lines.extend(s.undecided_machines.iter().map(|l| {
+                format!(
+                    "{} (tried: {tried}; the subtree below it, the ways of defining its \
+                     undefined transitions, is not enumerated)",
+                    l.line(n)
+                )
+            }));
             lines.extend(histogram.iter().map(|h| {
                 format!(
                     "halting after {} to {} steps: {} machines",

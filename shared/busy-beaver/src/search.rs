@@ -20,7 +20,8 @@ use orchard_core::{Exploration, ExploreContext, FamilyError, Probe};
 
 use crate::decide::{Outcome, Stage, Workspace};
 use crate::machine::{highest_state, undefined_count, Table, Transition, MAX_STATES};
-use crate::{BbSummary, BbUnit, Leaf, Verdict};
+use crate::simulate::PlainRun;
+use crate::{BbSummary, BbUnit, Leaf, Verdict, RECHECK_ONE_IN, RECHECK_STEPS};
 
 /// Nodes between two looks at the shared atomics (a node is a whole run of
 /// a machine, so this is often).
@@ -52,6 +53,14 @@ pub fn children(table: &Table, n: usize, at: usize, out: &mut [Table; MAX_CHILDR
         }
     }
     k
+}
+
+/// A hash of a table (FNV-1a), to pick the re-checked sample by the
+/// machine itself, the same whatever the cuts.
+fn table_hash(table: &Table) -> u64 {
+    table.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Counts a machine decided by `stage` into a summary; `list`: keep its
@@ -118,6 +127,40 @@ pub struct Search<'c, 'a> {
 }
 
 impl Search<'_, '_> {
+    /// The independent check of a verdict by the plain simulator: every
+    /// halting verdict of the watched runs (same steps, ones and halting
+    /// transition), and one nonhalting verdict in [`RECHECK_ONE_IN`] (no
+    /// halt within [`RECHECK_STEPS`] steps). A disagreement is recorded,
+    /// never dropped.
+    fn recheck(&mut self, s: &mut BbSummary, table: &Table, outcome: Outcome) {
+        let agrees = match outcome {
+            Outcome::Halts { steps, ones, at } if self.ws.last_stage != Stage::Horizon => {
+                s.rechecked_halting += 1;
+                self.ws.plain_run(table, self.n, u64::from(steps))
+                    == PlainRun::Halts {
+                        steps: u64::from(steps),
+                        ones: u64::from(ones),
+                        at,
+                    }
+            }
+            Outcome::Never(_) if table_hash(table).is_multiple_of(RECHECK_ONE_IN) => {
+                s.rechecked_nonhalting += 1;
+                self.ws.plain_run(table, self.n, RECHECK_STEPS) == PlainRun::Running
+            }
+            _ => true,
+        };
+        if !agrees {
+            s.recheck_failures.push(Leaf {
+                table: *table,
+                verdict: match outcome {
+                    Outcome::Halts { steps, ones, at } => Verdict::Halts { steps, ones, at },
+                    Outcome::Never(d) => Verdict::Never(d),
+                    Outcome::Undecided => Verdict::Undecided,
+                },
+            });
+        }
+    }
+
     pub fn explore(
         &mut self,
         unit: &BbUnit,
@@ -129,6 +172,7 @@ impl Search<'_, '_> {
         let mut rest = Vec::new();
         if !unit.subtree {
             let outcome = self.ws.decide(&unit.table, self.n);
+            self.recheck(&mut s, &unit.table, outcome);
             record(&mut s, &unit.table, outcome, self.ws.last_stage, self.list);
         } else {
             stack.push(unit.table);
@@ -152,6 +196,7 @@ impl Search<'_, '_> {
                 break;
             }
             let outcome = self.ws.decide(&table, self.n);
+            self.recheck(&mut s, &table, outcome);
             record(&mut s, &table, outcome, self.ws.last_stage, self.list);
             if let Outcome::Halts { at, .. } = outcome {
                 let k = children(&table, self.n, at as usize, &mut kids);
