@@ -15,6 +15,8 @@
 #                             6144: two units run at once)
 #   draws-RxC-kK-sandwich     the same count by the sandwich method (inner
 #                             rows walked, outer rows counted per leaf)
+#   bb-N                      busy-beaver with N states: every machine of
+#                             the tree normal form decided
 #
 # Each run's database lives in RUN_DIR (default /work/runs) while it runs; a
 # verified, compressed copy is kept in the repository (runs/RUN.db.xz), so
@@ -84,6 +86,8 @@ args_of() {
     echo "halves --n ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^knights-([0-9]+)x([0-9]+)$ ]]; then
     echo "knight-tours --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}"
+  elif [[ "$1" =~ ^bb-([0-9]+)$ ]]; then
+    echo "busy-beaver --states ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)-sandwich$ ]]; then
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "--colors ${BASH_REMATCH[3]} --method sandwich"
@@ -91,7 +95,7 @@ args_of() {
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "--colors ${BASH_REMATCH[3]} --method profile --memory-limit ${DRAWS_MIB:-6144}"
   else
-    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, queens-N-mirror, halves-N, knights-RxC, draws-RxC-kK or draws-RxC-kK-sandwich)" >&2
+    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, queens-N-mirror, halves-N, knights-RxC, draws-RxC-kK, draws-RxC-kK-sandwich or bb-N)" >&2
     exit 2
   fi
 }
@@ -109,6 +113,8 @@ budget_of() {
   case "$1" in
   draws-*-sandwich) echo 200000000 ;;
   draws-*) echo 1000000000000000000 ;;
+  # About 10 s of a core a unit (bench/bb5.sh: ~120,000 machines/s).
+  bb-*) echo 1000000 ;;
   *) echo 200000000 ;;
   esac
 }

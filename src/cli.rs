@@ -1,11 +1,14 @@
-//! Command-line definitions. The family subcommands of `run` and `submit`
-//! are built from the family registry, so a new family needs no change here.
+//! Command-line definitions. The family subcommands of `run`, `submit` and
+//! `estimate` are built from the program's [`Families`], so a new family
+//! needs no change here.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use orchard::families::FAMILIES;
 use orchard_proto::access::{ClientIdentity, ClientTls};
+
+use crate::families::Families;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -96,7 +99,21 @@ pub struct RunArgs {
     #[command(flatten)]
     pub cache: CacheArgs,
     #[command(flatten)]
+    pub programs: ProgramsArg,
+    #[command(flatten)]
     pub replicas: ReplicasArg,
+}
+
+/// The external programs a worker's operator allows jobs to run.
+#[derive(Args, Debug)]
+pub struct ProgramsArg {
+    /// Let `exec` jobs run the programs in this directory, named by file
+    /// name (default: none; a job naming a program is then refused). A job
+    /// names a program, never a path, and runs it only if its SHA-256
+    /// matches the job's; the program gets no token or certificate of the
+    /// worker.
+    #[arg(long, global = true, env = "ORCHARD_PROGRAMS", value_name = "DIR")]
+    pub programs: Option<PathBuf>,
 }
 
 /// What a worker lends its jobs' in-process caches (the hip-solve
@@ -229,6 +246,8 @@ pub struct WorkerArgs {
     #[command(flatten)]
     pub cache: CacheArgs,
     #[command(flatten)]
+    pub programs: ProgramsArg,
+    #[command(flatten)]
     pub access: AccessArgs,
 }
 
@@ -343,6 +362,8 @@ pub struct Invocation {
     pub command: Command,
     /// For `run`, `submit` and `estimate`.
     pub family: Option<FamilyChoice>,
+    /// The families of this program, for the commands that open jobs.
+    pub families: Arc<Families>,
 }
 
 impl Invocation {
@@ -352,43 +373,56 @@ impl Invocation {
     }
 }
 
-fn with_families(cmd: clap::Command) -> clap::Command {
+fn with_families(cmd: clap::Command, families: &Families) -> clap::Command {
     cmd.subcommand_required(true)
         .subcommand_value_name("FAMILY")
-        .subcommands(FAMILIES.cli.iter().map(|f| (f.command)()))
+        .subcommands(families.cli.iter().map(|f| (f.command)()))
 }
 
 /// The whole command line as clap sees it, the family subcommands of
 /// `run`, `submit` and `estimate` included: what parses the arguments, and
 /// what the completion scripts and man pages are generated from.
-pub fn command() -> clap::Command {
+pub fn command(families: &Families) -> clap::Command {
     Cli::command()
-        .mut_subcommand("run", with_families)
-        .mut_subcommand("submit", with_families)
-        .mut_subcommand("estimate", with_families)
+        .mut_subcommand("run", |c| with_families(c, families))
+        .mut_subcommand("submit", |c| with_families(c, families))
+        .mut_subcommand("estimate", |c| with_families(c, families))
 }
 
-pub fn parse() -> Result<Invocation, clap::Error> {
-    let mut cmd = command();
-    let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+/// Parses `args` (the program's name first) against the command line of
+/// `families`.
+pub fn parse<I, T>(families: Arc<Families>, args: I) -> Result<Invocation, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut cmd = command(&families);
+    let matches = cmd.try_get_matches_from_mut(args)?;
     let cli = Cli::from_arg_matches(&matches)?;
     let family = match matches.subcommand() {
-        Some(("run" | "submit" | "estimate", sub)) => Some(family_choice(&mut cmd, sub)?),
+        Some(("run" | "submit" | "estimate", sub)) => {
+            Some(family_choice(&mut cmd, sub, &families)?)
+        }
         _ => None,
     };
     Ok(Invocation {
         command: cli.command,
         family,
+        families,
     })
 }
 
-fn family_choice(cmd: &mut clap::Command, sub: &ArgMatches) -> Result<FamilyChoice, clap::Error> {
+fn family_choice(
+    cmd: &mut clap::Command,
+    sub: &ArgMatches,
+    families: &Families,
+) -> Result<FamilyChoice, clap::Error> {
     let (name, fam_matches) = sub.subcommand().expect("a family subcommand is required");
-    let family = FAMILIES
+    let family = families
         .registry
         .by_name(name)
         .expect("subcommands come from the registry");
-    let params_json = FAMILIES
+    let params_json = families
         .params_from_matches(name, fam_matches)
         .map_err(|e| cmd.error(clap::error::ErrorKind::ValueValidation, e))?;
     Ok(FamilyChoice {
@@ -401,7 +435,7 @@ fn family_choice(cmd: &mut clap::Command, sub: &ArgMatches) -> Result<FamilyChoi
 /// when the family name was wrong. A first line that ends in a colon
 /// ("the following required arguments were not provided:") is followed by
 /// its list, indented on the next lines, which is joined to it.
-pub fn one_line(e: &clap::Error) -> String {
+pub fn one_line(e: &clap::Error, families: &Families) -> String {
     let rendered = e.render().to_string();
     let mut lines = rendered.lines();
     let mut first = lines
@@ -416,10 +450,7 @@ pub fn one_line(e: &clap::Error) -> String {
         first = format!("{first} {}", list.join(", "));
     }
     if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
-        format!(
-            "{first} (search families: {})",
-            FAMILIES.registry.names().join(", ")
-        )
+        format!("{first} (search families: {})", families.names().join(", "))
     } else {
         first
     }

@@ -1,13 +1,17 @@
-//! The registry: every search family this build knows, one line each.
+//! The families a build of orchard knows, and their command lines.
 //!
-//! To add a family: write its crate under `shared/` (it depends on
-//! `orchard-core` only), add it to this package's dependencies, and add one
-//! line to [`FAMILIES`]. The coordinator and the worker receive the
-//! [`Registry`] from here and never name a family; the command line builds
-//! its `run`/`submit`/`estimate` subcommands from the families' own
-//! `clap::Args` parameters.
-
-use std::sync::LazyLock;
+//! A [`Families`] value is handed to [`crate::main_with`]: the command line
+//! builds its `run`/`submit`/`estimate` subcommands from it, and the
+//! coordinator and the worker receive its [`Registry`] and never name a
+//! family. Nothing reads a process-wide registry, so a program that depends
+//! on orchard as a library runs exactly the families it lists:
+//!
+//! ```no_run
+//! # use orchard::Families;
+//! # fn main() -> std::process::ExitCode {
+//! orchard::main_with(Families::builtin() /* .with::<MyFamily>() */)
+//! # }
+//! ```
 
 use clap::{ArgMatches, Args, FromArgMatches};
 use orchard_core::{FamilyError, Host, Registry, SearchFamily};
@@ -27,8 +31,45 @@ pub struct Families {
     pub cli: Vec<FamilyCli>,
 }
 
+impl Default for Families {
+    fn default() -> Self {
+        Families::none()
+    }
+}
+
 impl Families {
-    fn with<F: SearchFamily>(mut self) -> Self
+    /// No family at all: start here to build a program with only one's own.
+    pub fn none() -> Self {
+        Families {
+            registry: Registry::default(),
+            cli: Vec::new(),
+        }
+    }
+
+    /// Every family of the orchard repository.
+    pub fn builtin() -> Self {
+        Families::none()
+            .with::<orchard_busy_beaver::BusyBeaver>()
+            .with::<orchard_exec::Exec>()
+            .with::<orchard_grundy::Grundy>()
+            .with::<orchard_halves::Halves>()
+            .with::<orchard_hc::HararyColumns>()
+            .with::<orchard_hip::HipDraws>()
+            .with::<orchard_hip::HipSolve>()
+            .with::<orchard_hip_nn::HipNn>()
+            .with::<orchard_knight_nn::KnightNn>()
+            .with::<orchard_knight_tours::KnightTours>()
+            .with::<orchard_latin::Latin>()
+            .with::<orchard_magic_hexagon::MagicHexagon>()
+            .with::<orchard_queens::Queens>()
+            .with::<orchard_rooks3d::Rooks3d>()
+            .with::<orchard_synthetic::Synthetic>()
+    }
+
+    /// These families and `F`, whose parameters become the flags of its
+    /// subcommand. Panics if a family of that name is already listed: two
+    /// families under one name would make stored jobs ambiguous.
+    pub fn with<F: SearchFamily>(mut self) -> Self
     where
         F::Params: Args + FromArgMatches,
     {
@@ -43,6 +84,11 @@ impl Families {
             },
         });
         self
+    }
+
+    /// The names of the families, in the order they were listed.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.registry.names()
     }
 
     /// The canonical JSON parameters of `family` read from its subcommand,
@@ -64,31 +110,22 @@ impl Families {
             .prepare(&json, &Host::default())?;
         Ok(job.params_json())
     }
-}
 
-/// Every family of this build.
-pub static FAMILIES: LazyLock<Families> = LazyLock::new(|| {
-    Families {
-        registry: Registry::default(),
-        cli: Vec::new(),
+    /// The canonical JSON parameters of a job given as its command line
+    /// would give it: the family's name, then its flags
+    /// (`["queens", "--n", "6"]`).
+    pub fn params_from_args(&self, args: &[&str]) -> Result<String, FamilyError> {
+        let name = args
+            .first()
+            .ok_or_else(|| FamilyError::UnknownFamily(String::new()))?;
+        let cli = self
+            .cli
+            .iter()
+            .find(|c| c.name == *name)
+            .ok_or_else(|| FamilyError::UnknownFamily(name.to_string()))?;
+        let matches = (cli.command)()
+            .try_get_matches_from(args.iter())
+            .map_err(|e| FamilyError::ParamsJson(e.to_string()))?;
+        self.params_from_matches(name, &matches)
     }
-    .with::<orchard_busy_beaver::BusyBeaver>()
-    .with::<orchard_grundy::Grundy>()
-    .with::<orchard_halves::Halves>()
-    .with::<orchard_hc::HararyColumns>()
-    .with::<orchard_hip::HipDraws>()
-    .with::<orchard_hip::HipSolve>()
-    .with::<orchard_hip_nn::HipNn>()
-    .with::<orchard_knight_nn::KnightNn>()
-    .with::<orchard_knight_tours::KnightTours>()
-    .with::<orchard_latin::Latin>()
-    .with::<orchard_magic_hexagon::MagicHexagon>()
-    .with::<orchard_queens::Queens>()
-    .with::<orchard_rooks3d::Rooks3d>()
-    .with::<orchard_synthetic::Synthetic>()
-});
-
-/// The registry the coordinator and the workers of this process use.
-pub fn registry() -> Registry {
-    FAMILIES.registry.clone()
 }

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use orchard_core::estimate::{calibrate, estimate as knuth, supported};
-use orchard_core::Host;
-
-use orchard::families::FAMILIES;
+use orchard_core::{Host, Registry};
 
 use super::CliResult;
 use crate::cli::FamilyChoice;
@@ -40,7 +38,7 @@ pub struct EstimateArgs {
 /// the time limit, large enough that the per-call cost does not count.
 const MEASURE_CHUNK: u64 = 1 << 16;
 
-pub fn estimate(args: EstimateArgs, family: FamilyChoice) -> CliResult {
+pub fn estimate(args: EstimateArgs, family: FamilyChoice, registry: &Registry) -> CliResult {
     if args.probes == 0 {
         return Err("--probes must be at least 1".into());
     }
@@ -62,8 +60,7 @@ pub fn estimate(args: EstimateArgs, family: FamilyChoice) -> CliResult {
             .unwrap_or(1),
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let job = FAMILIES
-        .registry
+    let job = registry
         .by_name(family.family)?
         .prepare(&family.params_json, &Host::default())?;
     if !supported(job.as_ref())? {

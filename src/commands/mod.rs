@@ -17,10 +17,18 @@ use crate::cli::{Command, Invocation};
 pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
 pub async fn dispatch(inv: Invocation) -> CliResult {
+    let families = inv.families;
     match inv.command {
-        Command::Run(args) => run::run(args, inv.family.expect("run has a family")).await,
-        Command::Coordinator(args) => serve::coordinator(args).await,
-        Command::Worker(args) => serve::worker(args).await,
+        Command::Run(args) => {
+            run::run(
+                args,
+                inv.family.expect("run has a family"),
+                families.registry.clone(),
+            )
+            .await
+        }
+        Command::Coordinator(args) => serve::coordinator(args, families.registry.clone()).await,
+        Command::Worker(args) => serve::worker(args, families.registry.clone()).await,
         Command::Submit(args) => {
             client::submit(args, inv.family.expect("submit has a family")).await
         }
@@ -28,11 +36,13 @@ pub async fn dispatch(inv: Invocation) -> CliResult {
         Command::Results(args) => client::results(args).await,
         Command::Cancel(args) => client::cancel(args).await,
         Command::Backup(args) => backup::backup(args),
-        Command::Completions(args) => shell::completions(args),
-        Command::Man(args) => shell::man(args),
-        Command::Estimate(args) => {
-            estimate::estimate(args, inv.family.expect("estimate has a family"))
-        }
+        Command::Completions(args) => shell::completions(args, &families),
+        Command::Man(args) => shell::man(args, &families),
+        Command::Estimate(args) => estimate::estimate(
+            args,
+            inv.family.expect("estimate has a family"),
+            &families.registry,
+        ),
     }
 }
 

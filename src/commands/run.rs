@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use orchard_coordinator::{Coordinator, CoordinatorConfig, JobState};
+use orchard_core::Registry;
 use orchard_worker::{run_worker, WorkerConfig};
 use tokio::sync::watch;
 
@@ -34,10 +35,10 @@ fn default_db() -> Result<PathBuf, String> {
     Ok(home.join("orchard.db"))
 }
 
-pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
+pub async fn run(args: RunArgs, family: FamilyChoice, registry: Registry) -> CliResult {
     // The local workers' jobs, and their cache directory checked: a damaged
     // snapshot stops the run before it touches the database.
-    let open_jobs = open_jobs(&args.cache)?;
+    let open_jobs = open_jobs(&args.cache, &args.programs, registry.clone())?;
     let db = match args.db {
         Some(p) => p,
         None => default_db()?,
@@ -50,7 +51,7 @@ pub async fn run(args: RunArgs, family: FamilyChoice) -> CliResult {
             .map(|n| n.get())
             .unwrap_or(1),
     };
-    let mut config = CoordinatorConfig::beside(&db, orchard::families::registry());
+    let mut config = CoordinatorConfig::beside(&db, registry);
     if let Some(b) = args.unit_budget {
         if b == 0 {
             return Err("--unit-budget must be at least 1".into());

@@ -6,18 +6,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use orchard_coordinator::{BackupSchedule, Coordinator, CoordinatorConfig, TlsIdentity};
-use orchard_core::Host;
+use orchard_core::{Host, Registry};
 use orchard_proto::access::read_token;
 use orchard_worker::{run_worker, CacheDir, OpenJobs, WorkerConfig, WorkerMetrics};
 
 use super::{termination, CliResult};
-use crate::cli::{BackupFlags, CacheArgs, CoordinatorArgs, WorkerArgs};
+use crate::cli::{BackupFlags, CacheArgs, CoordinatorArgs, ProgramsArg, WorkerArgs};
 
 /// The jobs a worker process will open, hosted as its cache flags say: the
 /// memory each job's cache may take, and the directory of their snapshots
 /// (opened and checked here: a damaged snapshot stops the worker before it
 /// starts).
-pub fn open_jobs(cache: &CacheArgs) -> Result<Arc<OpenJobs>, String> {
+pub fn open_jobs(
+    cache: &CacheArgs,
+    programs: &ProgramsArg,
+    registry: Registry,
+) -> Result<Arc<OpenJobs>, String> {
     // Variables of earlier versions, now flags: say so rather than run
     // without the snapshots someone set up.
     for (old, new) in [
@@ -32,10 +36,21 @@ pub fn open_jobs(cache: &CacheArgs) -> Result<Arc<OpenJobs>, String> {
             eprintln!("warning: {old} is no longer read; use {new}");
         }
     }
+    let programs = match &programs.programs {
+        Some(dir) if !dir.is_dir() => {
+            return Err(format!("--programs {}: not a directory", dir.display()))
+        }
+        Some(dir) => Some(
+            dir.canonicalize()
+                .map_err(|e| format!("--programs {}: {e}", dir.display()))?,
+        ),
+        None => None,
+    };
     let host = Host {
         cache_mib: cache.cache_mib,
+        programs,
     };
-    let mut jobs = OpenJobs::new(orchard::families::registry(), host);
+    let mut jobs = OpenJobs::new(registry, host);
     if let Some(dir) = &cache.cache_dir {
         let dir = CacheDir::open(dir).map_err(|e| e.to_string())?;
         jobs = jobs.with_cache(dir, Duration::from_secs(cache.cache_save_secs));
@@ -78,9 +93,9 @@ pub fn check_db_parent(db: &Path) -> Result<(), String> {
     }
 }
 
-pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
+pub async fn coordinator(args: CoordinatorArgs, registry: Registry) -> CliResult {
     check_db_parent(&args.db)?;
-    let mut config = CoordinatorConfig::beside(&args.db, orchard::families::registry());
+    let mut config = CoordinatorConfig::beside(&args.db, registry);
     config.lease_ttl = seconds("lease-ttl", args.lease_ttl)?;
     config.heartbeat_interval = seconds("heartbeat-interval", args.heartbeat_interval)?;
     if config.heartbeat_interval * 3 > config.lease_ttl {
@@ -144,7 +159,7 @@ pub async fn coordinator(args: CoordinatorArgs) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn worker(args: WorkerArgs) -> CliResult {
+pub async fn worker(args: WorkerArgs, registry: Registry) -> CliResult {
     let threads = match args.threads {
         Some(0) => return Err("--threads must be at least 1".into()),
         Some(t) => t,
@@ -152,7 +167,7 @@ pub async fn worker(args: WorkerArgs) -> CliResult {
             .map(|n| n.get())
             .unwrap_or(1),
     };
-    let jobs = open_jobs(&args.cache)?;
+    let jobs = open_jobs(&args.cache, &args.programs, registry)?;
     let config = WorkerConfig {
         coordinator: args.coordinator,
         jobs: jobs.clone(),

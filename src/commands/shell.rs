@@ -7,10 +7,11 @@ use std::process::ExitCode;
 
 use super::CliResult;
 use crate::cli::{CompletionsArgs, ManArgs};
+use crate::families::Families;
 
 /// The completion script for one shell, on stdout.
-pub fn completions(args: CompletionsArgs) -> CliResult {
-    let mut cmd = crate::cli::command();
+pub fn completions(args: CompletionsArgs, families: &Families) -> CliResult {
+    let mut cmd = crate::cli::command(families);
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "orchard", &mut out);
     write_stdout(&out)?;
@@ -18,8 +19,8 @@ pub fn completions(args: CompletionsArgs) -> CliResult {
 }
 
 /// `orchard.1` on stdout, or every command's page in `--dir`.
-pub fn man(args: ManArgs) -> CliResult {
-    let cmd = crate::cli::command();
+pub fn man(args: ManArgs, families: &Families) -> CliResult {
+    let cmd = crate::cli::command(families);
     match args.dir {
         Some(dir) => {
             std::fs::create_dir_all(&dir)

@@ -1,7 +1,7 @@
 //! Hostile input for every family of this build: mutations of each job's
 //! own valid units, summaries, lemmas and cache snapshots fed to every
 //! decoder that sees them from the other side of the wire
-//! (`orchard_core::hostile`). None may panic. The test runs a fast subset
+//! (`orchard::testing::hostile_input`). None may panic. The test runs a fast subset
 //! (2,000 inputs a family); `bench/hostile.sh` runs a million or more and
 //! records the figures in BENCHMARKS.md.
 //!
@@ -9,13 +9,22 @@
 //! run; a failure prints the family, the decoder and the input in hex.
 
 use crate::common::env_u64;
-use orchard::families::FAMILIES;
-use orchard_core::hostile::{fuzz, Corpus, Tally};
+use orchard::testing::hostile_input;
+use orchard::Families;
+use orchard_core::hostile::Tally;
 use orchard_core::Host;
+use std::path::Path;
 
 /// A small job of each family, as its command line would give it.
 const SAMPLES: &[&[&str]] = &[
     &["busy-beaver", "--states", "2"],
+    &[
+        "exec",
+        "--program",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/exec/queens.py"),
+        "--arg",
+        "4",
+    ],
     &["grundy", "--max", "40"],
     &["halves", "--n", "4"],
     &["hc", "--columns", "2"],
@@ -56,38 +65,29 @@ const SAMPLES: &[&[&str]] = &[
 fn no_decoder_of_any_family_panics_on_mutated_input() {
     let inputs = env_u64("ORCHARD_FUZZ_INPUTS", 2_000);
     let seed = env_u64("ORCHARD_FUZZ_SEED", 1);
+    let families = Families::builtin();
     // Every family of the build has a sample: a new family is fuzzed too.
-    for name in FAMILIES.registry.names() {
+    for name in families.names() {
         assert!(
             SAMPLES.iter().any(|s| s[0] == name),
             "family {name} has no sample job here"
         );
     }
     let mut total = Tally::default();
+    // The exec sample's program runs from the examples' directory.
+    let host = Host {
+        programs: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/exec")),
+        ..Host::default()
+    };
     for (k, sample) in SAMPLES.iter().enumerate() {
-        let cli = FAMILIES.cli.iter().find(|c| c.name == sample[0]).unwrap();
-        let matches = (cli.command)()
-            .try_get_matches_from(sample.iter())
-            .unwrap_or_else(|e| panic!("{sample:?}: {e}"));
-        let params = FAMILIES
-            .params_from_matches(sample[0], &matches)
-            .unwrap_or_else(|e| panic!("{sample:?}: {e}"));
-        let job = FAMILIES
-            .registry
-            .by_name(sample[0])
-            .unwrap()
-            .prepare(&params, &Host::default())
-            .unwrap();
-        let corpus = Corpus::of(job.as_ref(), 20_000);
-        assert!(!corpus.units.is_empty() && !corpus.summaries.is_empty());
-        let tally = fuzz(
-            job.as_ref(),
-            &corpus,
-            seed.wrapping_add(k as u64),
+        let (tally, corpus) = hostile_input(
+            &families,
+            sample,
+            &host,
             inputs,
-            2_000,
+            seed.wrapping_add(k as u64),
         )
-        .unwrap_or_else(|p| panic!("{p}"));
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(tally.inputs, inputs);
         total.inputs += tally.inputs;
         total.accepted += tally.accepted;

@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 
 use common::raw_worker::RawWorker;
 use common::{free_port, start_coordinator_with, submit_job, wait_coordinator, TempDir};
-use orchard::families::FAMILIES;
+use orchard::Families;
 use orchard_coordinator::{Coordinator, CoordinatorConfig};
 use orchard_core::estimate::Rng;
 use orchard_core::hostile::mutate;
@@ -93,7 +93,7 @@ async fn work(url: &str, units: usize, budget: u64) -> Result<usize, tonic::Stat
             hostname: "builder".into(),
             threads: 1,
             protocol_version: orchard_proto::PROTOCOL_VERSION,
-            families: FAMILIES
+            families: Families::builtin()
                 .registry
                 .names()
                 .iter()
@@ -118,7 +118,7 @@ async fn work(url: &str, units: usize, budget: u64) -> Result<usize, tonic::Stat
         };
         let flags = LocalFlags::default();
         let ctx = flags.context(budget);
-        let explored = FAMILIES
+        let explored = Families::builtin()
             .registry
             .by_name(&unit.family)
             .map_err(|e| e.to_string())
@@ -530,7 +530,7 @@ fn a_coordinator_opening_damaged_rows_refuses_them_or_shows_the_truth() {
     let work: PathBuf = work_dir.join("work.db");
     let results_dir = work_dir.join("results");
     let config = {
-        let mut c = CoordinatorConfig::beside(&work, FAMILIES.registry.clone());
+        let mut c = CoordinatorConfig::beside(&work, Families::builtin().registry);
         c.results_dir = results_dir.clone();
         c
     };

@@ -20,6 +20,7 @@ mod dashboard;
 mod disk_faults;
 mod empty_job;
 mod estimate;
+mod exec;
 mod grpc_health_reflection;
 mod hostile_input;
 mod hostile_rows;

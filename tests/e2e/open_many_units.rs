@@ -11,7 +11,7 @@ use common::{env_u64, TempDir};
 
 use std::time::Instant;
 
-use orchard::families::FAMILIES;
+use orchard::Families;
 use orchard_coordinator::{Coordinator, CoordinatorConfig};
 use rusqlite::Connection;
 
@@ -90,7 +90,7 @@ fn a_database_of_many_units_opens_with_every_seal_checked() {
     let sealed = (started.elapsed(), cpu_seconds() - cpu);
     drop(conn);
     let config = {
-        let mut c = CoordinatorConfig::beside(&db, FAMILIES.registry.clone());
+        let mut c = CoordinatorConfig::beside(&db, Families::builtin().registry);
         c.results_dir = dir.path("results");
         c
     };

@@ -446,17 +446,24 @@ enum Launched {
     Running {
         unit_id: u64,
         job: Arc<JobHandle>,
-        outcome: oneshot::Receiver<Result<DynExploration, String>>,
+        outcome: oneshot::Receiver<Result<DynExploration, UnitError>>,
         stop: Arc<AtomicBool>,
         cancelled: Arc<AtomicBool>,
     },
+}
+
+/// Why a unit could not be explored, as reported.
+struct UnitError {
+    message: String,
+    /// Another attempt may succeed (`FamilyError::Attempt`).
+    retryable: bool,
 }
 
 /// A unit that ended, to report.
 struct Landed {
     unit_id: u64,
     bound: u64,
-    outcome: Result<DynExploration, String>,
+    outcome: Result<DynExploration, UnitError>,
     stopped: bool,
 }
 
@@ -506,7 +513,10 @@ fn launch(state: &Arc<State>, lease: UnitLease) -> Launched {
             progress: &progress,
             pieces: &pieces,
         };
-        let _ = tx.send(prepared.explore(&payload, &ctx).map_err(|e| e.to_string()));
+        let _ = tx.send(prepared.explore(&payload, &ctx).map_err(|e| UnitError {
+            retryable: e.is_retryable(),
+            message: e.to_string(),
+        }));
     });
     Launched::Running {
         unit_id,
@@ -529,7 +539,10 @@ async fn land(state: &Arc<State>, launched: Launched) -> Option<Landed> {
             return Some(Landed {
                 unit_id,
                 bound,
-                outcome: Err(error),
+                outcome: Err(UnitError {
+                    message: error,
+                    retryable: false,
+                }),
                 stopped: false,
             })
         }
@@ -541,9 +554,12 @@ async fn land(state: &Arc<State>, launched: Launched) -> Option<Landed> {
             cancelled,
         } => (unit_id, job, outcome, stop, cancelled),
     };
-    let outcome = rx
-        .await
-        .unwrap_or_else(|_| Err("search thread panicked".to_string()));
+    let outcome = rx.await.unwrap_or_else(|_| {
+        Err(UnitError {
+            message: "search thread panicked".to_string(),
+            retryable: false,
+        })
+    });
     {
         // The unit's nodes leave the in-flight figure before its report
         // adds them to the reported one, so `/metrics` never counts them
@@ -654,6 +670,7 @@ async fn report(state: &Arc<State>, landed: Landed, ask: Ask) -> Vec<UnitLease> 
                 rest: x.rest,
                 bound,
                 error: String::new(),
+                retryable: false,
                 stopped,
                 want_units: ask.want,
                 queue_units: ask.queue,
@@ -661,12 +678,20 @@ async fn report(state: &Arc<State>, landed: Landed, ask: Ask) -> Vec<UnitLease> 
             }
         }
         Err(e) => {
-            tracing::error!(unit = unit_id, "unit failed: {e}");
+            // A failed attempt that may succeed elsewhere is the
+            // coordinator's to judge; only a unit's own failure is an
+            // error here.
+            if e.retryable {
+                tracing::info!(unit = unit_id, "unit attempt failed: {}", e.message);
+            } else {
+                tracing::error!(unit = unit_id, "unit failed: {}", e.message);
+            }
             ReportRequest {
                 worker_id: state.id(),
                 unit_id,
                 bound,
-                error: e,
+                error: e.message,
+                retryable: e.retryable,
                 started_units: ask.started,
                 ..Default::default()
             }

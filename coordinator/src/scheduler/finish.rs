@@ -11,7 +11,13 @@ use orchard_core::{FamilyReport, Figure, PreparedJob};
 
 use super::job::FinalResult;
 use super::unit::{child_position, Unit};
-use super::{Scheduler, SchedulerError};
+use super::{Scheduler, SchedulerError, WorkerId};
+
+/// Attempts at a unit, each failed in a way another may not be (see
+/// [`Scheduler::fail_unit`]), before its job fails: enough to ride out a
+/// crashed or misconfigured worker, few enough that a program that always
+/// fails stops its job within minutes.
+pub const UNIT_ATTEMPTS: u32 = 3;
 use crate::status::JobState;
 use crate::store::{JobId, UnitId, Write};
 
@@ -151,16 +157,55 @@ impl Scheduler {
             .collect()
     }
 
-    /// A worker could not explore a unit: the job fails with its message
-    /// (retrying a deterministic failure elsewhere would loop forever).
-    pub fn fail_unit(&mut self, unit_id: UnitId, message: &str) -> Option<Finishing> {
-        let job_id = self.units.get(&unit_id)?.job;
+    /// A worker could not explore a unit. A failure another attempt may
+    /// not meet (`retryable`: an external program crashed, hung, printed
+    /// garbage) sends the unit back to the queue, for another worker
+    /// first, until [`UNIT_ATTEMPTS`] attempts failed; any other failure,
+    /// or the last attempt's, fails the job with its message (retrying a
+    /// deterministic failure would loop forever). Nothing of a failed
+    /// attempt is merged.
+    pub fn fail_unit(
+        &mut self,
+        worker_id: WorkerId,
+        unit_id: UnitId,
+        message: &str,
+        retryable: bool,
+    ) -> Option<Finishing> {
+        let unit = self.units.get_mut(&unit_id)?;
+        let job_id = unit.job;
         let job = self.jobs.get_mut(&job_id)?;
         if !job.live() {
             return None;
         }
+        let held = unit.lease.as_ref().is_some_and(|l| l.worker == worker_id) && !unit.reporting;
+        let attempts = if retryable {
+            unit.failed_on.push(worker_id);
+            unit.failed_on.len() as u32
+        } else {
+            1
+        };
+        if retryable && attempts < UNIT_ATTEMPTS {
+            if held {
+                unit.lease = None;
+                job.units_leased = job.units_leased.saturating_sub(1);
+                job.pending.insert((unit.position.clone(), unit_id));
+                if let Some(w) = self.workers.get_mut(&worker_id) {
+                    w.units.remove(&unit_id);
+                }
+            }
+            tracing::info!(
+                unit = unit_id,
+                attempt = attempts,
+                "unit attempt failed; it goes back to the queue: {message}"
+            );
+            return None;
+        }
         job.state = JobState::Failed;
-        job.error = Some(format!("unit {unit_id} failed: {message}"));
+        job.error = Some(if attempts > 1 {
+            format!("unit {unit_id} failed {attempts} attempts, the last: {message}")
+        } else {
+            format!("unit {unit_id} failed: {message}")
+        });
         self.check_finished(job_id)
     }
 

@@ -104,6 +104,7 @@ impl Scheduler {
         // Live hosts that can take each verified job's units (see
         // `replicas::may_take`), before the worker is borrowed.
         let live_hosts = self.verified_job_hosts();
+        let workers_known = self.workers.len();
         let Some(worker) = self.workers.get_mut(&worker_id) else {
             return (granted, Vec::new());
         };
@@ -142,6 +143,15 @@ impl Scheduler {
                     continue;
                 };
                 if unit.lease.is_some() || unit.reporting {
+                    continue;
+                }
+                if unit.failed_on.contains(&worker_id) && unit.failed_on.len() < workers_known {
+                    // Its attempt here failed: another worker tries it
+                    // first (one that has not failed it may be leasing now).
+                    skipped.push((position, uid));
+                    if skipped.len() >= MAX_WAIT_CHECKS {
+                        break;
+                    }
                     continue;
                 }
                 if verified {

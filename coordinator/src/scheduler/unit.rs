@@ -36,6 +36,10 @@ pub(super) struct Unit {
     /// The last answer of `must_wait` for it, with the judge that gave it
     /// (see `Job::unit_must_wait`).
     pub(super) waits: Option<(JudgeId, bool)>,
+    /// The workers whose attempts at it failed in a way another attempt
+    /// may not (`retryable`), since the coordinator started: it is leased
+    /// to others first, and the job fails at [`super::finish::UNIT_ATTEMPTS`].
+    pub(super) failed_on: Vec<WorkerId>,
 }
 
 /// One replica's report of a unit of a verified job, kept until the unit's
@@ -98,6 +102,7 @@ impl Unit {
             holders: Vec::new(),
             replicas: Vec::new(),
             waits: None,
+            failed_on: Vec::new(),
         }
     }
 }

@@ -292,8 +292,15 @@ impl WorkerService for Workers {
             s.describe_worker(r.worker_id)
         };
         if !r.error.is_empty() {
-            tracing::error!(unit = r.unit_id, %worker, "unit failed: {}", r.error);
-            let finishing = self.0.lock().fail_unit(r.unit_id, &r.error);
+            if r.retryable {
+                tracing::info!(unit = r.unit_id, %worker, "unit attempt failed: {}", r.error);
+            } else {
+                tracing::error!(unit = r.unit_id, %worker, "unit failed: {}", r.error);
+            }
+            let finishing = self
+                .0
+                .lock()
+                .fail_unit(r.worker_id, r.unit_id, &r.error, r.retryable);
             if let Some(f) = finishing {
                 // A task of its own, like a report's commit (see below).
                 let shared = self.0.clone();

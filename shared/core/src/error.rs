@@ -41,4 +41,20 @@ pub enum FamilyError {
     BadLemmas(String),
     #[error("bad cache snapshot: {0}")]
     BadCache(String),
+    /// This attempt at a unit failed for a reason another attempt, on
+    /// another worker, may not meet: an external program crashed, hung or
+    /// printed garbage, or this worker's copy of it differs from the job's.
+    /// Nothing of the attempt counts; the coordinator tries the unit again
+    /// a bounded number of times before the job fails.
+    #[error("{0}")]
+    Attempt(String),
+}
+
+impl FamilyError {
+    /// Whether another attempt at the unit may succeed (see
+    /// [`FamilyError::Attempt`]); every other error is the unit's or the
+    /// search's own and would recur.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, FamilyError::Attempt(_))
+    }
 }

@@ -36,6 +36,10 @@ pub struct Host {
     /// Memory a job's in-process cache (a transposition table) may take, in
     /// MiB; `None`: the family's own default for the job's size.
     pub cache_mib: Option<u64>,
+    /// The directory of the external programs this host's operator allows
+    /// jobs to run (the `exec` family); `None`: none. A job names a program
+    /// in it by file name only, never by path.
+    pub programs: Option<std::path::PathBuf>,
 }
 
 /// What a worker hands to [`SearchFamily::explore`]: the budget and the

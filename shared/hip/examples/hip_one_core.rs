@@ -33,6 +33,7 @@ fn host() -> Host {
         cache_mib: std::env::var("ORCHARD_CACHE_MIB")
             .ok()
             .map(|v| v.trim().parse().expect("ORCHARD_CACHE_MIB: MiB")),
+        ..Host::default()
     }
 }
 

@@ -828,13 +828,21 @@ fn a_job_owns_its_table_and_its_snapshot_warms_a_fresh_job() {
     for bad in [0, (1 << 20) + 1] {
         let host = Host {
             cache_mib: Some(bad),
+            ..Host::default()
         };
         assert_eq!(
             HipSolve::new(p.clone(), &host).unwrap_err().name,
             "cache-mib"
         );
     }
-    let small = HipSolve::new(p.clone(), &Host { cache_mib: Some(1) }).unwrap();
+    let small = HipSolve::new(
+        p.clone(),
+        &Host {
+            cache_mib: Some(1),
+            ..Host::default()
+        },
+    )
+    .unwrap();
     assert_eq!(small.solve_position(&[]).unwrap().value, v);
 }
 

@@ -108,7 +108,8 @@ pub fn corrupt(family: &str, summary: &[u8]) -> Vec<u8> {
 /// Explores a leased unit with its family in this process, within `budget`
 /// nodes (`u64::MAX`: to its end), as a worker would.
 pub fn explore(unit: &UnitLease, budget: u64) -> DynExploration {
-    let prepared = orchard::families::registry()
+    let prepared = orchard::Families::builtin()
+        .registry
         .by_name(&unit.family)
         .unwrap()
         .prepare(&unit.params_json, &Host::default())

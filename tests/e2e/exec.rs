@@ -1,0 +1,364 @@
+//! The `exec` family with real programs: a Python program against the
+//! built-in family it mirrors, a C program that splits on request killed
+//! with SIGKILL mid-unit (and its coordinator too), every bad behaviour of
+//! a program failing its job with one clear line, and workers refusing
+//! programs they were not allowed or whose content differs.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{assert_one_line_error, final_results, run, run_json, start_coordinator_with};
+use common::{free_port, start_worker_with, submit_job, wait_coordinator, wait_status, TempDir};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/exec")
+}
+
+/// `examples/exec/collatz.c` compiled into `dir/programs/collatz`.
+fn collatz(dir: &TempDir) -> PathBuf {
+    let programs = dir.path("programs");
+    std::fs::create_dir_all(&programs).unwrap();
+    let out = programs.join("collatz");
+    let cc = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&out)
+        .arg(examples().join("collatz.c"))
+        .status()
+        .expect("a C compiler (cc)");
+    assert!(cc.success());
+    out
+}
+
+/// The plain count the collatz program's job must equal: numbers below
+/// `n`, the sum of their steps, and the most steps with the witness the
+/// merge keeps (of equal values, the smallest as text).
+fn collatz_plain(n: u64) -> (u64, u64, u64, String) {
+    let (mut sum, mut best, mut witness) = (0u64, 0u64, String::new());
+    for k in 1..n {
+        let (mut x, mut s) = (k, 0u64);
+        while x != 1 {
+            x = if x % 2 == 1 { 3 * x + 1 } else { x / 2 };
+            s += 1;
+        }
+        sum += s;
+        let text = k.to_string();
+        if s > best || (s == best && text < witness) {
+            best = s;
+            witness = text;
+        }
+    }
+    (n - 1, sum, best, witness)
+}
+
+#[test]
+fn a_python_program_counts_what_the_built_in_family_counts() {
+    let dir = TempDir::new("exec-python");
+    let programs = examples();
+    let program = programs.join("queens.py");
+    for n in ["5", "6", "7", "8"] {
+        let db = dir.path(&format!("exec-{n}.db"));
+        let exec = run_json(&[
+            "run",
+            "--programs",
+            programs.to_str().unwrap(),
+            "--workers",
+            "2",
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
+            "exec",
+            "--program",
+            program.to_str().unwrap(),
+            "--arg",
+            n,
+        ]);
+        let db = dir.path(&format!("queens-{n}.db"));
+        let queens = run_json(&[
+            "run",
+            "--workers",
+            "1",
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
+            "queens",
+            "--n",
+            n,
+        ]);
+        assert_eq!(exec["state"], "done", "{exec}");
+        assert_eq!(
+            exec["counters"]["solutions"], queens["solutions"],
+            "n = {n}: {exec} against {queens}"
+        );
+        assert_eq!(exec["sha256"].as_str().unwrap().len(), 64, "{exec}");
+    }
+}
+
+/// A clean run, then the same job through a cluster whose worker is killed
+/// with SIGKILL while its program explores a unit and whose coordinator is
+/// killed and restarted: both equal the plain count, and the killed
+/// worker's program died with it.
+#[test]
+fn a_splitting_program_killed_mid_unit_keeps_the_totals_exact() {
+    let dir = TempDir::new("exec-collatz");
+    let program = collatz(&dir);
+    let programs = dir.path("programs");
+    let n = 20_000_000u64;
+    let (numbers, steps, most, witness) = collatz_plain(n);
+    let n_arg = n.to_string();
+    let family = [
+        "exec",
+        "--program",
+        program.to_str().unwrap(),
+        "--splits",
+        "--arg",
+        &n_arg,
+        "--arg",
+        "3",
+    ];
+    let check = |r: &serde_json::Value| {
+        assert_eq!(r["counters"]["numbers"], numbers, "{r}");
+        assert_eq!(r["counters"]["steps"], steps, "{r}");
+        assert_eq!(r["maxima"]["steps"]["value"], most, "{r}");
+        assert_eq!(r["maxima"]["steps"]["witness"], witness.as_str(), "{r}");
+        // Each number a node, and the roots call one (it says none).
+        assert_eq!(r["nodes"], numbers + 1, "{r}");
+    };
+
+    let db = dir.path("clean.db");
+    let mut args = vec![
+        "run",
+        "--programs",
+        programs.to_str().unwrap(),
+        "--workers",
+        "2",
+        "--unit-budget",
+        "300000",
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(&family);
+    check(&run_json(&args));
+
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let coordinator_flags = [
+        "--lease-ttl",
+        "2",
+        "--heartbeat-interval",
+        "0.2",
+        "--unit-budget",
+        "300000",
+    ];
+    let mut coordinator = start_coordinator_with(&dir, port, &coordinator_flags);
+    wait_coordinator(&url, Duration::from_secs(30));
+    let job = submit_job(&url, &family);
+    let worker_flags = ["--programs", programs.to_str().unwrap()];
+    let mut killed = start_worker_with(&dir, &url, "killed", &worker_flags);
+    let _steady = start_worker_with(&dir, &url, "steady", &worker_flags);
+    wait_status(&url, job, Duration::from_secs(60), |s| {
+        s["units_done"].as_u64().unwrap_or(0) >= 3 && s["units_running"].as_u64().unwrap_or(0) >= 1
+    });
+    let killed_pid = killed.0.id();
+    killed.sigkill();
+    // Its program dies with it (PR_SET_PDEATHSIG): no orphan searching on.
+    let orphans = || {
+        let marker = format!("orchard-exec-{killed_pid}-");
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .map(|c| String::from_utf8_lossy(&c).contains(&marker))
+                    .unwrap_or(false)
+            })
+            .count()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while orphans() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(orphans(), 0, "the killed worker's program still runs");
+    std::thread::sleep(Duration::from_millis(500));
+    coordinator.sigkill();
+    let _coordinator = start_coordinator_with(&dir, port, &coordinator_flags);
+    wait_coordinator(&url, Duration::from_secs(30));
+    let _last = start_worker_with(&dir, &url, "last", &worker_flags);
+    wait_status(&url, job, Duration::from_secs(180), |s| {
+        s["state"] == "done"
+    });
+    check(&final_results(&url, job));
+}
+
+/// A program that misbehaves fails its job after its attempts, with one
+/// line naming the unit, what went wrong and the tail of its stderr, and
+/// nothing of it merged.
+#[test]
+fn each_bad_program_behaviour_fails_its_job_with_one_clear_line() {
+    let dir = TempDir::new("exec-bad");
+    let programs = dir.path("programs");
+    std::fs::create_dir_all(&programs).unwrap();
+    let units = dir.path("units.txt");
+    std::fs::write(&units, "first\nsecond\n").unwrap();
+    let cases: [(&str, &str, &[&str], &str); 6] = [
+        (
+            "exits",
+            "echo count x 1; echo boom >&2; exit 3",
+            &[],
+            "exited with status 3; stderr ends: boom",
+        ),
+        (
+            "garbage",
+            "echo count x 1; echo 'hello world'",
+            &[],
+            "printed what does not parse: line 2: not a statement",
+        ),
+        (
+            "floods",
+            "yes 'count x 1'",
+            &["--max-output-mib", "1"],
+            "printed more than 1048576 bytes and was killed",
+        ),
+        (
+            "hangs",
+            "echo count x 1; sleep 60",
+            &["--timeout-secs", "1"],
+            "ran past its time limit of 1 s and was killed",
+        ),
+        (
+            "forgets",
+            "echo count x 1",
+            &[],
+            "exited without printing `done`",
+        ),
+        (
+            "signalled",
+            "echo count x 1; kill -9 $$",
+            &[],
+            "exited with signal 9",
+        ),
+    ];
+    for (name, body, flags, error) in cases {
+        let program = programs.join(name);
+        std::fs::write(&program, format!("#!/bin/sh\nread unit\n{body}\n")).unwrap();
+        set_executable(&program);
+        let db = dir.path(&format!("{name}.db"));
+        let mut args = vec![
+            "run",
+            "--programs",
+            programs.to_str().unwrap(),
+            "--workers",
+            "1",
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
+            "exec",
+            "--program",
+            program.to_str().unwrap(),
+            "--units-file",
+            units.to_str().unwrap(),
+        ];
+        args.extend_from_slice(flags);
+        let out = run(&args);
+        assert_one_line_error(&out, error);
+        assert_one_line_error(&out, "failed 3 attempts");
+        assert_one_line_error(&out, &format!("program '{name}' on unit"));
+        // Nothing of the failed attempts counts.
+        let nodes = common::db::job_nodes(&db);
+        assert_eq!(nodes, 0, "{name}: failed attempts merged {nodes} nodes");
+    }
+}
+
+/// A worker runs only what its operator allowed: no directory, a name not
+/// in it, or a copy whose content differs from the job's is refused, with
+/// one line naming both hashes for the last.
+#[test]
+fn workers_refuse_programs_not_allowed_or_of_another_version() {
+    let dir = TempDir::new("exec-refuse");
+    let allowed = dir.path("allowed");
+    let submitted = dir.path("submitted");
+    std::fs::create_dir_all(&allowed).unwrap();
+    std::fs::create_dir_all(&submitted).unwrap();
+    let script = "#!/bin/sh\nread unit\necho count x 1\necho done\n";
+    std::fs::write(allowed.join("count"), script).unwrap();
+    std::fs::write(
+        submitted.join("count"),
+        script.replace("count x 1", "count x 2"),
+    )
+    .unwrap();
+    std::fs::write(submitted.join("other"), script).unwrap();
+    for p in ["count", "other"] {
+        set_executable(&submitted.join(p));
+    }
+    set_executable(&allowed.join("count"));
+    let units = dir.path("units.txt");
+    std::fs::write(&units, "u\n").unwrap();
+    let job = |programs: Option<&Path>, program: &Path, db: &str| {
+        let db = dir.path(db);
+        let mut args: Vec<String> = vec![
+            "run".into(),
+            "--json".into(),
+            "--workers".into(),
+            "1".into(),
+        ];
+        if let Some(p) = programs {
+            args.extend(["--programs".into(), p.display().to_string()]);
+        }
+        args.extend([
+            "--db".into(),
+            db.display().to_string(),
+            "exec".into(),
+            "--program".into(),
+            program.display().to_string(),
+            "--units-file".into(),
+            units.display().to_string(),
+        ]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&args)
+    };
+    let out = job(None, &submitted.join("count"), "none.db");
+    assert_one_line_error(&out, "this worker allows no external programs");
+    let out = job(Some(&allowed), &submitted.join("other"), "other.db");
+    assert_one_line_error(
+        &out,
+        "program 'other' is not among the programs this worker allows",
+    );
+    let out = job(Some(&allowed), &submitted.join("count"), "differs.db");
+    let wanted = sha256(&submitted.join("count"));
+    let found = sha256(&allowed.join("count"));
+    assert_ne!(wanted, found);
+    assert_one_line_error(
+        &out,
+        &format!("has sha256 {found}; the job was submitted with {wanted}"),
+    );
+    // The allowed copy itself runs.
+    let db = dir.path("same.db");
+    let r = run_json(&[
+        "run",
+        "--workers",
+        "1",
+        "--programs",
+        allowed.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+        "exec",
+        "--program",
+        allowed.join("count").to_str().unwrap(),
+        "--units-file",
+        units.to_str().unwrap(),
+    ]);
+    assert_eq!(r["counters"]["x"], 1, "{r}");
+}
+
+fn sha256(path: &Path) -> String {
+    orchard_exec::program::sha256_file(path).unwrap()
+}
+
+fn set_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
