@@ -63,6 +63,7 @@ impl Families {
             .with::<orchard_magic_hexagon::MagicHexagon>()
             .with::<orchard_queens::Queens>()
             .with::<orchard_rooks3d::Rooks3d>()
+            .with::<orchard_sat::Sat>()
             .with::<orchard_synthetic::Synthetic>()
     }
 

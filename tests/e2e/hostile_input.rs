@@ -8,7 +8,7 @@
 //! `ORCHARD_FUZZ_INPUTS` (per family) and `ORCHARD_FUZZ_SEED` change the
 //! run; a failure prints the family, the decoder and the input in hex.
 
-use crate::common::env_u64;
+use crate::common::{env_u64, TempDir};
 use orchard::testing::hostile_input;
 use orchard::Families;
 use orchard_core::hostile::Tally;
@@ -66,20 +66,53 @@ fn no_decoder_of_any_family_panics_on_mutated_input() {
     let inputs = env_u64("ORCHARD_FUZZ_INPUTS", 2_000);
     let seed = env_u64("ORCHARD_FUZZ_SEED", 1);
     let families = Families::builtin();
+    // The sat sample's formula and solver: files the command line reads.
+    let dir = TempDir::new("hostile-sat");
+    let cnf = dir.path("f.cnf");
+    std::fs::write(&cnf, "p cnf 4 4\n1 2 0\n-1 3 0\n-2 -3 4 0\n-4 1 0\n").unwrap();
+    // Without CaDiCaL (and not required) the sat sample is left out.
+    let cadical = crate::sat::cadical();
+    let solver = cadical
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let sat_sample: Vec<&str> = vec![
+        "sat",
+        "--cnf",
+        cnf.to_str().unwrap(),
+        "--solver",
+        &solver,
+        "--cubes",
+        "2",
+    ];
+    let mut samples: Vec<&[&str]> = SAMPLES.to_vec();
+    if cadical.is_some() {
+        samples.push(&sat_sample);
+    }
     // Every family of the build has a sample: a new family is fuzzed too.
     for name in families.names() {
         assert!(
-            SAMPLES.iter().any(|s| s[0] == name),
+            samples.iter().any(|s| s[0] == name) || (name == "sat" && cadical.is_none()),
             "family {name} has no sample job here"
         );
     }
     let mut total = Tally::default();
-    // The exec sample's program runs from the examples' directory.
+    // The programs the exec and sat samples run.
+    let programs = dir.path("programs");
+    std::fs::create_dir_all(&programs).unwrap();
+    std::os::unix::fs::symlink(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/exec/queens.py"),
+        programs.join("queens.py"),
+    )
+    .unwrap();
+    if let Some(cadical) = &cadical {
+        std::os::unix::fs::symlink(cadical, programs.join("cadical")).unwrap();
+    }
     let host = Host {
-        programs: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/exec")),
+        programs: Some(programs),
         ..Host::default()
     };
-    for (k, sample) in SAMPLES.iter().enumerate() {
+    for (k, sample) in samples.iter().enumerate() {
         let (tally, corpus) = hostile_input(
             &families,
             sample,
@@ -105,7 +138,7 @@ fn no_decoder_of_any_family_panics_on_mutated_input() {
     }
     println!(
         "hostile: {} families, {} inputs, {} accepted, 0 panics",
-        SAMPLES.len(),
+        samples.len(),
         total.inputs,
         total.accepted
     );

@@ -34,6 +34,7 @@ mod published_figures;
 mod replicas;
 mod report_and_lease;
 mod results_files;
+mod sat;
 mod shell_conventions;
 mod snapshots;
 mod synthetic_cluster;

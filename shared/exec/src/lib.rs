@@ -26,7 +26,6 @@ pub mod summary;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use clap::{ArgMatches, Args, FromArgMatches};
@@ -181,12 +180,9 @@ pub enum ExecUnit {
 #[derive(Debug)]
 pub struct Exec {
     params: ExecParams,
-    /// The worker's allowed directory.
-    allowed: Option<PathBuf>,
-    /// The program's private copy, made on the first unit (or why not).
-    copy: OnceLock<Result<program::Copied, String>>,
-    /// Serialises the copy's making between the job's threads.
-    copying: Mutex<()>,
+    /// The program, copied from the worker's allowed directory on the
+    /// first unit.
+    program: program::JobProgram,
 }
 
 impl Exec {
@@ -195,22 +191,7 @@ impl Exec {
     }
 
     fn program(&self) -> Result<&std::path::Path, FamilyError> {
-        if self.copy.get().is_none() {
-            let _one = self.copying.lock().unwrap_or_else(|e| e.into_inner());
-            if self.copy.get().is_none() {
-                let made = program::copy_checked(
-                    self.allowed.as_deref(),
-                    &self.params.program,
-                    &self.params.sha256,
-                )
-                .map_err(|e| e.to_string());
-                let _ = self.copy.set(made);
-            }
-        }
-        match self.copy.get().expect("set above") {
-            Ok(c) => Ok(&c.path),
-            Err(e) => Err(FamilyError::Attempt(e.clone())),
-        }
+        self.program.path().map_err(FamilyError::Attempt)
     }
 
     fn limits(&self) -> run::Limits {
@@ -275,10 +256,12 @@ impl SearchFamily for Exec {
     fn new(params: ExecParams, host: &Host) -> Result<Self, ParamError> {
         check(&params)?;
         Ok(Exec {
+            program: program::JobProgram::new(
+                host.programs.clone(),
+                &params.program,
+                &params.sha256,
+            ),
             params,
-            allowed: host.programs.clone(),
-            copy: OnceLock::new(),
-            copying: Mutex::new(()),
         })
     }
 

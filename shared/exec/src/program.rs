@@ -134,6 +134,53 @@ pub fn copy_checked(allowed: Option<&Path>, name: &str, sha256: &str) -> Result<
     Ok(copied)
 }
 
+/// A job's program: copied and checked on its first use by the job, then
+/// the same copy for the job's life (see the module's doc).
+#[derive(Debug)]
+pub struct JobProgram {
+    allowed: Option<PathBuf>,
+    name: String,
+    sha256: String,
+    copy: std::sync::OnceLock<Result<Copied, String>>,
+    copying: std::sync::Mutex<()>,
+}
+
+impl JobProgram {
+    /// Program `name` of hash `sha256`, looked up in `allowed` (a host's
+    /// `--programs` directory) when first needed.
+    pub fn new(allowed: Option<PathBuf>, name: &str, sha256: &str) -> JobProgram {
+        JobProgram {
+            allowed,
+            name: name.to_string(),
+            sha256: sha256.to_string(),
+            copy: std::sync::OnceLock::new(),
+            copying: std::sync::Mutex::new(()),
+        }
+    }
+
+    /// The private copy to run, or why there is none (the same answer
+    /// for the job's life: a refusal is not retried on this worker).
+    pub fn path(&self) -> Result<&Path, String> {
+        if self.copy.get().is_none() {
+            let _one = self.copying.lock().unwrap_or_else(|e| e.into_inner());
+            if self.copy.get().is_none() {
+                let made = copy_checked(self.allowed.as_deref(), &self.name, &self.sha256)
+                    .map_err(|e| e.to_string());
+                let _ = self.copy.set(made);
+            }
+        }
+        match self.copy.get().expect("set above") {
+            Ok(c) => Ok(&c.path),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// The SHA-256 of some bytes, as lower-case hex.
+pub fn sha256_bytes(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
 /// A new directory only this user may enter.
 fn private_dir() -> std::io::Result<PathBuf> {
     use std::sync::atomic::{AtomicU64, Ordering};

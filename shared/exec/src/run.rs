@@ -231,6 +231,117 @@ pub fn call(
     Ok(Ended::Report(report))
 }
 
+/// What [`call_raw`] got from a program that exited by itself.
+#[derive(Debug)]
+pub struct RawOutput {
+    /// Its exit code (`None`: killed by a signal).
+    pub code: Option<i32>,
+    pub stdout: String,
+    /// The tail of its stderr.
+    pub stderr: String,
+}
+
+/// Runs `program args...` (a tool with its own output format, such as a
+/// SAT solver) with `input` as its whole stdin, under the same isolation
+/// and limits as [`call`]: a stop request (or the time limit) kills it,
+/// `Ok(None)` for a stop. Its stdout is returned whole, up to the limit.
+pub fn call_raw(
+    program: &Path,
+    args: &[String],
+    input: Vec<u8>,
+    limits: Limits,
+    stop: &AtomicBool,
+) -> Result<Option<RawOutput>, CallError> {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("LANG", "C.UTF-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = program.parent() {
+        cmd.current_dir(dir);
+    }
+    isolate(&mut cmd);
+    let mut child = spawn(&mut cmd).map_err(|source| CallError::Spawn {
+        program: program.display().to_string(),
+        source,
+    })?;
+    let mut guard = KillOnDrop(Some(child.id()));
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    // A thread of its own: a large input would otherwise block on a full
+    // pipe while the program blocks on a full stdout.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let stderr_reader = std::thread::spawn(move || read_tail(stderr));
+    let max = limits.max_output;
+    let stdout_reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let n = stdout.take(max + 1).read_to_end(&mut out);
+        (n.is_ok() && out.len() as u64 <= max, out)
+    });
+    let started = Instant::now();
+    let mut stopped = false;
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if stop.load(Ordering::Relaxed) {
+            stopped = true;
+        } else if started.elapsed() > limits.timeout {
+            timed_out = true;
+        }
+        if stopped || timed_out {
+            guard.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(TICK);
+    };
+    guard.kill();
+    guard.0 = None;
+    let _ = writer.join();
+    let (within, stdout) = stdout_reader.join().unwrap_or((false, Vec::new()));
+    let stderr = stderr_reader.join().unwrap_or_default();
+    if stopped {
+        return Ok(None);
+    }
+    if timed_out {
+        return Err(CallError::Timeout {
+            secs: limits.timeout.as_secs(),
+            stderr,
+        });
+    }
+    if !within {
+        return Err(CallError::TooMuchOutput {
+            limit: limits.max_output,
+            stderr,
+        });
+    }
+    let status = status.ok_or_else(|| CallError::Exit {
+        status: "an unknown status".into(),
+        stderr: stderr.clone(),
+    })?;
+    if status.code().is_none() {
+        return Err(CallError::Exit {
+            status: describe(status),
+            stderr,
+        });
+    }
+    Ok(Some(RawOutput {
+        code: status.code(),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr,
+    }))
+}
+
 /// Spawns, retrying while the executable is busy: a file just written
 /// (the program's private copy, made by another thread) can still be open
 /// for writing in a child forked meanwhile elsewhere in the process, until

@@ -1,0 +1,554 @@
+//! The `sat` family: cube-and-conquer. A CNF formula is split into cubes
+//! (every sign pattern of K chosen variables); each cube is solved by a
+//! SAT solver the worker's operator allows (CaDiCaL's command line, e.g.
+//! Debian's `cadical`), run as an external program with the formula and the
+//! cube's literals as unit clauses. The job's answer: the satisfiable
+//! cubes, each with a model checked against the formula before it counts,
+//! the unsatisfiable ones, and the formula's verdict.
+//!
+//! **Dynamic splitting.** Each call is limited to `--conflicts` conflicts
+//! (CaDiCaL's `-c`): a cube the solver leaves undecided is split on the
+//! next variable of the job's order (most frequent first) into two cubes,
+//! which go back to the cluster. The limit is counted in conflicts, not
+//! time, so the cut is the same on every machine and replicas agree.
+//!
+//! **The verdict.** Satisfiable as soon as one model checks. Unsatisfiable
+//! only when the decided cubes cover every assignment: each cube of length
+//! `d` covers `2^-d` of them and the cubes of a job are disjoint by
+//! construction (sign patterns, then splits), so the sum of the covered
+//! shares ([`FULL`] when whole) says whether all are decided. The solver's
+//! "unsatisfiable" is trusted as the solver's word (no proof is checked);
+//! a model never is.
+//!
+//! The solver is found, hashed and run exactly as `exec` runs a program
+//! ([`orchard_exec::program`], [`orchard_exec::run::call_raw`]): only from
+//! the worker's `--programs` directory, only if its SHA-256 is the job's.
+
+pub mod dimacs;
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{ArgMatches, Args, FromArgMatches};
+use serde::{Deserialize, Serialize};
+
+use orchard_core::merge::checked_add;
+use orchard_core::{
+    Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
+};
+use orchard_exec::program::{sha256_bytes, sha256_file, JobProgram};
+use orchard_exec::run::{call_raw, Limits};
+
+use dimacs::Formula;
+
+/// Longest cube: coverage shares are counted in units of `2^-MAX_CUBE`.
+pub const MAX_CUBE: usize = 120;
+/// The share of every assignment: all cubes decided.
+pub const FULL: u128 = 1 << MAX_CUBE;
+/// Most variables to cube on at the start (2^20 root units).
+pub const MAX_CUBE_VARS: usize = 20;
+/// Models kept: those of the smallest cubes.
+pub const MODELS_KEPT: usize = 10;
+/// Default conflicts per solver call before a cube is split.
+pub const DEFAULT_CONFLICTS: u64 = 200_000;
+
+/// Parameters of a `sat` job, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SatParams {
+    /// The formula, DIMACS CNF.
+    pub cnf: String,
+    /// SHA-256 of `cnf`: the formula's name in reports.
+    pub cnf_sha256: String,
+    /// The variables of the root cubes (every sign pattern of them).
+    pub cube_vars: Vec<u32>,
+    /// The solver's file name in each worker's `--programs` directory.
+    pub solver: String,
+    pub solver_sha256: String,
+    /// Arguments of every solver call, before the conflict limit.
+    #[serde(default)]
+    pub solver_args: Vec<String>,
+    /// Conflicts per call (CaDiCaL's `-c`); 0: no limit, cubes never split.
+    pub conflicts: u64,
+    pub timeout_secs: u64,
+}
+
+/// The `sat` subcommand's flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SatArgs {
+    /// The formula, a DIMACS CNF file.
+    #[arg(long, value_name = "FILE")]
+    pub cnf: PathBuf,
+    /// Cube on the K variables that occur in the most clauses (2^K root
+    /// cubes).
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 6,
+        conflicts_with = "cube_vars"
+    )]
+    pub cubes: u32,
+    /// Cube on these variables instead (comma-separated).
+    #[arg(long, value_name = "VARS", value_delimiter = ',')]
+    pub cube_vars: Vec<u32>,
+    /// The SAT solver, as a file on this machine (CaDiCaL's command line:
+    /// `-c N` limits conflicts, `s`/`v` lines answer). Every worker runs its
+    /// own copy of that name from its --programs directory, only if the
+    /// SHA-256 matches.
+    #[arg(long, value_name = "FILE")]
+    pub solver: PathBuf,
+    /// An argument of every solver call (repeat for several).
+    #[arg(long = "solver-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub solver_args: Vec<String>,
+    /// Conflicts per call before an undecided cube is split in two (0: no
+    /// limit).
+    #[arg(long, default_value_t = DEFAULT_CONFLICTS)]
+    pub conflicts: u64,
+    /// Seconds one call may run before the attempt fails.
+    #[arg(long, default_value_t = 3600)]
+    pub timeout_secs: u64,
+}
+
+impl SatArgs {
+    /// The stored parameters: the formula read and checked, the cube
+    /// variables chosen, the solver hashed.
+    pub fn resolve(self) -> Result<SatParams, String> {
+        let cnf = std::fs::read_to_string(&self.cnf)
+            .map_err(|e| format!("--cnf {}: {e}", self.cnf.display()))?;
+        let formula =
+            Formula::parse(&cnf).map_err(|e| format!("--cnf {}: {e}", self.cnf.display()))?;
+        let cube_vars = if self.cube_vars.is_empty() {
+            let k = (self.cubes as usize).min(formula.vars as usize);
+            formula.split_order()[..k].to_vec()
+        } else {
+            self.cube_vars
+        };
+        let solver = self
+            .solver
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| format!("--solver {}: not a file name", self.solver.display()))?
+            .to_string();
+        let solver_sha256 = sha256_file(&self.solver)
+            .map_err(|e| format!("--solver {}: {e}", self.solver.display()))?;
+        Ok(SatParams {
+            cnf_sha256: sha256_bytes(cnf.as_bytes()),
+            cnf,
+            cube_vars,
+            solver,
+            solver_sha256,
+            solver_args: self.solver_args,
+            conflicts: self.conflicts,
+            timeout_secs: self.timeout_secs,
+        })
+    }
+}
+
+impl FromArgMatches for SatParams {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        SatArgs::from_arg_matches(m)?
+            .resolve()
+            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for SatParams {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        SatArgs::augment_args(cmd)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        SatArgs::augment_args_for_update(cmd)
+    }
+}
+
+/// A cube: literals assumed true.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Cube(pub Vec<i32>);
+
+/// A satisfiable cube and the model that proves it, checked.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Model {
+    pub cube: Vec<i32>,
+    /// The true variables.
+    pub true_vars: Vec<u32>,
+}
+
+/// What solving some cubes found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SatSummary {
+    /// Conflicts the solver reported, plus one a call.
+    pub nodes: u64,
+    pub calls: u64,
+    pub sat_cubes: u64,
+    pub unsat_cubes: u64,
+    /// Cubes left undecided at the conflict limit, split in two.
+    pub split_cubes: u64,
+    /// The share of assignments the decided cubes cover, in units of
+    /// `2^-MAX_CUBE` ([`FULL`]: all).
+    pub covered: u128,
+    /// The models of the [`MODELS_KEPT`] smallest satisfiable cubes.
+    pub models: Vec<Model>,
+}
+
+/// One `sat` job.
+pub struct Sat {
+    params: SatParams,
+    formula: Arc<Formula>,
+    order: Vec<u32>,
+    solver: JobProgram,
+}
+
+impl std::fmt::Debug for Sat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sat")
+            .field("cnf_sha256", &self.params.cnf_sha256)
+            .field("solver", &self.params.solver)
+            .finish()
+    }
+}
+
+impl Sat {
+    fn check_cube(&self, cube: &Cube) -> Result<(), FamilyError> {
+        if cube.0.len() > MAX_CUBE {
+            return Err(FamilyError::BadUnit(format!(
+                "a cube of {} literals, over {MAX_CUBE}",
+                cube.0.len()
+            )));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for &l in &cube.0 {
+            if l == 0 || l.unsigned_abs() > self.formula.vars || !seen.insert(l.unsigned_abs()) {
+                return Err(FamilyError::BadUnit(format!("bad literal {l} in cube")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The two halves of an undecided cube: the next variable of the split
+    /// order it does not fix, false then true.
+    fn halves(&self, cube: &Cube) -> Option<[Cube; 2]> {
+        let v = *self
+            .order
+            .iter()
+            .find(|v| !cube.0.iter().any(|l| l.unsigned_abs() == **v))?;
+        let with = |lit: i32| {
+            let mut c = cube.0.clone();
+            c.push(lit);
+            Cube(c)
+        };
+        Some([with(-(v as i32)), with(v as i32)])
+    }
+}
+
+fn share(cube: &Cube) -> u128 {
+    1u128 << (MAX_CUBE - cube.0.len())
+}
+
+/// What the solver said about one cube.
+enum Answer {
+    Sat(Vec<bool>),
+    Unsat,
+    Unknown,
+}
+
+/// Reads CaDiCaL's answer: `s` line, exit code, `v` lines, conflicts.
+fn read_answer(vars: u32, code: Option<i32>, out: &str) -> Result<(Answer, u64), String> {
+    let mut status = None;
+    let mut assignment = vec![false; vars as usize + 1];
+    let mut conflicts = 0u64;
+    for line in out.lines() {
+        if let Some(s) = line.strip_prefix("s ") {
+            status = Some(s.trim().to_string());
+        } else if let Some(v) = line.strip_prefix("v ") {
+            for w in v.split_whitespace() {
+                let l: i64 = w.parse().map_err(|_| format!("bad value line {line:?}"))?;
+                if l.unsigned_abs() > u64::from(vars) {
+                    return Err(format!("value {l} beyond {vars} variables"));
+                }
+                if l > 0 {
+                    assignment[l as usize] = true;
+                }
+            }
+        } else if let Some(c) = line.strip_prefix("c conflicts:") {
+            conflicts = c
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+        }
+    }
+    let answer = match (status.as_deref(), code) {
+        (Some("SATISFIABLE"), Some(10)) => Answer::Sat(assignment),
+        (Some("UNSATISFIABLE"), Some(20)) => Answer::Unsat,
+        (None | Some("UNKNOWN"), Some(0)) => Answer::Unknown,
+        (s, c) => {
+            return Err(format!(
+                "the solver answered {s:?} with exit code {c:?} (expected SATISFIABLE/10, UNSATISFIABLE/20 or none/0)"
+            ))
+        }
+    };
+    Ok((answer, conflicts))
+}
+
+impl SearchFamily for Sat {
+    const NAME: &'static str = "sat";
+    const ABOUT: &'static str =
+        "cube-and-conquer: a CNF formula's cubes each solved by a SAT solver the workers allow";
+
+    type Params = SatParams;
+    type Unit = Cube;
+    type Summary = SatSummary;
+
+    fn new(params: SatParams, host: &Host) -> Result<Self, ParamError> {
+        let formula =
+            Formula::parse(&params.cnf).map_err(|e| ParamError::new("cnf", e.to_string()))?;
+        if sha256_bytes(params.cnf.as_bytes()) != params.cnf_sha256 {
+            return Err(ParamError::new(
+                "cnf",
+                "the formula's SHA-256 does not match it",
+            ));
+        }
+        orchard_exec::program::check_name(&params.solver)
+            .map_err(|e| ParamError::new("solver", e.to_string()))?;
+        if params.cube_vars.len() > MAX_CUBE_VARS {
+            return Err(ParamError::new(
+                "cube-vars",
+                format!(
+                    "at most {MAX_CUBE_VARS} variables, got {}",
+                    params.cube_vars.len()
+                ),
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for &v in &params.cube_vars {
+            if v == 0 || v > formula.vars || !seen.insert(v) {
+                return Err(ParamError::new(
+                    "cube-vars",
+                    format!(
+                        "{v} is not a distinct variable of the formula's {}",
+                        formula.vars
+                    ),
+                ));
+            }
+        }
+        if !(1..=7 * 86_400).contains(&params.timeout_secs) {
+            return Err(ParamError::new(
+                "timeout-secs",
+                "must be between 1 and 604800",
+            ));
+        }
+        let order = formula.split_order();
+        Ok(Sat {
+            solver: JobProgram::new(host.programs.clone(), &params.solver, &params.solver_sha256),
+            formula: Arc::new(formula),
+            order,
+            params,
+        })
+    }
+
+    fn root_units(&self) -> Vec<Cube> {
+        let vars = &self.params.cube_vars;
+        (0..1u64 << vars.len())
+            .map(|bits| {
+                Cube(
+                    vars.iter()
+                        .enumerate()
+                        .map(|(i, &v)| {
+                            let v = v as i32;
+                            if bits >> (vars.len() - 1 - i) & 1 == 1 {
+                                v
+                            } else {
+                                -v
+                            }
+                        })
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    fn explore(
+        &self,
+        cube: &Cube,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<SatSummary, Cube>, FamilyError> {
+        self.check_cube(cube)?;
+        let solver = self.solver.path().map_err(FamilyError::Attempt)?;
+        let mut args = self.params.solver_args.clone();
+        if self.params.conflicts > 0 {
+            args.extend(["-c".to_string(), self.params.conflicts.to_string()]);
+        }
+        let limits = Limits {
+            timeout: Duration::from_secs(self.params.timeout_secs),
+            max_output: 1 << 30,
+            grace: Duration::ZERO,
+        };
+        let attempt = |e: String| {
+            FamilyError::Attempt(format!(
+                "solver '{}' on cube {:?}: {e}",
+                self.params.solver, cube.0
+            ))
+        };
+        let out = call_raw(
+            solver,
+            &args,
+            self.formula.with_units(&cube.0),
+            limits,
+            ctx.stop,
+        )
+        .map_err(|e| attempt(e.to_string()))?;
+        let Some(out) = out else {
+            // Stopped: the cube goes back whole.
+            return Ok(Exploration::Split {
+                explored: SatSummary::default(),
+                rest: vec![cube.clone()],
+            });
+        };
+        let (answer, conflicts) =
+            read_answer(self.formula.vars, out.code, &out.stdout).map_err(attempt)?;
+        ctx.progress.store(conflicts, Ordering::Relaxed);
+        let mut s = SatSummary {
+            nodes: conflicts.saturating_add(1),
+            calls: 1,
+            ..SatSummary::default()
+        };
+        match answer {
+            Answer::Sat(assignment) => {
+                if let Some(i) = self.formula.falsified(&assignment) {
+                    return Err(attempt(format!("its model leaves clause {} false", i + 1)));
+                }
+                if let Some(l) = cube
+                    .0
+                    .iter()
+                    .find(|&&l| assignment[l.unsigned_abs() as usize] != (l > 0))
+                {
+                    return Err(attempt(format!("its model contradicts the cube's {l}")));
+                }
+                s.sat_cubes = 1;
+                s.covered = share(cube);
+                s.models.push(Model {
+                    cube: cube.0.clone(),
+                    true_vars: (1..=self.formula.vars)
+                        .filter(|&v| assignment[v as usize])
+                        .collect(),
+                });
+                Ok(Exploration::Finished(s))
+            }
+            Answer::Unsat => {
+                s.unsat_cubes = 1;
+                s.covered = share(cube);
+                Ok(Exploration::Finished(s))
+            }
+            Answer::Unknown => match self.halves(cube) {
+                Some(halves) if cube.0.len() < MAX_CUBE => {
+                    s.split_cubes = 1;
+                    Ok(Exploration::Split {
+                        explored: s,
+                        rest: halves.to_vec(),
+                    })
+                }
+                _ => Err(attempt(
+                    "undecided with every variable fixed or the cube at its longest".into(),
+                )),
+            },
+        }
+    }
+
+    fn merge(&self, into: &mut SatSummary, other: SatSummary) -> Result<(), FamilyError> {
+        into.nodes = checked_add(into.nodes, other.nodes, "sat conflicts")?;
+        into.calls = checked_add(into.calls, other.calls, "sat calls")?;
+        into.sat_cubes = checked_add(into.sat_cubes, other.sat_cubes, "sat cubes")?;
+        into.unsat_cubes = checked_add(into.unsat_cubes, other.unsat_cubes, "unsat cubes")?;
+        into.split_cubes = checked_add(into.split_cubes, other.split_cubes, "split cubes")?;
+        into.covered = into
+            .covered
+            .checked_add(other.covered)
+            .filter(|&c| c <= FULL)
+            .ok_or(FamilyError::Overflow("sat coverage over the whole space"))?;
+        into.models.extend(other.models);
+        into.models.sort();
+        into.models.dedup();
+        into.models.truncate(MODELS_KEPT);
+        Ok(())
+    }
+
+    fn nodes(s: &SatSummary) -> u64 {
+        s.nodes
+    }
+
+    fn report(&self, s: &SatSummary) -> FamilyReport {
+        let verdict = if s.sat_cubes > 0 {
+            "satisfiable"
+        } else if s.covered == FULL {
+            "unsatisfiable"
+        } else {
+            "unknown"
+        };
+        let models: Vec<serde_json::Value> = s
+            .models
+            .iter()
+            .map(|m| serde_json::json!({ "cube": m.cube, "true_vars": m.true_vars }))
+            .collect();
+        let covered = s.covered as f64 / FULL as f64;
+        let json = serde_json::json!({
+            "family": "sat",
+            "cnf_sha256": self.params.cnf_sha256,
+            "variables": self.formula.vars,
+            "clauses": self.formula.clauses(),
+            "solver": self.params.solver,
+            "verdict": verdict,
+            "sat_cubes": s.sat_cubes,
+            "unsat_cubes": s.unsat_cubes,
+            "split_cubes": s.split_cubes,
+            "calls": s.calls,
+            "covered": covered,
+            "models": models,
+            "nodes": s.nodes,
+        });
+        let text = vec![
+            format!(
+                "formula {}... ({} variables, {} clauses): {verdict}",
+                &self.params.cnf_sha256[..12],
+                self.formula.vars,
+                self.formula.clauses()
+            ),
+            format!(
+                "cubes: {} satisfiable (models checked), {} unsatisfiable, {} split; {:.6} of the space decided",
+                s.sat_cubes, s.unsat_cubes, s.split_cubes, covered
+            ),
+            format!("solver calls: {}, conflicts and calls: {}", s.calls, s.nodes),
+        ];
+        let results_lines = s
+            .models
+            .iter()
+            .map(|m| {
+                let cube: Vec<String> = m.cube.iter().map(i32::to_string).collect();
+                let vars: Vec<String> = m.true_vars.iter().map(u32::to_string).collect();
+                format!("cube {} model-true {}", cube.join(" "), vars.join(" "))
+            })
+            .collect();
+        FamilyReport {
+            json,
+            text,
+            results_lines,
+        }
+    }
+
+    /// A solver call keeps nothing when stopped: an idle worker's request
+    /// would only kill it and start the cube again.
+    fn split_on_idle(&self, _cube: &Cube) -> bool {
+        false
+    }
+
+    fn unit_label(&self, cube: &Cube) -> String {
+        let lits: Vec<String> = cube.0.iter().map(i32::to_string).collect();
+        lits.join(" ")
+    }
+}
