@@ -15,27 +15,60 @@ use orchard_busy_beaver::{from_text, Workspace};
 fn main() {
     let mut ws = Workspace::new(1000, 30, 4);
     for text in std::env::args().skip(1) {
-        let (t, _) = from_text(&text).expect("a machine");
+        let (t, n) = from_text(&text).expect("a machine");
         let mut found = Vec::new();
+        let max_dfa: usize = std::env::var("BB_TRY_FAR")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        for d in 1..=max_dfa {
+            let start = Instant::now();
+            let (ok, prefixes) = ws.try_far(&t, n, d, u64::MAX);
+            if ok {
+                found.push(format!(
+                    "far(dfa {d}) {prefixes} prefixes {:?}",
+                    start.elapsed()
+                ));
+                break;
+            }
+            if d == max_dfa {
+                found.push(format!(
+                    "far(dfa <= {d}) failed, {prefixes} prefixes {:?}",
+                    start.elapsed()
+                ));
+            }
+        }
         for k in [6u32, 8, 10] {
             let start = Instant::now();
             let o = Workspace::new(1000, 30, k).decide(&t, t.len() / 2);
             found.push(format!("ngram<={k}: {o:?} {:?}", start.elapsed()));
         }
+        if std::env::var("BB_TRY_DEEP").is_ok() {
+            // Each attempt of the deep stage, timed.
+            for a in orchard_busy_beaver::decide::DEEP {
+                let start = Instant::now();
+                let ok = ws.try_attempt(&t, n, a, orchard_busy_beaver::DEFAULT_DEEP_GAS as usize);
+                found.push(format!(
+                    "{a:?} {ok} {:.1}ms",
+                    start.elapsed().as_secs_f64() * 1e3
+                ));
+            }
+        }
         if std::env::var("BB_TRY_GRID").is_err() {
             println!("{text}: {}", found.join(", "));
             continue;
         }
-        for l in 1..=8u32 {
-            for th in 2..=5u8 {
+        for l in 1..=64u32 {
+            for th in 2..=4u8 {
                 let start = Instant::now();
-                if ws.try_repwl(&t, l, th, 10_000, 100_000) {
+                if ws.try_repwl(&t, l, th, 320, 150_000).0 {
                     found.push(format!("repwl({l},{th}) {:?}", start.elapsed()));
                 }
             }
         }
-        for k in 2..=4u32 {
+        for k in 2..=12u32 {
             for how in [
+                Augment::History(0),
                 Augment::Lru,
                 Augment::History(1),
                 Augment::History(2),
@@ -46,7 +79,7 @@ fn main() {
                 Augment::History(10),
             ] {
                 let start = Instant::now();
-                if ws.try_augmented(&t, k, how, 200_000) {
+                if ws.try_augmented(&t, k, how, 200_000).0 {
                     found.push(format!("cps({how:?},{k}) {:?}", start.elapsed()));
                 }
             }

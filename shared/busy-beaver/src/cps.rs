@@ -18,6 +18,12 @@
 //! head; each side's set maps its n-grams' `k - 1` cells next to the head
 //! to the far cells seen with them. The containers live in the workspace
 //! and are cleared, not freed, between machines.
+//!
+//! An n-gram is a `u128`: its `k` slots are `128 / k` bits wide (16 at
+//! most), so longer n-grams leave room for fewer distinct symbols; a set
+//! that needs more gives up. History of length 0 is the plain binary
+//! alphabet, for n-grams longer than the bitset closure of
+//! [`crate::decide`] can hold.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -27,7 +33,7 @@ use crate::machine::{Table, Transition};
 /// How cells are augmented.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Augment {
-    /// The last `h` visits (at most 10).
+    /// The last `h` visits (at most 10; 0: the bit alone).
     History(u32),
     /// Each (state, read) pair once, most recent first.
     Lru,
@@ -46,6 +52,10 @@ impl Hasher for Mix {
         for &b in bytes {
             self.write_u64(u64::from(b));
         }
+    }
+    fn write_u128(&mut self, x: u128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
     }
     fn write_u64(&mut self, x: u64) {
         self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
@@ -72,13 +82,23 @@ pub struct Cps {
     /// Interned symbols: augmented symbol -> id, and back.
     ids: HashMap<u64, u16, Build>,
     symbols: Vec<u64>,
+    /// Most symbols a slot can name (`2^width`).
+    max_symbols: usize,
+    /// Bits of one slot of an n-gram.
+    width: u32,
     /// Local configurations met, and their list.
-    seen: HashSet<(u64, u64, u16, u8), Build>,
-    list: Vec<(u64, u64, u16, u8)>,
+    seen: HashSet<Config, Build>,
+    list: Vec<Config>,
     /// Each side's n-grams, and its near cells -> far cells.
-    grams: [HashSet<u64, Build>; 2],
-    far: [HashMap<u64, Vec<u16>, Build>; 2],
+    grams: [HashSet<u128, Build>; 2],
+    far: [HashMap<u128, Vec<u16>, Build>; 2],
 }
+
+/// A local configuration: left n-gram, right n-gram, symbol read, state.
+type Config = (u128, u128, u16, u8);
+
+/// Longest n-grams of [`Cps::decide`].
+pub const MAX_K: u32 = 24;
 
 /// The new augmented symbol of a cell the head leaves in state `state`,
 /// having read `sym`, writing `write`.
@@ -116,24 +136,27 @@ impl Cps {
         if let Some(&id) = self.ids.get(&sym) {
             return Some(id);
         }
-        let id = u16::try_from(self.symbols.len()).ok()?;
+        if self.symbols.len() >= self.max_symbols {
+            return None;
+        }
+        let id = self.symbols.len() as u16;
         self.ids.insert(sym, id);
         self.symbols.push(sym);
         Some(id)
     }
 
     /// Adds n-gram `g` (of `k` cells) to side `side`; true if new.
-    fn add_gram(&mut self, side: usize, g: u64, k: u32) -> bool {
+    fn add_gram(&mut self, side: usize, g: u128, k: u32) -> bool {
         if !self.grams[side].insert(g) {
             return false;
         }
-        let near = g & ((1u64 << (16 * (k - 1))) - 1);
-        let far = (g >> (16 * (k - 1))) as u16;
+        let near = g & ((1u128 << (self.width * (k - 1))) - 1);
+        let far = (g >> (self.width * (k - 1))) as u16;
         self.far[side].entry(near).or_default().push(far);
         true
     }
 
-    fn add_config(&mut self, c: (u64, u64, u16, u8)) -> bool {
+    fn add_config(&mut self, c: Config) -> bool {
         if self.seen.insert(c) {
             self.list.push(c);
             true
@@ -142,11 +165,14 @@ impl Cps {
         }
     }
 
-    /// Whether the closed set with n-grams of `k` cells (2..=4) of the
-    /// machine augmented by `how` avoids every undefined transition,
-    /// meeting at most `gas` local configurations.
+    /// Whether the closed set with n-grams of `k` cells (2..=[`MAX_K`])
+    /// of the machine augmented by `how` avoids every undefined
+    /// transition, meeting at most `gas` local configurations.
     pub fn decide(&mut self, table: &Table, k: u32, how: Augment, gas: usize) -> bool {
-        assert!((2..=4).contains(&k));
+        assert!((2..=MAX_K).contains(&k));
+        let w = (128 / k).min(16);
+        self.width = w;
+        self.max_symbols = 1 << w;
         self.ids.clear();
         self.symbols.clear();
         self.seen.clear();
@@ -157,10 +183,10 @@ impl Cps {
                 v.clear();
             }
         }
-        let mask = if k == 4 {
-            u64::MAX
+        let mask = if w * k == 128 {
+            u128::MAX
         } else {
-            (1u64 << (16 * k)) - 1
+            (1u128 << (w * k)) - 1
         };
         let zero = self.intern(0).expect("the first symbol");
         debug_assert_eq!(zero, 0);
@@ -192,9 +218,9 @@ impl Cps {
                     (right, left, 1, 0)
                 };
                 changed |= self.add_gram(leaving, from, k);
-                let behind = ((from << 16) | u64::from(written)) & mask;
-                let read = (into & 0xffff) as u16;
-                let near = into >> 16;
+                let behind = ((from << w) | u128::from(written)) & mask;
+                let read = (into & ((1 << w) - 1)) as u16;
+                let near = into >> w;
                 let Some(fars) = self.far[entering].get(&near) else {
                     continue;
                 };
@@ -202,7 +228,7 @@ impl Cps {
                 // (only the leaving side's may).
                 for j in 0..fars.len() {
                     let far = self.far[entering][&near][j];
-                    let ahead = near | (u64::from(far) << (16 * (k - 1)));
+                    let ahead = near | (u128::from(far) << (w * (k - 1)));
                     let c = if t.right {
                         (behind, ahead, read, t.next)
                     } else {

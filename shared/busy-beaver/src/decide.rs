@@ -40,6 +40,8 @@
 //!   undefined transition, no run reaches one. Tried for `k = 1..=ngram`,
 //!   then over augmented alphabets ([`crate::cps`]).
 //! * **Repeated word lists** (RepWL) ([`crate::repwl`]).
+//! * **Finite automata reduction** (FAR) ([`crate::far`]), with the long
+//!   n-grams and long repeated words of the deep stage ([`DEEP`]).
 //!
 //! The order ([`Stage`]) is by cost per machine settled, measured on
 //! samples of the 5-state tree (`examples/bb5_sample.rs`): the watched run
@@ -47,7 +49,8 @@
 //! backward reasoning and the plain closed position sets most of the rest
 //! at 1-10 us, the augmented sets tens of microseconds; the second,
 //! longer watched run (milliseconds) and RepWL (tenths of a second) see
-//! only the few machines every cheaper stage failed on, and the plain run
+//! only the few machines every cheaper stage failed on, the deep stage
+//! (up to a second on a machine it fails on) fewer still, and the plain run
 //! to the halting horizon ([`crate::simulate`]) only those every decider
 //! failed on. A stage that cannot settle a machine is sound to skip, so
 //! the order changes costs, never verdicts.
@@ -58,6 +61,7 @@
 //! made once per exploration.
 
 use crate::cps::{Augment, Cps};
+use crate::far::Far;
 use crate::machine::{Table, Transition, MAX_STATES};
 use crate::repwl::RepWl;
 use crate::simulate::{Plain, PlainRun};
@@ -98,6 +102,98 @@ pub const REPWL: [(u32, u8); 11] = [
     (8, 4),
 ];
 
+/// One attempt of the deep stage ([`DEEP`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempt {
+    /// Finite automata reduction with DFAs of at most this many states.
+    Far(usize),
+    /// A closed position set: augmentation (history 0: plain), n-gram
+    /// length.
+    Cps(Augment, u32),
+    /// Repeated word lists: word length, threshold.
+    RepWl(u32, u8),
+}
+
+/// The deep stage's attempts, in order, for the few machines every
+/// cheaper stage failed on (about one in 150,000 at 5 states): the
+/// parameters that Coq-BB5's per-machine lists give its hardest
+/// machines (long n-grams, plain or with visit histories, and long
+/// repeated words), ordered by how many of them each settles and what a
+/// failure costs, each bounded by the workspace's deep gas
+/// ([`Workspace::with_deep_gas`]).
+pub const DEEP: [Attempt; 66] = {
+    use Attempt::{Cps, Far, RepWl};
+    use Augment::{History, Lru};
+    [
+        RepWl(2, 2),
+        RepWl(3, 2),
+        RepWl(2, 4),
+        RepWl(1, 4),
+        RepWl(3, 4),
+        RepWl(4, 2),
+        RepWl(5, 2),
+        RepWl(6, 2),
+        RepWl(8, 2),
+        Far(4),
+        Cps(History(0), 5),
+        Cps(History(0), 6),
+        Cps(History(0), 7),
+        Cps(History(0), 8),
+        Cps(History(0), 9),
+        Cps(History(0), 10),
+        Cps(History(0), 11),
+        Cps(History(0), 12),
+        Cps(Lru, 3),
+        Cps(Lru, 4),
+        Cps(Lru, 5),
+        Cps(Lru, 6),
+        RepWl(7, 2),
+        RepWl(9, 2),
+        RepWl(10, 2),
+        RepWl(11, 2),
+        RepWl(12, 2),
+        RepWl(13, 2),
+        RepWl(14, 2),
+        RepWl(15, 2),
+        RepWl(16, 2),
+        RepWl(17, 2),
+        RepWl(9, 3),
+        RepWl(10, 3),
+        RepWl(11, 3),
+        RepWl(12, 3),
+        RepWl(18, 2),
+        RepWl(20, 2),
+        RepWl(24, 2),
+        RepWl(28, 2),
+        RepWl(35, 2),
+        Cps(History(2), 8),
+        Cps(History(2), 10),
+        Cps(History(2), 11),
+        Cps(History(2), 12),
+        Cps(History(3), 12),
+        Cps(History(4), 12),
+        Cps(History(5), 5),
+        Cps(History(5), 10),
+        Cps(History(5), 11),
+        Cps(History(6), 11),
+        Cps(History(6), 12),
+        Cps(History(7), 10),
+        Cps(History(7), 11),
+        Cps(History(10), 9),
+        Cps(History(0), 13),
+        Cps(History(0), 14),
+        Cps(History(0), 15),
+        Cps(History(0), 16),
+        Cps(History(0), 17),
+        Cps(History(0), 18),
+        Cps(History(0), 19),
+        Cps(History(0), 20),
+        Cps(History(0), 21),
+        Cps(History(0), 22),
+        Far(5),
+    ]
+};
+
 /// Steps of one RepWL macro step, and configurations of one RepWL graph.
 pub const REPWL_STEPS: u32 = 320;
 pub const REPWL_NODES: usize = 10_000;
@@ -130,13 +226,14 @@ pub enum Decider {
     NGramCpsHistory,
     NGramCpsLru,
     RepWl,
+    FiniteAutomataReduction,
 }
 
 impl Decider {
     /// Number of deciders.
-    pub const COUNT: usize = 7;
+    pub const COUNT: usize = 8;
 
-    pub const ALL: [Decider; 7] = [
+    pub const ALL: [Decider; 8] = [
         Decider::Cycler,
         Decider::TranslatedCycler,
         Decider::BackwardReasoning,
@@ -144,6 +241,7 @@ impl Decider {
         Decider::NGramCpsHistory,
         Decider::NGramCpsLru,
         Decider::RepWl,
+        Decider::FiniteAutomataReduction,
     ];
 
     /// The name in reports and the results file.
@@ -156,6 +254,7 @@ impl Decider {
             Decider::NGramCpsHistory => "ngram-cps-history",
             Decider::NGramCpsLru => "ngram-cps-lru",
             Decider::RepWl => "repwl",
+            Decider::FiniteAutomataReduction => "finite-automata-reduction",
         }
     }
 }
@@ -256,8 +355,14 @@ pub struct Workspace {
     cps: Cps,
     /// The repeated word lists' containers.
     repwl: RepWl,
+    /// The finite automata reduction's buffers.
+    far: Far,
     /// The plain simulator of the halting horizon.
     plain: Plain,
+    /// Most configurations (local configurations, word-list
+    /// configurations, DFA prefixes) one attempt of the deep stage may
+    /// meet (0: no deep stage).
+    deep_gas: usize,
     /// The cells the last run visited (to clear them).
     touched: (usize, usize),
     /// The stage that settled the last machine (or gave up on it).
@@ -292,6 +397,9 @@ pub enum Stage {
     LongRun,
     /// Repeated word lists.
     RepWl,
+    /// Long n-grams, long repeated words, finite automata reduction
+    /// ([`DEEP`]).
+    Deep,
     /// The plain run to the halting horizon.
     Horizon,
     /// Nothing settled the machine.
@@ -299,7 +407,7 @@ pub enum Stage {
 }
 
 /// Number of [`Stage`]s.
-pub const STAGES: usize = 8;
+pub const STAGES: usize = 9;
 
 impl Stage {
     pub const ALL: [Stage; STAGES] = [
@@ -309,6 +417,7 @@ impl Stage {
         Stage::Augmented,
         Stage::LongRun,
         Stage::RepWl,
+        Stage::Deep,
         Stage::Horizon,
         Stage::Undecided,
     ];
@@ -322,6 +431,7 @@ impl Stage {
             Stage::LongRun => "long-run",
             Stage::Augmented => "ngram-cps-augmented",
             Stage::RepWl => "repwl",
+            Stage::Deep => "deep",
             Stage::Horizon => "halting-horizon",
             Stage::Undecided => "undecided",
         }
@@ -334,6 +444,7 @@ impl Stage {
             Stage::Backward => "backward configurations",
             Stage::NGramCps | Stage::Augmented => "local configurations",
             Stage::RepWl => "word-list configurations",
+            Stage::Deep => "configurations and DFA prefixes",
             Stage::Undecided => "-",
         }
     }
@@ -375,7 +486,9 @@ impl Workspace {
             cps_right: vec![0; (1usize << ngram).div_ceil(64)],
             cps: Cps::default(),
             repwl: RepWl::default(),
+            far: Far::default(),
             plain: Plain::default(),
+            deep_gas: 0,
             touched: (0, 0),
             last_stage: Stage::Run,
             effort: [0; STAGES],
@@ -383,6 +496,13 @@ impl Workspace {
             nanos: [0; STAGES],
             plain_nanos: 0,
         }
+    }
+
+    /// The same with a deep stage of `gas` configurations per attempt
+    /// (0: none).
+    pub fn with_deep_gas(mut self, gas: u32) -> Workspace {
+        self.deep_gas = gas as usize;
+        self
     }
 
     /// Runs the `n`-state machine `table` from the blank tape and decides it,
@@ -467,6 +587,15 @@ impl Workspace {
             }
         }
         self.lap(Stage::RepWl, clock);
+        if self.deep_gas > 0 {
+            self.last_stage = Stage::Deep;
+            for &attempt in &DEEP {
+                if let Some(d) = self.attempt(table, n, attempt, self.deep_gas) {
+                    return Outcome::Never(d);
+                }
+            }
+            self.lap(Stage::Deep, clock);
+        }
         self.last_stage = Stage::Horizon;
         if self.horizon > self.steps.max(self.long) {
             match self.plain.run(table, n, u64::from(self.horizon)) {
@@ -487,6 +616,39 @@ impl Workspace {
         self.lap(Stage::Horizon, clock);
         self.last_stage = Stage::Undecided;
         Outcome::Undecided
+    }
+
+    /// One attempt of the deep stage with `gas` configurations: the
+    /// decider that settled the machine, if it did; its work goes to the
+    /// deep stage's effort.
+    fn attempt(&mut self, table: &Table, n: usize, a: Attempt, gas: usize) -> Option<Decider> {
+        let (settled, used, decider) = match a {
+            Attempt::Far(d) => {
+                let ok = self.far.decide(table, n, d, gas as u64);
+                (ok, self.far.prefixes, Decider::FiniteAutomataReduction)
+            }
+            Attempt::Cps(how, k) => {
+                let ok = self.cps.decide(table, k, how, gas);
+                let d = match how {
+                    Augment::History(0) => Decider::NGramCps,
+                    Augment::History(_) => Decider::NGramCpsHistory,
+                    Augment::Lru => Decider::NGramCpsLru,
+                };
+                (ok, self.cps.configs() as u64, d)
+            }
+            Attempt::RepWl(l, t) => {
+                let ok = self.repwl.decide(table, l, t, REPWL_STEPS, gas);
+                (ok, self.repwl.configs() as u64, Decider::RepWl)
+            }
+        };
+        self.effort[Stage::Deep as usize] += used;
+        settled.then_some(decider)
+    }
+
+    /// Tries one attempt of the deep stage alone with `gas`
+    /// configurations (for measurements and parameter searches).
+    pub fn try_attempt(&mut self, table: &Table, n: usize, a: Attempt, gas: usize) -> bool {
+        self.attempt(table, n, a, gas).is_some()
     }
 
     /// Runs up to `limit` steps (at most the workspace's longest), watching
@@ -715,15 +877,39 @@ impl Workspace {
     }
 
     /// Tries the augmented closed position set `(how, k)` with `gas` local
-    /// configurations alone (for measurements and parameter searches).
-    pub fn try_augmented(&mut self, table: &Table, k: u32, how: Augment, gas: usize) -> bool {
-        self.cps.decide(table, k, how, gas)
+    /// configurations alone (for measurements and parameter searches);
+    /// also returns the local configurations met.
+    pub fn try_augmented(
+        &mut self,
+        table: &Table,
+        k: u32,
+        how: Augment,
+        gas: usize,
+    ) -> (bool, usize) {
+        let ok = self.cps.decide(table, k, how, gas);
+        (ok, self.cps.configs())
     }
 
     /// Tries repeated word lists with words of `l` cells, threshold `t`,
-    /// macro steps of `steps` steps and `nodes` configurations alone.
-    pub fn try_repwl(&mut self, table: &Table, l: u32, t: u8, steps: u32, nodes: usize) -> bool {
-        self.repwl.decide(table, l, t, steps, nodes)
+    /// macro steps of `steps` steps and `nodes` configurations alone; also
+    /// returns the configurations met.
+    pub fn try_repwl(
+        &mut self,
+        table: &Table,
+        l: u32,
+        t: u8,
+        steps: u32,
+        nodes: usize,
+    ) -> (bool, usize) {
+        let ok = self.repwl.decide(table, l, t, steps, nodes);
+        (ok, self.repwl.configs())
+    }
+
+    /// Tries finite automata reduction with DFAs of at most `dfa` states
+    /// and `gas` DFA prefixes alone; also returns the prefixes looked at.
+    pub fn try_far(&mut self, table: &Table, n: usize, dfa: usize, gas: u64) -> (bool, u64) {
+        let ok = self.far.decide(table, n, dfa, gas);
+        (ok, self.far.prefixes)
     }
 
     /// The n-gram closed position set with n-grams of `k` cells: true if

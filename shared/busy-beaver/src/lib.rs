@@ -51,8 +51,10 @@
 //! and translated cyclers, backward reasoning, plain n-gram closed position
 //! sets, a second watched run of `long_limit` steps (long pre-periods, late
 //! halts), closed position sets over augmented alphabets (visit histories,
-//! LRU histories), repeated word lists ([`decide`]), and last a plain run
-//! to the `halt_horizon` ([`simulate`]): a machine is undecided only if it
+//! LRU histories), repeated word lists ([`decide`]), a deep stage of
+//! long n-grams, long repeated words and finite automata reduction
+//! ([`decide::DEEP`], [`far`]; `deep_gas` configurations per attempt),
+//! and last a plain run to the `halt_horizon` ([`simulate`]): a machine is undecided only if it
 //! runs that far without halting and no decider proves it never halts, so
 //! a long halting run is never mistaken for an undecided machine below the
 //! horizon. For 4 states nothing is left undecided.
@@ -70,6 +72,7 @@
 
 pub mod cps;
 pub mod decide;
+pub mod far;
 pub mod machine;
 pub mod reference;
 mod repwl;
@@ -84,7 +87,7 @@ use orchard_core::{
     Exploration, ExploreContext, FamilyError, FamilyReport, ParamError, SearchFamily,
 };
 
-pub use decide::{Decider, Outcome, Stage, Workspace, STAGES};
+pub use decide::{Attempt, Decider, Outcome, Stage, Workspace, STAGES};
 pub use machine::{from_text, to_text, Table, MAX_STATES};
 pub use search::{children, MAX_CHILDREN};
 
@@ -105,6 +108,15 @@ pub const DEFAULT_HALT_HORIZON: u32 = 100_000_000;
 /// Largest `--long-limit` (the watched run keeps a tape and two stacks of
 /// that many entries per worker thread: about 100 MB at most).
 pub const MAX_LONG_LIMIT: u32 = 10_000_000;
+
+/// Default configurations per attempt of the deep stage: enough for nine
+/// in ten of the machines Coq-BB5 gives long n-grams or long repeated
+/// words (measured with Coq-BB5's own parameters), and a failed attempt
+/// costs milliseconds.
+pub const DEFAULT_DEEP_GAS: u32 = 20_000;
+
+/// Largest `--deep-gas`.
+pub const MAX_DEEP_GAS: u32 = 10_000_000;
 
 /// Largest `--halt-horizon`: step counts are `u32`.
 pub const MAX_HALT_HORIZON: u32 = 4_000_000_000;
@@ -167,6 +179,16 @@ pub struct BusyBeaverParams {
     #[arg(long, default_value_t = DEFAULT_HALT_HORIZON)]
     #[serde(default = "default_halt_horizon")]
     pub halt_horizon: u32,
+    /// Most configurations one attempt of the deep stage (long n-grams,
+    /// long repeated words, finite automata reduction) may meet (0: no
+    /// deep stage; at most 10000000).
+    #[arg(long, default_value_t = DEFAULT_DEEP_GAS)]
+    #[serde(default = "default_deep_gas")]
+    pub deep_gas: u32,
+}
+
+fn default_deep_gas() -> u32 {
+    DEFAULT_DEEP_GAS
 }
 
 fn default_ngram() -> u32 {
@@ -318,6 +340,7 @@ pub struct BusyBeaver {
     ngram: u32,
     long_limit: u32,
     halt_horizon: u32,
+    deep_gas: u32,
 }
 
 /// Where the time of [`BusyBeaver::measure`] went.
@@ -378,6 +401,7 @@ impl BusyBeaver {
             self.long_limit,
             self.halt_horizon,
         )
+        .with_deep_gas(self.deep_gas)
     }
 
     /// Explores `unit` whole in this thread with every stage timed, and
@@ -423,6 +447,13 @@ impl BusyBeaver {
             v.push(format!("run of {} steps", self.long_limit));
         }
         v.push("repeated word lists".into());
+        if self.deep_gas > 0 {
+            v.push(format!(
+                "deep: long n-grams, long repeated words, finite automata reduction, {} \
+                 configurations each",
+                self.deep_gas
+            ));
+        }
         if self.halt_horizon > self.step_limit.max(self.long_limit) {
             v.push(format!("plain run to {} steps", self.halt_horizon));
         }
@@ -499,7 +530,14 @@ impl SearchFamily for BusyBeaver {
                 ),
             ));
         }
+        if p.deep_gas > MAX_DEEP_GAS {
+            return Err(ParamError::new(
+                "deep-gas",
+                format!("must be at most {MAX_DEEP_GAS}, got {}", p.deep_gas),
+            ));
+        }
         Ok(BusyBeaver {
+            deep_gas: p.deep_gas,
             n: p.states as usize,
             step_limit: p.step_limit,
             depth: p.depth,
@@ -653,6 +691,7 @@ impl SearchFamily for BusyBeaver {
             "ngram": self.ngram,
             "long_limit": self.long_limit,
             "halt_horizon": self.halt_horizon,
+            "deep_gas": self.deep_gas,
             "enumerated": "machines of the tree normal form (Brady; bbchallenge's enumeration: \
                 the root, halting machines as inner nodes, decided machines as leaves, first \
                 move to the right, new states in order, fully defined machines left out)",

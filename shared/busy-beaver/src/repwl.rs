@@ -20,9 +20,17 @@ use std::collections::HashSet;
 
 use crate::machine::{Table, Transition};
 
+/// Most blocks (words with their counts) a configuration may hold: a
+/// graph whose configurations keep growing is not closing, and the cost
+/// of each node grows with its tape.
+pub const MAX_BLOCKS: usize = 64;
+
+/// Longest words (a word is a `u64`, bit `i` its `i`-th cell).
+pub const MAX_WORD: u32 = 64;
+
 /// One side of the tape: (word, count) from the head outwards; a count of
 /// `T` means `T` or more.
-type Side = Vec<(u8, u8)>;
+type Side = Vec<(u64, u8)>;
 
 /// A configuration: state, facing right, left side, right side.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -41,7 +49,7 @@ pub struct RepWl {
 }
 
 /// Pushes `word` onto the near end of `side`, merging with an equal word.
-fn push(side: &mut Side, word: u8, t: u8) {
+fn push(side: &mut Side, word: u64, t: u8) {
     match side.first_mut() {
         Some((w, c)) if *w == word => *c = (*c + 1).min(t),
         _ => side.insert(0, (word, 1)),
@@ -55,9 +63,9 @@ fn trim(side: &mut Side) {
     }
 }
 
-/// Reverses the `l` low bits of `w`.
-fn reverse(w: u8, l: u32) -> u8 {
-    (w.reverse_bits() >> (8 - l)) & (((1u16 << l) - 1) as u8)
+/// Reverses the `l` low bits of `w` (`1 <= l <= 64`).
+fn reverse(w: u64, l: u32) -> u64 {
+    w.reverse_bits() >> (64 - l)
 }
 
 impl RepWl {
@@ -69,7 +77,7 @@ impl RepWl {
     /// Whether the graph of `l`-cell words with threshold `t` closes within
     /// `nodes` configurations, macro steps of at most `steps` steps.
     pub fn decide(&mut self, table: &Table, l: u32, t: u8, steps: u32, nodes: usize) -> bool {
-        assert!((1..=8).contains(&l) && t >= 2);
+        assert!((1..=MAX_WORD).contains(&l) && t >= 2);
         self.seen.clear();
         self.todo.clear();
         self.todo.push(Config {
@@ -139,7 +147,7 @@ impl RepWl {
                 let Some(tr) = Transition::decode(table[2 * state as usize + read as usize]) else {
                     return false;
                 };
-                cells = (cells & !(1 << pos)) | (tr.write << pos);
+                cells = (cells & !(1 << pos)) | (u64::from(tr.write) << pos);
                 pos += if tr.right { 1 } else { -1 };
                 state = tr.next;
             }
@@ -154,6 +162,9 @@ impl RepWl {
             }
             trim(&mut c.left);
             trim(&mut c.right);
+            if c.left.len() + c.right.len() > MAX_BLOCKS {
+                return false;
+            }
             self.todo.push(c);
         }
         true
@@ -170,5 +181,7 @@ mod tests {
         assert_eq!(reverse(0b0110, 4), 0b0110);
         assert_eq!(reverse(0b1, 1), 0b1);
         assert_eq!(reverse(0b011, 3), 0b110);
+        assert_eq!(reverse(1, 64), 1 << 63);
+        assert_eq!(reverse(0b1011, 35), 0b1101 << 31);
     }
 }

@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 
 use orchard_busy_beaver::{
     reference, BbSummary, BbUnit, BusyBeaver, BusyBeaverParams, Decider, Leaf, Verdict,
-    DEFAULT_DEPTH, DEFAULT_HALT_HORIZON, DEFAULT_LONG_LIMIT, DEFAULT_NGRAM, DEFAULT_STEP_LIMIT,
+    DEFAULT_DEEP_GAS, DEFAULT_DEPTH, DEFAULT_HALT_HORIZON, DEFAULT_LONG_LIMIT, DEFAULT_NGRAM,
+    DEFAULT_STEP_LIMIT,
 };
 use orchard_core::{explore_all, FamilyError, Host, SearchFamily};
 use proptest::prelude::*;
@@ -19,6 +20,7 @@ fn params(states: u32) -> BusyBeaverParams {
         ngram: DEFAULT_NGRAM,
         long_limit: DEFAULT_LONG_LIMIT,
         halt_horizon: DEFAULT_HALT_HORIZON,
+        deep_gas: DEFAULT_DEEP_GAS,
     }
 }
 
@@ -143,6 +145,7 @@ fn undecided_machines_are_counted_and_listed() {
             ngram: 0,
             long_limit: 0,
             halt_horizon: 0,
+            deep_gas: 0,
         },
         &Host::default(),
     )
@@ -279,6 +282,13 @@ fn parameters_are_validated() {
             },
             "halt-horizon",
         ),
+        (
+            BusyBeaverParams {
+                deep_gas: 10_000_001,
+                ..params(3)
+            },
+            "deep-gas",
+        ),
     ] {
         let e = BusyBeaver::new(p, &Host::default()).unwrap_err();
         assert_eq!(e.name, name);
@@ -290,6 +300,7 @@ fn parameters_are_validated() {
         BusyBeaverParams {
             long_limit: 0,
             halt_horizon: 0,
+            deep_gas: 0,
             ..params(5)
         },
         &Host::default()

@@ -117,7 +117,8 @@ fn a_short_horizon_leaves_the_champion_undecided() {
 /// each halting machine is its children.
 #[test]
 fn sampled_verdicts_agree_with_plain_simulation() {
-    let mut ws = Workspace::with_limits(1000, 30, 4, 100_000, 100_000_000);
+    let mut ws = Workspace::with_limits(1000, 30, 4, 100_000, 100_000_000)
+        .with_deep_gas(orchard_busy_beaver::DEFAULT_DEEP_GAS);
     let mut plain = Plain::default();
     let mut kids = [[0u8; 10]; MAX_CHILDREN];
     let (mut halting, mut never) = (0u64, 0u64);
