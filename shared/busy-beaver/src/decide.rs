@@ -194,6 +194,18 @@ pub const DEEP: [Attempt; 66] = {
     ]
 };
 
+/// Attempts retried with [`DEEPER_GAS_FACTOR`] times the deep gas, last:
+/// a few of Coq-BB5's hardest machines need n-grams of 20 or 21 cells, or
+/// words of 20, with 40,000 to 150,000 configurations.
+pub const DEEPER: [Attempt; 3] = [
+    Attempt::Cps(Augment::History(0), 20),
+    Attempt::Cps(Augment::History(0), 21),
+    Attempt::RepWl(20, 2),
+];
+
+/// How much more gas [`DEEPER`]'s attempts get than [`DEEP`]'s.
+pub const DEEPER_GAS_FACTOR: usize = 8;
+
 /// Steps of one RepWL macro step, and configurations of one RepWL graph.
 pub const REPWL_STEPS: u32 = 320;
 pub const REPWL_NODES: usize = 10_000;
@@ -591,6 +603,12 @@ impl Workspace {
             self.last_stage = Stage::Deep;
             for &attempt in &DEEP {
                 if let Some(d) = self.attempt(table, n, attempt, self.deep_gas) {
+                    return Outcome::Never(d);
+                }
+            }
+            let gas = self.deep_gas.saturating_mul(DEEPER_GAS_FACTOR);
+            for &attempt in &DEEPER {
+                if let Some(d) = self.attempt(table, n, attempt, gas) {
                     return Outcome::Never(d);
                 }
             }

@@ -3,7 +3,7 @@
 //! per-machine parameters, and none of its attempts ever proves a machine
 //! that halts, even after millions of steps.
 
-use orchard_busy_beaver::decide::DEEP;
+use orchard_busy_beaver::decide::{DEEP, DEEPER, DEEPER_GAS_FACTOR};
 use orchard_busy_beaver::simulate::{Plain, PlainRun};
 use orchard_busy_beaver::{
     children, from_text, Decider, Outcome, Stage, Table, Workspace, DEFAULT_DEEP_GAS, MAX_CHILDREN,
@@ -18,7 +18,12 @@ fn workspace() -> Workspace {
 /// 5-state machines of the tree that every stage before the deep one
 /// leaves, each in Coq-BB5's per-machine lists (with the parameters it
 /// needed there), and the decider of the deep stage that settles it.
-const SETTLED: [(&str, Decider, &str); 8] = [
+const SETTLED: [(&str, Decider, &str); 9] = [
+    (
+        "1RB0LD_1RC0LB_0RD---_1RE0RE_1LA0RA",
+        Decider::NGramCps,
+        "n-grams of 20, more gas",
+    ),
     (
         "1RB1LD_1LC---_0LD0LC_0RE1RA_1RE0RA",
         Decider::FiniteAutomataReduction,
@@ -100,6 +105,10 @@ fn no_attempt_proves_a_late_halter() {
                 !ws.try_attempt(&t, n, a, DEFAULT_DEEP_GAS as usize),
                 "{text}: {a:?}"
             );
+        }
+        for a in DEEPER {
+            let gas = DEFAULT_DEEP_GAS as usize * DEEPER_GAS_FACTOR;
+            assert!(!ws.try_attempt(&t, n, a, gas), "{text}: {a:?}");
         }
         assert_eq!(ws.decide(&t, n), Outcome::Undecided, "{text}");
     }
