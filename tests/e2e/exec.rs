@@ -362,3 +362,56 @@ fn set_executable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// A verified exec job (`--replicas 2`) gives the unverified answer, and
+/// both write the extremes into the results file.
+#[test]
+fn an_exec_job_with_replicas_gives_the_same_answer_and_results_file() {
+    let dir = TempDir::new("exec-replicas");
+    let program = collatz(&dir);
+    let programs = dir.path("programs");
+    let (numbers, steps, most, witness) = collatz_plain(300_000);
+    let run_with = |replicas: &str| {
+        let db = dir.path(&format!("r{replicas}.db"));
+        let results = dir.path(&format!("r{replicas}-results"));
+        run_json(&[
+            "run",
+            "--programs",
+            programs.to_str().unwrap(),
+            "--workers",
+            "2",
+            "--unit-budget",
+            "50000",
+            "--replicas",
+            replicas,
+            "--db",
+            db.to_str().unwrap(),
+            "--results-dir",
+            results.to_str().unwrap(),
+            "--json",
+            "exec",
+            "--program",
+            program.to_str().unwrap(),
+            "--splits",
+            "--arg",
+            "300000",
+            "--arg",
+            "4",
+        ])
+    };
+    let (one, two) = (run_with("1"), run_with("2"));
+    for r in [&one, &two] {
+        assert_eq!(r["counters"]["numbers"], numbers, "{r}");
+        assert_eq!(r["counters"]["steps"], steps, "{r}");
+        assert_eq!(r["maxima"]["steps"]["value"], most, "{r}");
+        assert_eq!(r["maxima"]["steps"]["witness"], witness.as_str(), "{r}");
+        let file = std::fs::read_to_string(r["results_file"].as_str().unwrap()).unwrap();
+        assert!(
+            file.contains(&format!("max steps {most} {witness}")),
+            "{file}"
+        );
+    }
+    assert_eq!(two["replicas"], 2, "{two}");
+    assert_eq!(two["mismatches"], 0, "{two}");
+    assert!(two["verified_units"].as_u64().unwrap() >= 5, "{two}");
+}
