@@ -42,6 +42,11 @@
 //! * **Repeated word lists** (RepWL) ([`crate::repwl`]).
 //! * **Finite automata reduction** (FAR) ([`crate::far`]), with the long
 //!   n-grams and long repeated words of the deep stage ([`DEEP`]).
+//! * **Weighted finite automata reduction** (WFAR) ([`crate::wfar`]):
+//!   counters whose invariant is a weighted count of tape patterns; its
+//!   search costs seconds on a failure, so it comes after the deep stage,
+//!   and a certificate it finds counts only once [`crate::wfar::verify`]
+//!   accepted it.
 //!
 //! The order ([`Stage`]) is by cost per machine settled, measured on
 //! samples of the 5-state tree (`examples/bb5_sample.rs`): the watched run
@@ -65,6 +70,7 @@ use crate::far::Far;
 use crate::machine::{Table, Transition, MAX_STATES};
 use crate::repwl::RepWl;
 use crate::simulate::{Plain, PlainRun};
+use crate::wfar::Wfar;
 use std::time::Instant;
 
 /// The augmented closed position sets tried, in order, after the plain
@@ -206,6 +212,12 @@ pub const DEEPER: [Attempt; 3] = [
 /// How much more gas [`DEEPER`]'s attempts get than [`DEEP`]'s.
 pub const DEEPER_GAS_FACTOR: usize = 8;
 
+/// Abstract configurations the WFAR stage may build per machine, per
+/// configuration of the deep gas: with the default deep gas, 40 million
+/// (about two seconds), enough for the automata of 4 and 3 states
+/// (Coq-BB5's counters need 1.3 to 1.7 million) and most pairs of 4.
+pub const WFAR_GAS_FACTOR: u64 = 2_000;
+
 /// Steps of one RepWL macro step, and configurations of one RepWL graph.
 pub const REPWL_STEPS: u32 = 320;
 pub const REPWL_NODES: usize = 10_000;
@@ -239,13 +251,14 @@ pub enum Decider {
     NGramCpsLru,
     RepWl,
     FiniteAutomataReduction,
+    WeightedFiniteAutomataReduction,
 }
 
 impl Decider {
     /// Number of deciders.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
 
-    pub const ALL: [Decider; 8] = [
+    pub const ALL: [Decider; 9] = [
         Decider::Cycler,
         Decider::TranslatedCycler,
         Decider::BackwardReasoning,
@@ -254,6 +267,7 @@ impl Decider {
         Decider::NGramCpsLru,
         Decider::RepWl,
         Decider::FiniteAutomataReduction,
+        Decider::WeightedFiniteAutomataReduction,
     ];
 
     /// The name in reports and the results file.
@@ -267,6 +281,7 @@ impl Decider {
             Decider::NGramCpsLru => "ngram-cps-lru",
             Decider::RepWl => "repwl",
             Decider::FiniteAutomataReduction => "finite-automata-reduction",
+            Decider::WeightedFiniteAutomataReduction => "weighted-finite-automata-reduction",
         }
     }
 }
@@ -369,6 +384,8 @@ pub struct Workspace {
     repwl: RepWl,
     /// The finite automata reduction's buffers.
     far: Far,
+    /// The weighted finite automata reduction's buffers.
+    wfar: Wfar,
     /// The plain simulator of the halting horizon.
     plain: Plain,
     /// Most configurations (local configurations, word-list
@@ -412,6 +429,8 @@ pub enum Stage {
     /// Long n-grams, long repeated words, finite automata reduction
     /// ([`DEEP`]).
     Deep,
+    /// Weighted finite automata reduction ([`crate::wfar`]).
+    Wfar,
     /// The plain run to the halting horizon.
     Horizon,
     /// Nothing settled the machine.
@@ -419,7 +438,7 @@ pub enum Stage {
 }
 
 /// Number of [`Stage`]s.
-pub const STAGES: usize = 9;
+pub const STAGES: usize = 10;
 
 impl Stage {
     pub const ALL: [Stage; STAGES] = [
@@ -430,6 +449,7 @@ impl Stage {
         Stage::LongRun,
         Stage::RepWl,
         Stage::Deep,
+        Stage::Wfar,
         Stage::Horizon,
         Stage::Undecided,
     ];
@@ -444,6 +464,7 @@ impl Stage {
             Stage::Augmented => "ngram-cps-augmented",
             Stage::RepWl => "repwl",
             Stage::Deep => "deep",
+            Stage::Wfar => "wfar",
             Stage::Horizon => "halting-horizon",
             Stage::Undecided => "undecided",
         }
@@ -457,6 +478,7 @@ impl Stage {
             Stage::NGramCps | Stage::Augmented => "local configurations",
             Stage::RepWl => "word-list configurations",
             Stage::Deep => "configurations and DFA prefixes",
+            Stage::Wfar => "abstract configurations",
             Stage::Undecided => "-",
         }
     }
@@ -499,6 +521,7 @@ impl Workspace {
             cps: Cps::default(),
             repwl: RepWl::default(),
             far: Far::default(),
+            wfar: Wfar::default(),
             plain: Plain::default(),
             deep_gas: 0,
             touched: (0, 0),
@@ -613,6 +636,14 @@ impl Workspace {
                 }
             }
             self.lap(Stage::Deep, clock);
+            self.last_stage = Stage::Wfar;
+            let gas = (self.deep_gas as u64).saturating_mul(WFAR_GAS_FACTOR);
+            let found = self.wfar.search(table, n, gas);
+            self.effort[Stage::Wfar as usize] += self.wfar.configs;
+            if found.is_some() {
+                return Outcome::Never(Decider::WeightedFiniteAutomataReduction);
+            }
+            self.lap(Stage::Wfar, clock);
         }
         self.last_stage = Stage::Horizon;
         if self.horizon > self.steps.max(self.long) {
@@ -661,6 +692,18 @@ impl Workspace {
         };
         self.effort[Stage::Deep as usize] += used;
         settled.then_some(decider)
+    }
+
+    /// Searches a WFAR certificate alone with `gas` abstract
+    /// configurations (for measurements); the certificate has passed
+    /// [`crate::wfar::verify`].
+    pub fn try_wfar(
+        &mut self,
+        table: &Table,
+        n: usize,
+        gas: u64,
+    ) -> Option<crate::wfar::Certificate> {
+        self.wfar.search(table, n, gas)
     }
 
     /// Tries one attempt of the deep stage alone with `gas`

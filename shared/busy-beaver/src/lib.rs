@@ -78,6 +78,7 @@ pub mod reference;
 mod repwl;
 mod search;
 pub mod simulate;
+pub mod wfar;
 
 use serde::{Deserialize, Serialize};
 
@@ -452,6 +453,10 @@ impl BusyBeaver {
                 "deep: long n-grams, long repeated words, finite automata reduction, {} \
                  configurations each",
                 self.deep_gas
+            ));
+            v.push(format!(
+                "weighted finite automata reduction, {} abstract configurations",
+                u64::from(self.deep_gas) * decide::WFAR_GAS_FACTOR
             ));
         }
         if self.halt_horizon > self.step_limit.max(self.long_limit) {

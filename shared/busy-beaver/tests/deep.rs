@@ -142,3 +142,36 @@ fn automata_prove_no_halting_machine_of_the_three_state_tree() {
     assert_eq!(halting + never, 5417);
     assert!(proved * 10 > never * 9, "{proved} of {never}");
 }
+
+/// Counters of the 5-state tree that every stage before weighted finite
+/// automata reduction leaves (Coq-BB5 settles them with WFAR
+/// certificates): a Fibonacci counter and a counter with growing gaps.
+const COUNTERS: [&str; 2] = [
+    "1RB1RA_1LC1LB_0RD0LC_1RE---_0RA1LA",
+    "1RB---_0RC1LB_1RD1RC_1LE1LD_0RA0LE",
+];
+
+#[test]
+fn wfar_settles_counters_after_the_deep_stage() {
+    let mut ws = workspace();
+    let mut plain = Plain::default();
+    for text in COUNTERS {
+        let (t, n) = from_text(text).unwrap();
+        assert_eq!(
+            ws.decide(&t, n),
+            Outcome::Never(Decider::WeightedFiniteAutomataReduction),
+            "{text}"
+        );
+        assert_eq!(ws.last_stage, Stage::Wfar, "{text}");
+        assert_eq!(plain.run(&t, n, 1_000_000), PlainRun::Running, "{text}");
+    }
+}
+
+#[test]
+fn wfar_proves_no_late_halter() {
+    let mut ws = workspace();
+    for text in LATE_HALTERS {
+        let (t, n) = from_text(text).unwrap();
+        assert_eq!(ws.try_wfar(&t, n, 2_000_000), None, "{text}");
+    }
+}
