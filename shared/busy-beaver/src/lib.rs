@@ -54,7 +54,9 @@
 //! LRU histories), repeated word lists ([`decide`]), a deep stage of
 //! long n-grams, long repeated words and finite automata reduction
 //! ([`decide::DEEP`], [`far`]; `deep_gas` configurations per attempt),
-//! and last a plain run to the `halt_horizon` ([`simulate`]): a machine is undecided only if it
+//! weighted finite automata reduction ([`wfar`]; `deep_gas` times
+//! [`decide::WFAR_GAS_FACTOR`] abstract configurations, certificates
+//! checked by [`wfar::verify`]), and last a plain run to the `halt_horizon` ([`simulate`]): a machine is undecided only if it
 //! runs that far without halting and no decider proves it never halts, so
 //! a long halting run is never mistaken for an undecided machine below the
 //! horizon. For 4 states nothing is left undecided.

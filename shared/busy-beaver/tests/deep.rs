@@ -175,3 +175,21 @@ fn wfar_proves_no_late_halter() {
         assert_eq!(ws.try_wfar(&t, n, 2_000_000), None, "{text}");
     }
 }
+
+#[test]
+fn wfar_proves_no_halting_machine_of_the_three_state_tree() {
+    let mut ws = Workspace::new(1000, 30, 4);
+    let mut kids = [[0u8; 10]; MAX_CHILDREN];
+    let mut stack: Vec<Table> = vec![[0; 10]];
+    let mut halting = 0;
+    while let Some(t) = stack.pop() {
+        if let Outcome::Halts { at, .. } = ws.decide(&t, 3) {
+            let found = ws.try_wfar(&t, 3, 20_000);
+            assert_eq!(found, None, "{}", orchard_busy_beaver::to_text(&t, 3, None));
+            halting += 1;
+            let k = children(&t, 3, at as usize, &mut kids);
+            stack.extend(kids[..k].iter().rev());
+        }
+    }
+    assert!(halting > 1000, "{halting}");
+}
