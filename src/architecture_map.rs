@@ -89,3 +89,86 @@ fn every_end_to_end_test_module_is_on_the_map() {
     );
     assert_on_the_map("tests/e2e modules", modules);
 }
+
+/// The paths the map names in backticks: a word with a `/` or a file
+/// extension (`scheduler/moot.rs`, `shared/exec`, `bench/scale.sh`,
+/// `cli.rs`). URL paths (`/metrics`) and patterns (`shared/<family>`) are
+/// not paths.
+fn named_paths(map: &str) -> Vec<String> {
+    const EXTENSIONS: &[&str] = &[
+        ".rs", ".md", ".sh", ".toml", ".proto", ".c", ".py", ".yaml", ".txt", ".xz",
+    ];
+    let mut names: Vec<String> = map
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| {
+            !w.is_empty()
+                && !w.starts_with('/')
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c))
+                && (w.contains('/') || EXTENSIONS.iter().any(|e| w.ends_with(e)))
+        })
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Every file and folder of the repository (but `target/` and `.git/`), as
+/// paths relative to its root with `/` between components.
+fn repository_paths() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut stack = vec![String::new()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(root.join(&dir)).expect("a folder of the repository") {
+            let entry = entry.expect("a folder entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if dir.is_empty() && (name == "target" || name.starts_with('.')) {
+                continue;
+            }
+            let path = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            if entry.file_type().expect("a file type").is_dir() {
+                stack.push(path.clone());
+            }
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Whether `name` (a path as the map names it, perhaps ending in `/`) is
+/// some file or folder of the repository: the whole path from the root, or
+/// its last components (`scheduler/moot.rs` is
+/// `coordinator/src/scheduler/moot.rs`).
+fn exists_in(paths: &[String], name: &str) -> bool {
+    let name = name.trim_end_matches('/');
+    paths
+        .iter()
+        .any(|p| p == name || p.ends_with(&format!("/{name}")))
+}
+
+#[test]
+fn every_path_on_the_map_exists() {
+    let map = root_file("ARCHITECTURE.md");
+    let names = named_paths(&map);
+    assert!(names.len() > 50, "paths read: {names:?}");
+    let paths = repository_paths();
+    let missing: Vec<&String> = names.iter().filter(|n| !exists_in(&paths, n)).collect();
+    assert!(
+        missing.is_empty(),
+        "paths named in ARCHITECTURE.md that do not exist: {missing:?}"
+    );
+    // The check itself: a path that is nowhere fails it.
+    assert!(named_paths("`scheduler/moot.rs` and `scheduler/mooot.rs`").len() == 2);
+    assert!(exists_in(&paths, "scheduler/moot.rs"));
+    assert!(exists_in(&paths, "shared/exec"));
+    assert!(!exists_in(&paths, "scheduler/mooot.rs"));
+    assert!(!exists_in(&paths, "heduler/moot.rs"));
+}

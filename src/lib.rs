@@ -97,3 +97,5 @@ fn init_tracing(quiet: bool) {
 
 #[cfg(test)]
 mod architecture_map;
+#[cfg(test)]
+mod docs_check;

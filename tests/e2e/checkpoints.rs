@@ -1,12 +1,13 @@
-//! The long runs' checkpoints in `runs/` against what README.md says of them.
+//! The long runs' checkpoints in `runs/` against what the documents say of
+//! them.
 //!
-//! A long run's answer is published twice: as a row of README's table B
-//! ledger (or a line of its reproduced figures) and as the compressed
+//! A long run's answer is published twice: as a row of the table B ledger
+//! (`docs/hip-table-b.md`) or a figure of `docs/figures.md`, and as the compressed
 //! database in `runs/`, which `orchard run ... --db <copy>` answers from
 //! without searching and resumes if unfinished. These tests decompress every
 //! checkpoint, ask the real binary for its answer (or, for a run still
 //! going, check that the command that resumes it finds its job), and hold the
-//! README to it, so that a checkpoint replaced without its row (or a row
+//! ledger to it, so that a checkpoint replaced without its row (or a row
 //! edited by hand) fails here instead of misleading a reader. They also
 //! recompute every ledger row's ratio of orchard's nodes to Franke's calls.
 
@@ -111,14 +112,14 @@ fn resumes_its_job(name: &str, family_args: &[&str]) {
     assert_eq!(answer["job_id"].as_u64(), Some(job), "{name}: {answer}");
 }
 
-/// A number as README writes it: digits with thousands commas.
+/// A number as the ledger writes it: digits with thousands commas.
 fn number(cell: &str) -> u64 {
     cell.replace(',', "")
         .parse()
         .unwrap_or_else(|e| panic!("{cell:?} is not a count: {e}"))
 }
 
-/// One board of README's table B ledger.
+/// One board of the table B ledger (`docs/hip-table-b.md`).
 #[derive(Debug)]
 struct LedgerRow {
     rows: u32,
@@ -148,9 +149,9 @@ impl LedgerRow {
 }
 
 fn ledger() -> Vec<LedgerRow> {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let ledger = std::fs::read_to_string(repo().join("docs/hip-table-b.md")).unwrap();
     let mut rows = Vec::new();
-    for line in readme.lines() {
+    for line in ledger.lines() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         // "| board | winner | calls | winner | nodes | ratio | how |"
         if cells.len() != 9 {
@@ -188,15 +189,14 @@ fn ledger() -> Vec<LedgerRow> {
 fn the_ledger_has_every_board_of_table_b_once() {
     let rows = ledger();
     // Table B: 64 boards, standard and Double.
-    assert_eq!(rows.len(), 64, "README's ledger: {} rows", rows.len());
+    assert_eq!(rows.len(), 64, "the ledger: {} rows", rows.len());
     let mut seen = std::collections::HashSet::new();
     for r in &rows {
         assert!(seen.insert((r.rows, r.cols, r.double)), "{r:?} twice");
     }
 }
 
-/// Every row carries orchard's own winner (the last, standard 3x11,
-/// finished in session 50), and it is table B's; a row that disagreed would
+/// Every row carries orchard's own winner, and it is table B's; a row that disagreed would
 /// be a finding to check by a second method, not a row to leave open.
 #[test]
 fn every_row_of_the_ledger_has_orchards_winner_and_it_is_table_bs() {
@@ -325,8 +325,8 @@ fn assert_draws(name: &str, args: &[&str], figures: [u64; 4]) {
     }
 }
 
-/// The three-colour draws of 6x6 (sessions 28-29; orchard's own figures, not
-/// published before: README, "Published figures").
+/// The three-colour draws of 6x6 (orchard's own figures, not published
+/// before: `docs/figures.md`, "Hip draws").
 #[test]
 fn the_three_colour_draws_of_6x6_answer_from_their_checkpoint() {
     assert_draws(
@@ -352,10 +352,10 @@ fn the_three_colour_draws_of_6x6_answer_from_their_checkpoint() {
     );
 }
 
-/// The three-colour draws of 5x6 by the profile DP (sessions 30-32, 6.5
-/// hours under a 3 GiB limit per unit): the second method's four figures,
-/// which are the sandwich count's (`orchard run hip-draws --rows 5 --cols 6
-/// --colors 3`, three minutes; README, "Published figures").
+/// The three-colour draws of 5x6 by the profile DP (6.5 hours under a 3 GiB
+/// limit per unit): the second method's four figures, which are the sandwich
+/// count's (`orchard run hip-draws --rows 5 --cols 6 --colors 3`, three
+/// minutes; `docs/figures.md`, "Hip draws").
 #[test]
 fn the_three_colour_draws_of_5x6_by_the_profile_dp_answer_from_their_checkpoint() {
     assert_draws(
