@@ -17,6 +17,9 @@
 #                             rows walked, outer rows counted per leaf)
 #   bb-N                      busy-beaver with N states: every machine of
 #                             the tree normal form decided
+#   weak-schur-K-N            sat: is [1..N] weakly sum-free in K colours
+#                             (examples/sat/schur.py --weak), cube-and-conquer
+#                             with Debian's CaDiCaL (apt-get install cadical)
 #
 # Each run's database lives in RUN_DIR (default /work/runs) while it runs; a
 # verified, compressed copy is kept in the repository (runs/RUN.db.xz), so
@@ -86,6 +89,12 @@ args_of() {
     echo "halves --n ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^knights-([0-9]+)x([0-9]+)$ ]]; then
     echo "knight-tours --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}"
+  elif [[ "$1" =~ ^weak-schur-([0-9]+)-([0-9]+)$ ]]; then
+    local programs="$run_dir/programs" cnf="$run_dir/$1.cnf"
+    mkdir -p "$programs"
+    ln -sf /usr/bin/cadical "$programs/cadical"
+    python3 "$repo/examples/sat/schur.py" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" --weak > "$cnf"
+    echo "--programs $programs sat --cnf $cnf --solver $programs/cadical --cubes 8 --conflicts 1000000"
   elif [[ "$1" =~ ^bb-([0-9]+)$ ]]; then
     echo "busy-beaver --states ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)-sandwich$ ]]; then
@@ -95,7 +104,7 @@ args_of() {
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "--colors ${BASH_REMATCH[3]} --method profile --memory-limit ${DRAWS_MIB:-6144}"
   else
-    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, queens-N-mirror, halves-N, knights-RxC, draws-RxC-kK, draws-RxC-kK-sandwich or bb-N)" >&2
+    echo "bad run '$1' (expected hip-RxC, hip-RxC-double, queens-N, queens-N-mirror, halves-N, knights-RxC, draws-RxC-kK, draws-RxC-kK-sandwich, bb-N or weak-schur-K-N)" >&2
     exit 2
   fi
 }
