@@ -82,14 +82,21 @@ pub fn progress_line(s: &JobStatus) -> String {
     )
 }
 
+/// Characters of a job's parameters on its status line.
+const PARAMS_SHOWN: usize = 120;
+
 /// One line per job for `orchard status`, with a progress bar (nodes
 /// against the estimate while running; full when done).
 pub fn status_line(s: &JobStatus) -> String {
-    let params = s
+    let mut params = s
         .params_json
         .trim_start_matches('{')
         .trim_end_matches('}')
         .replace('"', "");
+    // A sat job's parameters hold its whole formula: the line shows a start.
+    if params.chars().count() > PARAMS_SHOWN {
+        params = params.chars().take(PARAMS_SHOWN).collect::<String>() + "...";
+    }
     let done = if s.state == JobState::Done {
         Some(1.0)
     } else {
