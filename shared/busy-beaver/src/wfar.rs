@@ -44,7 +44,6 @@
 
 use crate::machine::{Table, Transition, MAX_STATES};
 use std::collections::{BTreeSet, HashSet};
-use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A multiplicative hash of the search's `u64` keys (the standard
@@ -110,41 +109,25 @@ pub struct Certificate {
 }
 
 /// Why [`verify`] rejected a certificate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum WfarError {
     /// An automaton has no state or more than [`MAX_WDFA`], or a
     /// transition leaves its states.
+    #[error("malformed weighted DFA")]
     Malformed,
     /// `δ(0, 0)` is not `(0, 0)`: leading blanks would change the result.
+    #[error("the blank transition of state 0 is not (0, 0)")]
     BlankNotNeutral,
     /// `max_d` is not positive.
+    #[error("max_d must be positive")]
     BadBound,
     /// An abstract state reads an undefined transition of the machine.
+    #[error("an abstract configuration reads the undefined transition {}{read}", (b'A' + state) as char)]
     ReachesHalt { state: u8, read: u8 },
     /// The closure grew past the given number of abstract states.
+    #[error("closure exceeds {0} abstract configurations")]
     TooManyStates(usize),
 }
-
-impl fmt::Display for WfarError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WfarError::Malformed => write!(f, "malformed weighted DFA"),
-            WfarError::BlankNotNeutral => {
-                write!(f, "the blank transition of state 0 is not (0, 0)")
-            }
-            WfarError::BadBound => write!(f, "max_d must be positive"),
-            WfarError::ReachesHalt { state, read } => write!(
-                f,
-                "an abstract configuration reads the undefined transition {}{}",
-                (b'A' + state) as char,
-                read
-            ),
-            WfarError::TooManyStates(n) => write!(f, "closure exceeds {n} abstract configurations"),
-        }
-    }
-}
-
-impl std::error::Error for WfarError {}
 
 /// How the abstract sum relates to `dL + dR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
