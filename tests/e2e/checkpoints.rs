@@ -308,6 +308,41 @@ fn the_other_finished_long_runs_answer_the_published_figures() {
     assert_eq!(tours["tours"], "13267364410532", "{tours}");
 }
 
+/// The 5-card busy beaver run through the cluster: the bbchallenge paper's
+/// tree normal form (181,385,789 machines, 48,379,894 of them halting, and
+/// so exactly its nonhalting ones among the rest), the published BB(5) and
+/// Sigma(5) among the champions, and at most 100 machines left undecided,
+/// each listed.
+#[test]
+fn the_five_card_busy_beaver_run_answers_from_its_checkpoint() {
+    let bb = stored_answer("bb-5", &["run", "busy-beaver", "--states", "5"]);
+    let n = |key: &str| bb[key].as_u64().unwrap_or_else(|| panic!("{key}: {bb}"));
+    assert_eq!(n("machines"), 181_385_789, "{bb}");
+    assert_eq!(n("halting"), 48_379_894, "{bb}");
+    assert_eq!(
+        n("halting") + n("nonhalting") + n("undecided"),
+        n("machines"),
+        "{bb}"
+    );
+    assert!(n("undecided") <= 100, "{bb}");
+    assert_eq!(n("max_steps"), 47_176_870, "{bb}");
+    assert_eq!(n("max_ones"), 4098, "{bb}");
+    assert!(
+        bb["steps_champions"]
+            .as_array()
+            .unwrap()
+            .contains(&"1RB1LC_1RC1RB_1RD0LE_1LA1LD_1RZ0LA".into()),
+        "the champion: {bb}"
+    );
+    assert_eq!(
+        bb["undecided_machines"].as_array().unwrap().len() as u64,
+        n("undecided"),
+        "every undecided machine listed: {bb}"
+    );
+    // The independent re-check found nothing to contradict.
+    assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
+}
+
 /// The four figures of a finished three-colour draws run: the colourings
 /// without a one-colour square, all and the equal split of stones, and both
 /// up to the board's symmetries.
