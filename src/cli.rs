@@ -190,7 +190,7 @@ pub struct CoordinatorArgs {
     #[arg(long)]
     pub http: Option<String>,
     /// Seconds between samples of each running job's progress for the
-    /// dashboard's charts (kept in <db>.history; a long job's samples thin
+    /// dashboard's charts (kept in `<db>.history`; a long job's samples thin
     /// out to at most 512).
     #[arg(long, default_value_t = 1.0)]
     pub history_every: f64,

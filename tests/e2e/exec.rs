@@ -53,6 +53,42 @@ fn collatz_plain(n: u64) -> (u64, u64, u64, String) {
     (n - 1, sum, best, witness)
 }
 
+/// `orchard run --json --db DB [--programs DIR] RUN_FLAGS... exec --program
+/// PROGRAM EXEC_FLAGS...`: an exec job on this machine.
+fn run_exec(
+    programs: Option<&Path>,
+    db: &Path,
+    run_flags: &[&str],
+    program: &Path,
+    exec_flags: &[&str],
+) -> std::process::Output {
+    let mut args = vec!["run", "--json", "--db", db.to_str().unwrap()];
+    if let Some(p) = programs {
+        args.extend(["--programs", p.to_str().unwrap()]);
+    }
+    args.extend_from_slice(run_flags);
+    args.extend(["exec", "--program", program.to_str().unwrap()]);
+    args.extend_from_slice(exec_flags);
+    run(&args)
+}
+
+/// [`run_exec`], asserting success; its JSON.
+fn run_exec_json(
+    programs: &Path,
+    db: &Path,
+    run_flags: &[&str],
+    program: &Path,
+    exec_flags: &[&str],
+) -> serde_json::Value {
+    let out = run_exec(Some(programs), db, run_flags, program, exec_flags);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn a_python_program_counts_what_the_built_in_family_counts() {
     let dir = TempDir::new("exec-python");
@@ -60,21 +96,7 @@ fn a_python_program_counts_what_the_built_in_family_counts() {
     let program = programs.join("queens.py");
     for n in ["5", "6", "7", "8"] {
         let db = dir.path(&format!("exec-{n}.db"));
-        let exec = run_json(&[
-            "run",
-            "--programs",
-            programs.to_str().unwrap(),
-            "--workers",
-            "2",
-            "--db",
-            db.to_str().unwrap(),
-            "--json",
-            "exec",
-            "--program",
-            program.to_str().unwrap(),
-            "--arg",
-            n,
-        ]);
+        let exec = run_exec_json(&programs, &db, &["--workers", "2"], &program, &["--arg", n]);
         let db = dir.path(&format!("queens-{n}.db"));
         let queens = run_json(&[
             "run",
@@ -127,21 +149,13 @@ fn a_splitting_program_killed_mid_unit_keeps_the_totals_exact() {
         assert_eq!(r["nodes"], numbers + 1, "{r}");
     };
 
-    let db = dir.path("clean.db");
-    let mut args = vec![
-        "run",
-        "--programs",
-        programs.to_str().unwrap(),
-        "--workers",
-        "2",
-        "--unit-budget",
-        "300000",
-        "--db",
-        db.to_str().unwrap(),
-        "--json",
-    ];
-    args.extend_from_slice(&family);
-    check(&run_json(&args));
+    check(&run_exec_json(
+        &programs,
+        &dir.path("clean.db"),
+        &["--workers", "2", "--unit-budget", "300000"],
+        &program,
+        &family[3..],
+    ));
 
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
@@ -246,23 +260,15 @@ fn each_bad_program_behaviour_fails_its_job_with_one_clear_line() {
         std::fs::write(&program, format!("#!/bin/sh\nread unit\n{body}\n")).unwrap();
         set_executable(&program);
         let db = dir.path(&format!("{name}.db"));
-        let mut args = vec![
-            "run",
-            "--programs",
-            programs.to_str().unwrap(),
-            "--workers",
-            "1",
-            "--db",
-            db.to_str().unwrap(),
-            "--json",
-            "exec",
-            "--program",
-            program.to_str().unwrap(),
-            "--units-file",
-            units.to_str().unwrap(),
-        ];
-        args.extend_from_slice(flags);
-        let out = run(&args);
+        let mut exec_flags = vec!["--units-file", units.to_str().unwrap()];
+        exec_flags.extend_from_slice(flags);
+        let out = run_exec(
+            Some(&programs),
+            &db,
+            &["--workers", "1"],
+            &program,
+            &exec_flags,
+        );
         assert_one_line_error(&out, error);
         assert_one_line_error(&out, "failed 3 attempts");
         assert_one_line_error(&out, &format!("program '{name}' on unit"));
@@ -296,28 +302,15 @@ fn workers_refuse_programs_not_allowed_or_of_another_version() {
     set_executable(&allowed.join("count"));
     let units = dir.path("units.txt");
     std::fs::write(&units, "u\n").unwrap();
+    let units_flag = ["--units-file", units.to_str().unwrap()];
     let job = |programs: Option<&Path>, program: &Path, db: &str| {
-        let db = dir.path(db);
-        let mut args: Vec<String> = vec![
-            "run".into(),
-            "--json".into(),
-            "--workers".into(),
-            "1".into(),
-        ];
-        if let Some(p) = programs {
-            args.extend(["--programs".into(), p.display().to_string()]);
-        }
-        args.extend([
-            "--db".into(),
-            db.display().to_string(),
-            "exec".into(),
-            "--program".into(),
-            program.display().to_string(),
-            "--units-file".into(),
-            units.display().to_string(),
-        ]);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        run(&args)
+        run_exec(
+            programs,
+            &dir.path(db),
+            &["--workers", "1"],
+            program,
+            &units_flag,
+        )
     };
     let out = job(None, &submitted.join("count"), "none.db");
     assert_one_line_error(&out, "this worker allows no external programs");
@@ -335,22 +328,13 @@ fn workers_refuse_programs_not_allowed_or_of_another_version() {
         &format!("has sha256 {found}; the job was submitted with {wanted}"),
     );
     // The allowed copy itself runs.
-    let db = dir.path("same.db");
-    let r = run_json(&[
-        "run",
-        "--workers",
-        "1",
-        "--programs",
-        allowed.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-        "--json",
-        "exec",
-        "--program",
-        allowed.join("count").to_str().unwrap(),
-        "--units-file",
-        units.to_str().unwrap(),
-    ]);
+    let r = run_exec_json(
+        &allowed,
+        &dir.path("same.db"),
+        &["--workers", "1"],
+        &allowed.join("count"),
+        &units_flag,
+    );
     assert_eq!(r["counters"]["x"], 1, "{r}");
 }
 
@@ -374,30 +358,18 @@ fn an_exec_job_with_replicas_gives_the_same_answer_and_results_file() {
     let run_with = |replicas: &str| {
         let db = dir.path(&format!("r{replicas}.db"));
         let results = dir.path(&format!("r{replicas}-results"));
-        run_json(&[
-            "run",
-            "--programs",
-            programs.to_str().unwrap(),
+        let run_flags = [
             "--workers",
             "2",
             "--unit-budget",
             "50000",
             "--replicas",
             replicas,
-            "--db",
-            db.to_str().unwrap(),
             "--results-dir",
             results.to_str().unwrap(),
-            "--json",
-            "exec",
-            "--program",
-            program.to_str().unwrap(),
-            "--splits",
-            "--arg",
-            "300000",
-            "--arg",
-            "4",
-        ])
+        ];
+        let exec_flags = ["--splits", "--arg", "300000", "--arg", "4"];
+        run_exec_json(&programs, &db, &run_flags, &program, &exec_flags)
     };
     let (one, two) = (run_with("1"), run_with("2"));
     for r in [&one, &two] {

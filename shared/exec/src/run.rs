@@ -97,28 +97,18 @@ pub fn call(
     limits: Limits,
     watch: Watch<'_>,
 ) -> Result<Ended, CallError> {
-    let mut cmd = Command::new(program);
-    cmd.arg(match call {
+    let word = match call {
         Call::Roots => "roots",
         Call::Explore => "explore",
-    })
-    .args(args)
-    .env_clear()
-    .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-    .env("LANG", "C.UTF-8")
-    .env("ORCHARD_EXEC_PROTOCOL", PROTOCOL_VERSION.to_string())
-    .env("ORCHARD_BUDGET", budget.to_string())
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    if let Some(dir) = program.parent() {
-        cmd.current_dir(dir);
-    }
-    isolate(&mut cmd);
-    let mut child = spawn(&mut cmd).map_err(|source| CallError::Spawn {
-        program: program.display().to_string(),
-        source,
-    })?;
+    };
+    let all: Vec<&str> = std::iter::once(word)
+        .chain(args.iter().map(String::as_str))
+        .collect();
+    let env = [
+        ("ORCHARD_EXEC_PROTOCOL", PROTOCOL_VERSION.to_string()),
+        ("ORCHARD_BUDGET", budget.to_string()),
+    ];
+    let mut child = start(program, &all, &env)?;
     let mut guard = KillOnDrop(Some(child.id()));
     let mut stdin = child.stdin.take();
     if let (Some(pipe), Some(text)) = (stdin.as_mut(), input) {
@@ -252,22 +242,8 @@ pub fn call_raw(
     limits: Limits,
     stop: &AtomicBool,
 ) -> Result<Option<RawOutput>, CallError> {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("LANG", "C.UTF-8")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(dir) = program.parent() {
-        cmd.current_dir(dir);
-    }
-    isolate(&mut cmd);
-    let mut child = spawn(&mut cmd).map_err(|source| CallError::Spawn {
-        program: program.display().to_string(),
-        source,
-    })?;
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = start(program, &args, &[])?;
     let mut guard = KillOnDrop(Some(child.id()));
     let mut stdin = child.stdin.take().expect("stdin is piped");
     // A thread of its own: a large input would otherwise block on a full
@@ -340,6 +316,29 @@ pub fn call_raw(
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
         stderr,
     }))
+}
+
+/// Starts `program args...` isolated (see the module's doc), its three
+/// streams piped, in its own directory, with only `PATH`, `LANG` and `env`
+/// in its environment.
+fn start(program: &Path, args: &[&str], env: &[(&str, String)]) -> Result<Child, CallError> {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("LANG", "C.UTF-8")
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = program.parent() {
+        cmd.current_dir(dir);
+    }
+    isolate(&mut cmd);
+    spawn(&mut cmd).map_err(|source| CallError::Spawn {
+        program: program.display().to_string(),
+        source,
+    })
 }
 
 /// Spawns, retrying while the executable is busy: a file just written
