@@ -12,7 +12,7 @@
 //!   the family's own flags;
 //! - a page of `docs/` is not in the book's `SUMMARY.md`;
 //! - a heading of BENCHMARKS.md, ARCHITECTURE.md or the guide is a diary
-//!   entry (a session or a date).
+//!   entry (a numbered sitting or a date).
 //!
 //! A quoted command that is meant as a pattern, not a command (a placeholder
 //! the parser would refuse), ends with the comment `# (pattern)` and is
@@ -496,7 +496,7 @@ fn every_page_of_the_guide_is_in_the_book() {
     );
 }
 
-/// A heading that names a sitting or a date (`Session 50`, `2026-11-24`):
+/// A heading that names a sitting or a date (a sitting's number or `2026-11-24`):
 /// the documents describe the present, and git history keeps the diary.
 fn diary_heading(heading: &str) -> bool {
     let lower = heading.to_lowercase();
