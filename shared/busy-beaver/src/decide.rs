@@ -65,11 +65,13 @@
 //! the tree. Nothing here allocates: the buffers live in a [`Workspace`]
 //! made once per exploration.
 
+use crate::backward::Back;
 use crate::cps::{Augment, Cps};
 use crate::far::Far;
-use crate::machine::{Table, Transition, MAX_STATES};
+use crate::machine::{Table, MAX_STATES};
 use crate::repwl::RepWl;
 use crate::simulate::{Plain, PlainRun};
+use crate::watched::Ring;
 use crate::wfar::Wfar;
 use std::time::Instant;
 
@@ -299,85 +301,36 @@ pub enum Outcome {
     Undecided,
 }
 
-/// A record configuration: where and when, in which state, and the 128
-/// cells behind the head (bit `i`: `i` cells back).
-#[derive(Debug, Clone, Copy, Default)]
-struct Record {
-    time: u32,
-    pos: u32,
-    state: u8,
-    behind: u128,
-}
-
-/// The last [`RECORDS_KEPT`] records of one side.
-struct Ring {
-    items: [Record; RECORDS_KEPT],
-    len: usize,
-    next: usize,
-}
-
-impl Ring {
-    fn new() -> Ring {
-        Ring {
-            items: [Record::default(); RECORDS_KEPT],
-            len: 0,
-            next: 0,
-        }
-    }
-
-    fn clear(&mut self) {
-        self.len = 0;
-        self.next = 0;
-    }
-
-    fn push(&mut self, r: Record) {
-        self.items[self.next] = r;
-        self.next = (self.next + 1) % RECORDS_KEPT;
-        self.len = (self.len + 1).min(RECORDS_KEPT);
-    }
-}
-
-/// A backward configuration: the cells known around the halting cell (bit
-/// `64 + x` for cell `x`), the head, the state, the steps back.
-#[derive(Debug, Clone, Copy)]
-struct Back {
-    known: u128,
-    values: u128,
-    head: i8,
-    state: u8,
-    depth: u8,
-}
-
 /// The buffers of [`Workspace::decide`], made once per exploration.
 pub struct Workspace {
-    steps: u32,
-    depth: u32,
+    pub(crate) steps: u32,
+    pub(crate) depth: u32,
     /// Steps of the second, longer watched run (not above `steps`: none).
-    long: u32,
+    pub(crate) long: u32,
     /// Steps of the plain run to the halting horizon (not above the
     /// watched runs: none).
     horizon: u32,
     /// The tape of the watched runs, origin at [`Workspace::origin`].
-    tape: Vec<u8>,
+    pub(crate) tape: Vec<u8>,
     /// Brent's kept configuration's tape (its visited cells).
-    snap: Vec<u8>,
+    pub(crate) snap: Vec<u8>,
     /// (time, position) of the head positions no later visit went below.
-    min_stack: Vec<(u32, u32)>,
+    pub(crate) min_stack: Vec<(u32, u32)>,
     /// (time, position) of the head positions no later visit went above.
-    max_stack: Vec<(u32, u32)>,
-    right: Box<Ring>,
-    left: Box<Ring>,
-    back: Vec<Back>,
+    pub(crate) max_stack: Vec<(u32, u32)>,
+    pub(crate) right: Box<Ring>,
+    pub(crate) left: Box<Ring>,
+    pub(crate) back: Vec<Back>,
     /// Backward configurations the last attempt looked at.
-    back_seen: usize,
+    pub(crate) back_seen: usize,
     /// Longest n-grams of the closed position sets (0: none).
     ngram: u32,
     /// The local configurations met (bit per configuration) and their list.
-    cps_seen: Vec<u64>,
-    cps_list: Vec<u32>,
+    pub(crate) cps_seen: Vec<u64>,
+    pub(crate) cps_list: Vec<u32>,
     /// The left and right n-grams met, a bit each.
-    cps_left: Vec<u64>,
-    cps_right: Vec<u64>,
+    pub(crate) cps_left: Vec<u64>,
+    pub(crate) cps_right: Vec<u64>,
     /// The augmented sets' containers.
     cps: Cps,
     /// The repeated word lists' containers.
@@ -393,7 +346,7 @@ pub struct Workspace {
     /// meet (0: no deep stage).
     deep_gas: usize,
     /// The cells the last run visited (to clear them).
-    touched: (usize, usize),
+    pub(crate) touched: (usize, usize),
     /// The stage that settled the last machine (or gave up on it).
     pub last_stage: Stage,
     /// Work done per stage since the workspace was made, in the stage's
@@ -711,223 +664,6 @@ impl Workspace {
     pub fn try_attempt(&mut self, table: &Table, n: usize, a: Attempt, gas: usize) -> bool {
         self.attempt(table, n, a, gas).is_some()
     }
-
-    /// Runs up to `limit` steps (at most the workspace's longest), watching
-    /// for cyclers and translated cyclers as it goes; also returns the
-    /// steps it ran.
-    fn run(&mut self, table: &Table, n: usize, limit: u32) -> (Outcome, u32) {
-        debug_assert!(n <= MAX_STATES && limit <= self.steps.max(self.long));
-        let (a, b) = self.touched;
-        self.tape[a..=b].fill(0);
-        let origin = self.origin();
-        let mut pos = origin;
-        let mut state = 0u8;
-        let (mut lo, mut hi) = (origin, origin);
-        // Brent: the kept configuration and the steps since it was kept.
-        let (mut snap_state, mut snap_pos, mut slo, mut shi) = (0u8, origin, origin, origin);
-        self.snap[0] = 0;
-        let (mut power, mut lam) = (1u32, 0u32);
-        self.min_stack.clear();
-        self.max_stack.clear();
-        self.min_stack.push((0, origin as u32));
-        self.max_stack.push((0, origin as u32));
-        self.right.clear();
-        self.left.clear();
-
-        let mut outcome = Outcome::Undecided;
-        let mut ran = limit;
-        for t in 0..limit {
-            let read = self.tape[pos];
-            let at = 2 * state as usize + read as usize;
-            let Some(tr) = Transition::decode(table[at]) else {
-                let ones = self.tape[lo..=hi]
-                    .iter()
-                    .map(|&c| u32::from(c))
-                    .sum::<u32>()
-                    + u32::from(read == 0);
-                outcome = Outcome::Halts {
-                    steps: t + 1,
-                    ones,
-                    at: at as u8,
-                };
-                ran = t + 1;
-                break;
-            };
-            self.tape[pos] = tr.write;
-            if tr.right {
-                pos += 1;
-            } else {
-                pos -= 1;
-            }
-            state = tr.next;
-            let now = t + 1;
-            let p = pos as u32;
-            while self.min_stack.last().is_some_and(|e| e.1 >= p) {
-                self.min_stack.pop();
-            }
-            self.min_stack.push((now, p));
-            while self.max_stack.last().is_some_and(|e| e.1 <= p) {
-                self.max_stack.pop();
-            }
-            self.max_stack.push((now, p));
-
-            if pos > hi {
-                hi = pos;
-                if self.right_record(now, pos, state, lo) {
-                    outcome = Outcome::Never(Decider::TranslatedCycler);
-                    ran = now;
-                    break;
-                }
-            } else if pos < lo {
-                lo = pos;
-                if self.left_record(now, pos, state, hi) {
-                    outcome = Outcome::Never(Decider::TranslatedCycler);
-                    ran = now;
-                    break;
-                }
-            }
-
-            lam += 1;
-            if state == snap_state
-                && pos == snap_pos
-                && self.tape[lo..slo].iter().all(|&c| c == 0)
-                && self.tape[slo..=shi] == self.snap[..=shi - slo]
-                && self.tape[shi + 1..=hi].iter().all(|&c| c == 0)
-            {
-                outcome = Outcome::Never(Decider::Cycler);
-                ran = now;
-                break;
-            }
-            if lam == power {
-                snap_state = state;
-                snap_pos = pos;
-                slo = lo;
-                shi = hi;
-                self.snap[..=hi - lo].copy_from_slice(&self.tape[lo..=hi]);
-                power *= 2;
-                lam = 0;
-            }
-        }
-        self.touched = (lo, hi);
-        (outcome, ran)
-    }
-
-    /// The tape cell the head starts on: the head stays within the longest
-    /// run's steps of it.
-    fn origin(&self) -> usize {
-        self.steps.max(self.long) as usize + 1
-    }
-
-    /// A record on the right at `pos`: is it a translated repeat of an
-    /// earlier one? Then keeps it.
-    fn right_record(&mut self, now: u32, pos: usize, state: u8, lo: usize) -> bool {
-        let mut behind = 0u128;
-        for i in 0..128.min(pos - lo + 1) {
-            behind |= u128::from(self.tape[pos - i]) << i;
-        }
-        let ring = &self.right;
-        for r in &ring.items[..ring.len] {
-            if r.state != state {
-                continue;
-            }
-            // The leftmost cell visited from r.time to now.
-            let k = self.min_stack.partition_point(|e| e.0 < r.time);
-            let span = r.pos - self.min_stack[k].1;
-            if span < 128 && same_low_bits(behind, r.behind, span) {
-                return true;
-            }
-        }
-        self.right.push(Record {
-            time: now,
-            pos: pos as u32,
-            state,
-            behind,
-        });
-        false
-    }
-
-    /// The mirror image of [`Workspace::right_record`].
-    fn left_record(&mut self, now: u32, pos: usize, state: u8, hi: usize) -> bool {
-        let mut behind = 0u128;
-        for i in 0..128.min(hi - pos + 1) {
-            behind |= u128::from(self.tape[pos + i]) << i;
-        }
-        let ring = &self.left;
-        for r in &ring.items[..ring.len] {
-            if r.state != state {
-                continue;
-            }
-            let k = self.max_stack.partition_point(|e| e.0 < r.time);
-            let span = self.max_stack[k].1 - r.pos;
-            if span < 128 && same_low_bits(behind, r.behind, span) {
-                return true;
-            }
-        }
-        self.left.push(Record {
-            time: now,
-            pos: pos as u32,
-            state,
-            behind,
-        });
-        false
-    }
-
-    /// Backward reasoning from every undefined transition; true: none can
-    /// be reached by a run of `depth` steps or more.
-    fn backward(&mut self, table: &Table, n: usize) -> bool {
-        // The defined transitions into each state: (from state, read, write, right).
-        let mut preds = [[(0u8, 0u8, 0u8, false); 2 * MAX_STATES]; MAX_STATES];
-        let mut npreds = [0usize; MAX_STATES];
-        self.back.clear();
-        for (i, &b) in table[..2 * n].iter().enumerate() {
-            let (s, r) = ((i / 2) as u8, (i % 2) as u8);
-            match Transition::decode(b) {
-                Some(t) => {
-                    let k = t.next as usize;
-                    preds[k][npreds[k]] = (s, r, t.write, t.right);
-                    npreds[k] += 1;
-                }
-                None => self.back.push(Back {
-                    known: 1 << 64,
-                    values: u128::from(r) << 64,
-                    head: 0,
-                    state: s,
-                    depth: 0,
-                }),
-            }
-        }
-        self.back_seen = 0;
-        while let Some(c) = self.back.pop() {
-            if u32::from(c.depth) >= self.depth {
-                return false;
-            }
-            self.back_seen += 1;
-            if self.back_seen > BACKWARD_CONFIGS {
-                return false;
-            }
-            let s = c.state as usize;
-            for &(from, read, write, right) in &preds[s][..npreds[s]] {
-                let head = if right { c.head - 1 } else { c.head + 1 };
-                let bit = 1u128 << (64 + i32::from(head));
-                if c.known & bit != 0 && (c.values & bit != 0) != (write == 1) {
-                    continue; // the cell does not hold what the transition wrote
-                }
-                let values = if read == 1 {
-                    c.values | bit
-                } else {
-                    c.values & !bit
-                };
-                self.back.push(Back {
-                    known: c.known | bit,
-                    values,
-                    head,
-                    state: from,
-                    depth: c.depth + 1,
-                });
-            }
-        }
-        true
-    }
 }
 
 impl Workspace {
@@ -972,107 +708,6 @@ impl Workspace {
         let ok = self.far.decide(table, n, dfa, gas);
         (ok, self.far.prefixes)
     }
-
-    /// The n-gram closed position set with n-grams of `k` cells: true if
-    /// the set of local configurations (the `k` cells left of the head, the
-    /// state, the cell read, the `k` cells right of it) closed under the
-    /// machine's steps holds no undefined transition.
-    ///
-    /// An n-gram is a `k`-bit number, bit 0 the cell next to the head.
-    /// Invariant of the real runs: the local configuration is in the set,
-    /// and every `k` consecutive cells left (right) of the head that do not
-    /// touch it are an n-gram of the left (right) set. Moving right, the
-    /// left n-gram that was next to the head joins the left set, the new
-    /// left one is it shifted with the written cell, the new cell read is
-    /// bit 0 of the right n-gram, and the new right n-gram is any of the
-    /// right set that continues the old one's bits `1..k`. Sets only grow:
-    /// passes over the configurations are repeated until none of the three
-    /// changes.
-    fn ngram_cps(&mut self, table: &Table, k: u32) -> bool {
-        let mask = (1u32 << k) - 1;
-        let key = |left: u32, state: u8, read: u8, right: u32| -> u32 {
-            ((((left << k) | right) << 4) | (u32::from(state) << 1)) | u32::from(read)
-        };
-        for &c in &self.cps_list {
-            self.cps_seen[c as usize / 64] &= !(1u64 << (c % 64));
-        }
-        self.cps_list.clear();
-        self.cps_left.fill(0);
-        self.cps_right.fill(0);
-        self.cps_left[0] = 1;
-        self.cps_right[0] = 1;
-        let start = key(0, 0, 0, 0);
-        self.cps_seen[start as usize / 64] |= 1u64 << (start % 64);
-        self.cps_list.push(start);
-        loop {
-            let mut changed = false;
-            let mut i = 0;
-            while i < self.cps_list.len() {
-                let c = self.cps_list[i];
-                i += 1;
-                let read = (c & 1) as u8;
-                let state = ((c >> 1) & 7) as u8;
-                let right = (c >> 4) & mask;
-                let left = (c >> (4 + k)) & mask;
-                let Some(t) = Transition::decode(table[2 * state as usize + read as usize]) else {
-                    return false;
-                };
-                // The side the head leaves, the side it enters.
-                let (from, into, sets) = if t.right {
-                    (left, right, (&mut self.cps_left, &mut self.cps_right))
-                } else {
-                    (right, left, (&mut self.cps_right, &mut self.cps_left))
-                };
-                let (leaving, entering) = sets;
-                changed |= set_bit(leaving, from);
-                let behind = ((from << 1) | u32::from(t.write)) & mask;
-                let read2 = (into & 1) as u8;
-                for far in 0..2u32 {
-                    let ahead = (into >> 1) | (far << (k - 1));
-                    if !get_bit(entering, ahead) {
-                        continue;
-                    }
-                    let next = if t.right {
-                        key(behind, t.next, read2, ahead)
-                    } else {
-                        key(ahead, t.next, read2, behind)
-                    };
-                    if set_bit(&mut self.cps_seen, next) {
-                        self.cps_list.push(next);
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                return true;
-            }
-        }
-    }
-}
-
-/// Sets bit `i`; true if it was not set.
-#[inline]
-fn set_bit(bits: &mut [u64], i: u32) -> bool {
-    let (w, b) = (i as usize / 64, 1u64 << (i % 64));
-    let new = bits[w] & b == 0;
-    bits[w] |= b;
-    new
-}
-
-#[inline]
-fn get_bit(bits: &[u64], i: u32) -> bool {
-    bits[i as usize / 64] & (1u64 << (i % 64)) != 0
-}
-
-/// Whether `a` and `b` agree on bits `0..=span`.
-#[inline]
-fn same_low_bits(a: u128, b: u128, span: u32) -> bool {
-    let mask = if span >= 127 {
-        u128::MAX
-    } else {
-        (1u128 << (span + 1)) - 1
-    };
-    (a ^ b) & mask == 0
 }
 
 #[cfg(test)]

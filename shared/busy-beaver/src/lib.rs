@@ -72,14 +72,17 @@
 //! the sorted listings: associative and commutative, ties broken by the
 //! tables' order and not by the merge order.
 
+mod backward;
 pub mod cps;
 pub mod decide;
 pub mod far;
 pub mod machine;
+mod ngram;
 pub mod reference;
 mod repwl;
 mod search;
 pub mod simulate;
+mod watched;
 pub mod wfar;
 
 use serde::{Deserialize, Serialize};
