@@ -54,13 +54,13 @@
 //! **What the paper's procedure gives, and the variant tried.** Run as
 //! stated, the network reaches the paper's Table 1 for games #3 and #4
 //! (3 players on 6x6, 4 on 8x8) but not for #6 (6 players on 12x12): it
-//! converges in 32 of 10,000 runs there, not 10% (BENCHMARKS.md has every
-//! figure). The cause is visible in a trace: with every neuron updated at
+//! converges in 32 of 10,000 runs there, not 10% (`bench/hip-nn-table1.sh`;
+//! docs/notes/neural-networks.md has every figure). The cause is visible in a trace: with every neuron updated at
 //! once from `V(t)`, the C-term moves every cell of a player with too many
 //! cells at the same step, and the players' counts settle into a period-2
 //! oscillation (e.g. `[18, 14, 34, 12, 36, 30]` and `[32, 28, 18, 32, 16,
-//! 18]` in turn) while no square is left. No constant was changed to fix
-//! it. `--update sequential` is a named variant, *not* the paper's
+//! 18]` in turn) while no square is left. The constants stay the paper's.
+//! `--update sequential` is a named variant, *not* the paper's
 //! procedure: the same equations applied cell by cell (a Gauss-Seidel
 //! sweep), which converges on every game but does not reproduce the
 //! paper's falling frequencies either. The other reading of the stop test
@@ -160,7 +160,7 @@ pub enum Update {
     /// The paper's procedure: every `dU(t)` from `V(t)`, then the Euler
     /// step, the clipping and the symmetry step for all neurons at once.
     Parallel,
-    /// Not the paper's: a variant that was tried because the parallel
+    /// Not the paper's: a variant, offered because the parallel
     /// update oscillates with period 2 on the many-player games (see the
     /// module doc). Cells of the upper half in order, each cell's neurons
     /// updated (steps 3-6, the mirror cell too) from the current outputs,

@@ -21,7 +21,8 @@
 //! 2. *Synchronous update.* Every neuron's `dU(t)` is computed from `V(t)`
 //!    (the paper's algorithm is "parallel"); no neuron sees another's new
 //!    output within a step. Run this way the network converges on 6 x 6
-//!    but almost never from 8 x 8 on (it oscillates; BENCHMARKS.md), far
+//!    but almost never from 8 x 8 on (it oscillates; `bench/knight-nn.sh`,
+//!    docs/notes/neural-networks.md), far
 //!    from the paper's "less than 100 steps". `--update sequential` is a
 //!    named variant, not the paper's: one neuron at a time, in an order
 //!    shuffled per run, each seeing the outputs changed before it — the

@@ -1,5 +1,5 @@
 //! The sweep's width square by square, for the cost estimates in
-//! BENCHMARKS.md: `profile ROWS COLS [MAX_STATES] [--halves [--chunks=K [--only=J]]]`
+//! docs/notes/knight-tours.md: `profile ROWS COLS [MAX_STATES] [--halves [--chunks=K [--only=J]]]`
 //! prints, for each square, the states expanded there, the states of the next layer,
 //! the most bytes the layers held while it was processed, the tours closed
 //! so far and the time, and stops (saying where) when a layer would exceed

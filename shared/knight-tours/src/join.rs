@@ -271,7 +271,8 @@ impl Meeting {
             }
         }
         // Slot order: the other orders tried (from the far end, backwards)
-        // expanded 26-33% more inner states on 6 x 8 (BENCHMARKS.md).
+        // expanded 26-33% more inner states on 6 x 8
+        // (docs/notes/knight-tours.md).
         let order: Vec<u8> = (0..w as u8).collect();
         let mut rank = vec![0u8; w];
         for (k, &x) in order.iter().enumerate() {
@@ -496,7 +497,8 @@ impl Mirror {
 
 /// Left states met at once, at most, by [`meet_in_parts`]: the inner
 /// sweep's layers grow to about 20-30 times the left states it starts from
-/// (7 x 8: 847,118 left states, 24 million at the widest; BENCHMARKS.md), so
+/// (7 x 8: 847,118 left states, 24 million at the widest;
+/// docs/notes/knight-tours.md), so
 /// a part of 2^20 left states holds about a GiB; more parts cost more work
 /// (states of different parts never merge: 4 parts cost 1.5 times the inner
 /// states on 6 x 8, 16 parts 2.4 times).

@@ -116,7 +116,8 @@ pub const MAX_UNIT_STATES: usize = 1 << 21;
 /// packed layer being expanded and 16 / load in the table being built (a
 /// shard grows by half when 4/5 full), the packed layer freed shard by shard
 /// as the table fills (see `table`). Measured: 36.8 (7 x 8) to 38.9 (6 x 8)
-/// bytes per state of the widest layer, BENCHMARKS.md.
+/// bytes per state of the widest layer (`examples/profile.rs`;
+/// docs/notes/knight-tours.md).
 pub const PEAK_BYTES_PER_STATE: u64 = 40;
 
 /// Default bound on the states of one layer: about 7.5 GiB of layers.
@@ -152,7 +153,7 @@ pub struct KnightParams {
     pub max_states: u64,
     /// Meet in the middle (`halves`) or sweep the whole board (`sweep`):
     /// the same count; `halves` needs far less memory and time on square
-    /// boards (see BENCHMARKS.md).
+    /// boards (see docs/notes/knight-tours.md).
     #[arg(long, value_enum, default_value_t = Method::Halves)]
     #[serde(default)]
     pub method: Method,

@@ -3,12 +3,13 @@
 //!
 //! **Why.** On 8 x 8 the layer where the halves meet holds 17.8 million
 //! states; the meeting (nearly all the work, hours) goes in parts that never
-//! merge, so each part can be a unit of its own at no extra work. Handing
-//! the parts back *with their states* made the root unit's report about
-//! 460 MB, one gRPC message the coordinator refused (session 17, reverted in
-//! 1b77080). So a part unit ([`MeetPart`]) carries no state: it says "part
-//! `i` of `K` of the board's layer before square `p`, sorted by key", plus
-//! the layer's size and a fingerprint of it, some 30 bytes encoded.
+//! merge, so each part can be a unit of its own at no extra work. Handed
+//! back *with their states*, the parts would make the root unit's report
+//! about 460 MB, one gRPC message the coordinator refuses
+//! (docs/notes/knight-tours.md). So a part unit ([`MeetPart`]) carries no
+//! state: it says "part `i` of `K` of the board's layer before square `p`,
+//! sorted by key", plus the layer's size and a fingerprint of it, some 30
+//! bytes encoded.
 //!
 //! **Determinism.** That layer is the whole board's sweep from the empty
 //! frontier to the meeting square: a function of the board alone. Its keys

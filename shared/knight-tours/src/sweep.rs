@@ -385,8 +385,8 @@ pub fn explore(
                 sweep.into_layer(),
                 part_states,
                 max_states,
-                // Met to the end whatever a stop says, as before parts
-                // could be abandoned: this unit swept its layer itself, a
+                // Met to the end whatever a stop says, unlike a part unit
+                // (handed back whole): this unit swept its layer itself, a
                 // piece of the meeting layer (a whole one is handed back as
                 // part units above), which a hand-back would lose too.
                 &mut |n| {

@@ -351,8 +351,8 @@ proptest! {
 /// Bytes a part unit takes encoded, at most (the codec's version byte, the
 /// enum's tag and seven varints): the root unit's report carries one per
 /// part, at most `MAX_MEET_PARTS`, so it stays under 4096 x 48 = 192 KiB
-/// whatever the board (the reverted hand-back of session 17 carried the
-/// states: ~460 MB on 8 x 8).
+/// whatever the board (handing back the states instead would carry
+/// ~460 MB on 8 x 8).
 const PART_UNIT_BYTES: usize = 48;
 
 /// The root unit's meeting layer, handed back as units that name their

@@ -29,7 +29,7 @@
 //! The transversal search goes row by row, depth first; the last three
 //! rows are finished straight-line (the six ways to give the three free
 //! columns to them), which saves most of the mispredicted branches of the
-//! deepest levels (see BENCHMARKS.md).
+//! deepest levels (`bench/latin.sh 7`; docs/notes/chapter-6.md).
 //!
 //! Everything here works on fixed arrays and a scratch list that keeps its
 //! capacity from square to square: nothing allocates per square once the

@@ -242,7 +242,7 @@ fn parameters_are_validated() {
         assert_eq!(e.name, "order");
     }
     assert!(Latin::new(LatinParams::order(10), &Host::default()).is_ok());
-    // Parameters stored by an older job without the switches: both on.
+    // Parameters stored without the switches: both on.
     let p: LatinParams = serde_json::from_str("{\"order\":5}").unwrap();
     assert_eq!(p, LatinParams::order(5));
 }

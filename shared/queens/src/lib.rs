@@ -16,9 +16,11 @@
 //! node count: `ring` (the default; [`mod@ring`] explains it) fixes the queens
 //! of the four border lines first, one ring in each orbit of the eight
 //! symmetries, and then fills the most constrained line; `mirror` (below,
-//! and every job stored before `ring` existed) goes row by row over half the
-//! first row. On 17 x 17 `ring` visits 0.09 of `mirror`'s nodes in 0.34 of
-//! its CPU time (BENCHMARKS.md, "The chapter-6 families", session 23).
+//! and the method of a job whose parameters name none) goes row by row over
+//! half the first row. On 17 x 17 `ring` visits 0.074 of `mirror`'s nodes;
+//! on 18 x 18 it takes about a third of the CPU time of a plain
+//! mirror-halving C counter (`bench/queens.sh 18 2`; BENCHMARKS.md,
+//! "Queens").
 //!
 //! **Units of `mirror`.** Every solution has exactly one queen per row, so
 //! a solution is a column per row and the search tree is that of the row-by-row
@@ -100,7 +102,8 @@ pub enum Method {
 }
 
 impl Method {
-    /// The method of a job stored without one: every job before `ring`.
+    /// The method of a job stored without one: parameters that name no
+    /// method were written when `mirror` was the only one.
     fn stored_before_ring() -> Method {
         Method::Mirror
     }
@@ -141,10 +144,9 @@ pub struct QueensSummary {
     /// on small boards, the smallest of each opening on large ones.
     pub listed: Vec<Vec<u8>>,
     /// Solutions the search actually met (about half of `solutions` with
-    /// `mirror`, an eighth with `ring`). Last
-    /// in the layout, so that a summary written before the halving (whose
-    /// `solutions` meant the ones met) fails to decode instead of being
-    /// read with the new meaning.
+    /// `mirror`, an eighth with `ring`). Last in the layout, so that a
+    /// summary without it (whose `solutions` counts only the solutions met)
+    /// fails to decode instead of being misread.
     pub met: u64,
 }
 

@@ -37,10 +37,11 @@
 //! entered as a unit of its own, so the units handed back cover exactly what
 //! was not visited, whatever rule chose the lines: the choice decides only
 //! the shape and size of the tree, never what it covers. With the most
-//! constrained line first the search visits 0.088 of the `mirror` search's
-//! nodes on 17 x 17 and 0.079 on 18 x 18, and the estimates say 0.058 on
-//! 21 x 21 (BENCHMARKS.md, "The chapter-6 families", session 23); with the
-//! truly least line (`Board::choose`, session 25) 0.074 on 17 x 17.
+//! constrained line first (`Board::choose`) the search visits 0.074 of the
+//! `mirror` search's nodes on 17 x 17 and 0.067 on 18 x 18 (`bench/queens.sh
+//! 18 2`), and n = 21 took 8.46e11 nodes where `mirror`'s estimate is
+//! 1.61e13 (0.053); the runs and their commands are in
+//! docs/notes/chapter-6.md.
 
 use std::sync::atomic::Ordering;
 
@@ -257,10 +258,10 @@ impl Board {
     /// The empty line with the fewest free squares, a row before a column
     /// and the lowest index on ties; the columns are not looked at when a
     /// row has no free square (the node is dead). `None` when every line is
-    /// filled. The loops take a minimum of keys. Stopping at the first line
-    /// with one free square (the rule until session 25) missed the emptier
-    /// (dead) lines behind it: on `queens --n 17` it visited 1.19 times the
-    /// nodes and took 1.13 times the CPU.
+    /// filled. The loops take a minimum of keys, over every row: stopping
+    /// at the first line with one free square would miss the emptier (dead)
+    /// lines behind it, and on `queens --n 17` visits 1.19 times the nodes
+    /// in 1.13 times the CPU (docs/notes/chapter-6.md).
     #[inline(always)]
     fn choose(&self, m: u32) -> Option<Line> {
         if self.rows == 0 {

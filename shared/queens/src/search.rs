@@ -15,10 +15,11 @@ const POLL_INTERVAL: u64 = 1 << 14;
 
 /// Subtrees with at most this many rows left are counted whole by
 /// [`Search::count_below`], without the budget checks and the hand-back
-/// bookkeeping of [`Search::visit`] (which made the loop 1.4 times slower
-/// than a plain counter), provided the budget left covers the largest such
-/// subtree could be ([`KERNEL_MAX_NODES`]): so the budget is never overshot,
-/// and a stop request waits for at most that many nodes.
+/// bookkeeping of [`Search::visit`] (which make the loop 1.4 times slower
+/// than a plain counter: docs/notes/chapter-6.md), provided the budget left
+/// covers the largest such subtree could be ([`KERNEL_MAX_NODES`]): so the
+/// budget is never overshot, and a stop request waits for at most that
+/// many nodes.
 const KERNEL_ROWS: usize = 10;
 
 /// The most nodes below a node with [`KERNEL_ROWS`] rows left: every

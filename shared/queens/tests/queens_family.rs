@@ -238,8 +238,8 @@ fn half_the_tree_counts_what_the_whole_tree_does() {
     }
 }
 
-/// A summary written before the halving (no `met` field, `solutions`
-/// meaning the ones met) must not be read with the new meaning.
+/// A summary without the `met` field (its `solutions` the solutions met)
+/// fails to decode instead of being misread.
 #[test]
 fn summaries_of_the_old_layout_are_refused() {
     #[derive(serde::Serialize)]

@@ -74,7 +74,8 @@ pub struct SyntheticParams {
 /// per level. (The rest as ONE piece resuming where the walk stopped, the
 /// fewest units, starved a thousand workers of work: bench/scale.sh 1000
 /// --rtt-ms 50 ran at 8.3% efficiency that way and 13.3% fanned out per
-/// level; see BENCHMARKS.md, "Scale". `Tree::explore` keeps both.)
+/// level; see docs/notes/scale.md, "Coordinator throughput". `Tree::explore`
+/// keeps both.)
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Piece {
     pub root: Vec<u32>,

@@ -398,7 +398,8 @@ impl Tree {
 /// one piece resuming where the walk stopped. Ranges at every level (a
 /// path is 20-40 levels deep) made most units tiny: at 1,000 workers and
 /// 50 ms a unit averaged 0.15 s of work against 0.3-0.5 s of round trips,
-/// commit and lease wait (BENCHMARKS.md, "Scale", session 19), while the
+/// commit and lease wait (docs/notes/scale.md, "Fan-out, unit size, the
+/// table at 60 s"), while the
 /// heavy-tailed tree keeps most of a rest's work at the shallowest levels,
 /// which stay shareable as ranges. The deep rest is one unit that split
 /// requests can cut again.
