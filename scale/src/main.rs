@@ -85,26 +85,25 @@ struct Args {
     #[arg(long, default_value_t = 0)]
     prefetch: u32,
     /// Do not long-poll `AwaitSplits` (split requests then travel with
-    /// heartbeats only, as before the call existed; an older coordinator
-    /// refuses the call and the workers fall back by themselves).
+    /// heartbeats only; a coordinator without the call refuses it and the
+    /// workers fall back by themselves).
     #[arg(long)]
     no_await_splits: bool,
-    /// A slot waits for its report's acknowledgement before it leases again
-    /// (the real worker before session 19; by default a slot is freed when
-    /// its exploration ends, at most one report a slot in flight, as the
-    /// real worker does now). Ignored with --prefetch.
+    /// A slot waits for its report's acknowledgement before it leases again,
+    /// in a call of its own (by default the report asks for the slot's next
+    /// unit). Ignored with --prefetch.
     #[arg(long)]
     blocking_reports: bool,
     /// A slot whose unit ended asks with `Lease` while the report travels
-    /// in the background (the real worker before session 22); by default
+    /// in the background; by default
     /// the unit's report asks for the next unit (`want_units`,
     /// report-and-lease: one call a unit).
     #[arg(long)]
     no_report_lease: bool,
-    /// Report-and-lease without lease-ahead (session 22): a report asks
-    /// only for the slot's next unit once its unit has ended; by default it
-    /// also asks for one to hold queued (`queue_units`), which starts when
-    /// the running unit ends, as the real worker does since session 23.
+    /// Report-and-lease without lease-ahead: a report asks only for the
+    /// slot's next unit once its unit has ended; by default it also asks
+    /// for one to hold queued (`queue_units`), which starts when the
+    /// running unit ends, as the real worker does.
     #[arg(long)]
     no_lease_ahead: bool,
     /// HTTP/2 connections the workers share (default: one per worker, as

@@ -14,24 +14,25 @@
 //! leases expire) or *stopped* (running units cut and reported with their
 //! rest, units not started handed back with `ReturnLeases`).
 //!
-//! As the real worker does since session 19, a slot is freed as soon as its
-//! unit's exploration ends, the report travelling in the background (at
-//! most one report a slot in flight; `blocking_reports`: the slot waits for
-//! the acknowledgement, as before). A split request's `split_pieces` (the
-//! k-way hand-back) is passed to the family's cut, as the real worker passes
-//! it through `ExploreContext::pieces`.
+//! A split request's `split_pieces` (the k-way hand-back) is passed to the
+//! family's cut, as the real worker passes it through
+//! `ExploreContext::pieces`.
 //!
-//! Since session 22 a slot whose unit ended asks for its next unit in that
-//! unit's report (`want_units`, report-and-lease), as the real worker does:
-//! one call a unit instead of a report and a lease; the slot waits for the
-//! report's commit and the lease, and asks with `Lease` only when the
-//! answer brought nothing (`report_lease` off: as before).
+//! As the real worker does, a slot whose unit ended asks for its next unit
+//! in that unit's report (`want_units`, report-and-lease): one call a unit
+//! instead of a report and a lease; the slot waits for the report's commit
+//! and the lease, and asks with `Lease` only when the answer brought
+//! nothing. Each report also asks for one unit to hold queued beside the
+//! running one (`queue_units`, lease-ahead): when a unit ends, the slot's
+//! queued unit starts at once and the report (saying it started:
+//! `started_units`) commits while it runs.
 //!
-//! Since session 23 each report also asks for one unit to hold queued
-//! beside the running one (`queue_units`, lease-ahead), as the real worker
-//! does: when a unit ends, the slot's queued unit starts at once and the
-//! report (saying it started: `started_units`) commits while it runs
-//! (`lease_ahead` off: report-and-lease alone, as in session 22).
+//! Switches turn these off, so that what each gives can be measured
+//! (docs/notes/scale.md): without `lease_ahead`, report-and-lease alone;
+//! without `report_lease`, a slot is freed as soon as its unit's
+//! exploration ends, the report travelling in the background (at most one
+//! report a slot in flight) while the lease loop asks with `Lease`; with
+//! `blocking_reports`, the slot waits for the report's acknowledgement.
 //!
 //! `prefetch` is what the real worker does not do: it keeps that many units
 //! leased ahead of its free slots; so the lease round trips overlap work
@@ -134,19 +135,18 @@ pub struct Run {
     /// Units leased ahead of the free slots (0: as the real worker).
     pub prefetch: u32,
     /// A slot waits for its unit's report to be acknowledged before it
-    /// leases again (the real worker before session 19; now it frees the
-    /// slot when the exploration ends, at most one report a slot in flight).
+    /// leases again (off: the slot is freed when the exploration ends, at
+    /// most one report a slot in flight).
     pub blocking_reports: bool,
     /// A slot whose unit ended asks for its next unit in the unit's report
     /// (`ReportRequest::want_units`, report-and-lease: one call a unit), as
-    /// the real worker does since session 22; off: the report travels in
+    /// the real worker does; off: the report travels in
     /// the background and the lease loop asks with `Lease`. Ignored with
     /// `prefetch` and `blocking_reports`.
     pub report_lease: bool,
     /// With `report_lease`: each report also asks for one unit to hold
     /// queued (`ReportRequest::queue_units`, lease-ahead), which starts
-    /// on the slot when its unit ends, as the real worker does since
-    /// session 23.
+    /// on the slot when its unit ends, as the real worker does.
     pub lease_ahead: bool,
     /// Long-poll `AwaitSplits` beside the heartbeats (off, or refused by an
     /// older coordinator: split requests come with heartbeats only).

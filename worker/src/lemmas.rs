@@ -13,10 +13,11 @@ use crate::runner::{running_jobs, JobHandle, State};
 
 /// How often a worker trades lemmas with the coordinator: often, since a
 /// lemma a few seconds late is one another process has already re-proved
-/// (at 2 s, until session 20, hip-solve's later units searched several
-/// times the nodes they take in one process; see BENCHMARKS.md, "work
-/// inflation W(N)"). A round with nothing to send or take is one small
-/// call.
+/// (traded every 2 s, with lemmas of 4,096 nodes or more, 5x5 on 8
+/// processes searches 6.05 times the nodes of one process, against 5.35
+/// every 250 ms with lemmas of 256: `bench/hip-wn.sh`,
+/// docs/notes/hip-across-machines.md). A round with nothing to send or
+/// take is one small call.
 const LEMMA_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Trades lemmas for every job with a unit running here whose family has

@@ -344,16 +344,16 @@ fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSe
 /// an answer leaves it with no unit to run.
 ///
 /// Each unit's report asks for the slot's next unit (`want_units`,
-/// report-and-lease), so one call a unit does both (session 22), and for
-/// one unit to hold queued (`queue_units`, lease-ahead, session 23): when
-/// a unit ends, the queued one starts at once and the report (asking only
-/// for the next queued one, and saying which started: `started_units`)
-/// travels and commits while it runs, so the slot does not wait for the
-/// commit. A slot holds at most one queued unit; it is handed back if the
-/// worker stops (or comes back by expiry). The lease loop asks with `Lease`
-/// only for slots an answer left empty. Session 19-21 freed the slot when
-/// the exploration ended and reported in the background, a report and a
-/// lease call a unit.
+/// report-and-lease), so one call a unit does both, and for one unit to
+/// hold queued (`queue_units`, lease-ahead): when a unit ends, the queued
+/// one starts at once and the report (asking only for the next queued one,
+/// and saying which started: `started_units`) travels and commits while it
+/// runs, so the slot does not wait for the commit. A slot holds at most one
+/// queued unit; it is handed back if the worker stops (or comes back by
+/// expiry). The lease loop asks with `Lease` only for slots an answer left
+/// empty. What each of the two gives, with simulated workers
+/// (`orchard-scale --no-report-lease`, `--no-lease-ahead`), is in
+/// docs/notes/scale.md.
 async fn slot(state: Arc<State>, mut current: Launched, permit: tokio::sync::OwnedSemaphorePermit) {
     let mut queued: Option<UnitLease> = None;
     loop {
