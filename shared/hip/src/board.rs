@@ -16,6 +16,8 @@
 //! `n^2 (n^2 - 1) / 12` on an `n x n` board, 105 on 6x6 (Funabiki & Takefuji's
 //! Fig. 1 and their `(n^4 - n^2) / 12`).
 
+use crate::square_set::{SquareSet, CAPACITY};
+
 /// Largest number of cells: one `u64` bitboard.
 pub const MAX_CELLS: usize = 64;
 
@@ -45,16 +47,16 @@ pub struct Board {
     /// index 64 (`trailing_zeros` of an empty cell set), so that
     /// [`crate::search::Pos::play`] reads the squares through a set's first
     /// cell without testing whether there is one.
-    pub squares_through: [u128; MAX_CELLS + 1],
+    pub squares_through: [SquareSet; MAX_CELLS + 1],
     /// `square_or_none[i]`: `squares[i]` for a tracked square, 0 at index
-    /// 128 (`trailing_zeros` of an empty square set), so that
+    /// [`CAPACITY`] (the first member of an empty square set), so that
     /// [`crate::search::Pos::play`] reads the first squares of a set
     /// without testing whether there is one.
     pub square_or_none: [u64; TRACKED_SQUARES + 2],
     /// Every tracked square's bit; on a board with more squares than
-    /// [`TRACKED_SQUARES`] (7x7 and up) also bit 127, which no cell's set
-    /// holds, so that there no position ever has every square shut.
-    pub every_square: u128,
+    /// [`TRACKED_SQUARES`] (7x7 and up) also the last bit, which no cell's
+    /// set holds, so that there no position ever has every square shut.
+    pub every_square: SquareSet,
     /// Symmetries as cell permutations: `perms[g][cell]` is the image of `cell`.
     /// `perms[0]` is the identity.
     pub perms: Vec<[u8; MAX_CELLS]>,
@@ -77,10 +79,11 @@ pub struct Board {
     pub pairings: Vec<usize>,
 }
 
-/// How many squares a board's square sets (`u128`) track: all of them on
-/// boards of at most 127 squares (6x6 has 105); on larger boards, which no
-/// search finishes, the rest are treated as open forever.
-pub const TRACKED_SQUARES: usize = 127;
+/// How many squares a board's square sets ([`SquareSet`]) track: all of
+/// them on boards of at most 191 squares (6x7 has 140, 6x8 175); on larger
+/// boards (7x7 and up), which no search finishes, the rest are treated as
+/// open forever.
+pub const TRACKED_SQUARES: usize = CAPACITY - 1;
 
 /// The name of `cell` on a board of `cols` columns: column letter and
 /// 1-based row (`a1` is the top-left cell).
@@ -208,20 +211,20 @@ impl Board {
         }
         start.push(others.len());
         let tracked = squares.len().min(TRACKED_SQUARES);
-        let mut squares_through = [0u128; MAX_CELLS + 1];
+        let mut squares_through = [SquareSet::EMPTY; MAX_CELLS + 1];
         for (cell, through) in squares_through[..n].iter_mut().enumerate() {
             *through = squares[..tracked]
                 .iter()
                 .enumerate()
                 .filter(|&(_, &s)| s >> cell & 1 == 1)
-                .fold(0u128, |set, (i, _)| set | 1 << i);
+                .fold(SquareSet::EMPTY, |set, (i, _)| set | SquareSet::single(i));
         }
         let mut square_or_none = [0u64; TRACKED_SQUARES + 2];
         square_or_none[..tracked].copy_from_slice(&squares[..tracked]);
         let every_square = if squares.len() > TRACKED_SQUARES {
-            u128::MAX
+            SquareSet::FULL
         } else {
-            (1u128 << tracked) - 1
+            SquareSet::first(tracked)
         };
 
         let perms: Vec<[u8; MAX_CELLS]> = symmetry_perms(rows, cols)
@@ -306,7 +309,7 @@ impl Board {
     /// as sets ([`crate::order::SquareCounts`]) instead of walking squares.
     #[inline(always)]
     pub fn tracks_every_square(&self) -> bool {
-        self.every_square != u128::MAX
+        self.every_square != SquareSet::FULL
     }
 
     /// For each square through `cell`, the mask of its other three cells.
@@ -380,25 +383,30 @@ mod tests {
     use super::*;
 
     /// Every square is in the sets of its four cells and no other; past
-    /// [`TRACKED_SQUARES`] squares (7x7) bit 127 is in every position's open
-    /// set for good, so nothing is ever counted as having no open square.
+    /// [`TRACKED_SQUARES`] squares (7x7) the last bit is in every position's
+    /// open set for good, so nothing is ever counted as having no open
+    /// square.
     #[test]
     fn square_sets_hold_each_tracked_square_at_its_cells() {
-        for (rows, cols) in [(4, 4), (5, 6), (6, 6), (7, 7)] {
+        for (rows, cols) in [(4, 4), (5, 6), (6, 6), (6, 7), (6, 8), (7, 7), (8, 8)] {
             let board = Board::new(rows, cols);
             let tracked = board.squares.len().min(TRACKED_SQUARES);
             for (i, &square) in board.squares.iter().enumerate().take(tracked) {
                 for cell in 0..board.n {
-                    let through = board.squares_through[cell] >> i & 1 == 1;
+                    let through = board.squares_through[cell].contains(i);
                     assert_eq!(through, square >> cell & 1 == 1, "{rows}x{cols}");
                 }
             }
-            let union = board.squares_through.iter().fold(0, |u, &s| u | s);
+            let union = board
+                .squares_through
+                .iter()
+                .fold(SquareSet::EMPTY, |u, &s| u | s);
             if board.squares.len() > TRACKED_SQUARES {
-                assert_eq!(union, (1 << TRACKED_SQUARES) - 1);
-                assert_eq!(board.every_square, u128::MAX);
+                assert_eq!(union, SquareSet::first(TRACKED_SQUARES));
+                assert_eq!(board.every_square, SquareSet::FULL);
             } else {
                 assert_eq!(union, board.every_square);
+                assert!(board.tracks_every_square(), "{rows}x{cols}");
             }
         }
     }

@@ -30,6 +30,7 @@ mod sandwich;
 mod search;
 mod snapshot;
 pub mod solve;
+pub mod square_set;
 mod table;
 
 pub use draws::{DrawsParams, DrawsSummary, DrawsUnit, HipDraws, Method};

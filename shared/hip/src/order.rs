@@ -7,6 +7,7 @@
 
 use super::board::Board;
 use super::search::Pos;
+use super::square_set::SquareSet;
 
 /// How many of one player's stones each tracked square holds (0 to 3: a
 /// fourth would complete it), bit-sliced over the square sets of
@@ -16,39 +17,42 @@ use super::search::Pos;
 /// by a handful of popcounts instead of walking its squares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SquareCounts {
-    low: u128,
-    high: u128,
+    low: SquareSet,
+    high: SquareSet,
 }
 
 impl SquareCounts {
-    pub const ZERO: SquareCounts = SquareCounts { low: 0, high: 0 };
+    pub const ZERO: SquareCounts = SquareCounts {
+        low: SquareSet::EMPTY,
+        high: SquareSet::EMPTY,
+    };
 
     /// One more stone in each of `squares` (none of which holds three).
     #[inline(always)]
-    pub fn add(&mut self, squares: u128) {
+    pub fn add(&mut self, squares: SquareSet) {
         self.high ^= self.low & squares;
         self.low ^= squares;
     }
 
     /// The squares holding none of the player's stones, one, two.
     #[inline(always)]
-    pub fn none(&self) -> u128 {
+    pub fn none(&self) -> SquareSet {
         !(self.low | self.high)
     }
 
     #[inline(always)]
-    pub fn one(&self) -> u128 {
+    pub fn one(&self) -> SquareSet {
         self.low & !self.high
     }
 
     #[inline(always)]
-    pub fn two(&self) -> u128 {
+    pub fn two(&self) -> SquareSet {
         self.high & !self.low
     }
 
     /// The count of square `i`.
     pub fn count(&self, i: usize) -> u32 {
-        (self.low >> i & 1 | (self.high >> i & 1) << 1) as u32
+        u32::from(self.low.contains(i)) | u32::from(self.high.contains(i)) << 1
     }
 }
 
@@ -352,7 +356,7 @@ impl MoveOrder {
             let through = board.squares_through[c];
             let mut sc = if dopp >> c & 1 == 1 { -self.reserve } else { 0 };
             for (&kind, &w) in kinds.iter().zip(&self.weight) {
-                sc -= w * (through & kind).count_ones() as i32;
+                sc -= w * (through & kind).count() as i32;
             }
             out.add(c, sc);
         }

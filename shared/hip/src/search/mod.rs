@@ -49,6 +49,7 @@ use super::board::{Board, MAX_SYMMETRIES};
 use super::endgame::{Endgame, OpenSquare, OPEN_SQUARE_COUNTS};
 use super::last_moves::{plain_weight, PLAIN_MAX_WEIGHT};
 pub use super::order::{ordered_moves, tuned_weights, MoveOrder, MovePicker, Moves, SquareCounts};
+use super::square_set::SquareSet;
 use super::table::{Place, Table, TableEntry};
 use orchard_core::ExploreContext;
 
@@ -105,8 +106,8 @@ pub struct Pos {
     /// empty cell dead for him: only then can one of his moves give him a
     /// new dead cell. With no square open for either player the endgame is
     /// static (see [`super::endgame`]).
-    pub shut1: u128,
-    pub shut2: u128,
+    pub shut1: SquareSet,
+    pub shut2: SquareSet,
     /// How many P1 (P2) stones each tracked square holds: the move order
     /// scores cells by them, and [`Pos::play`] finds new dead cells by them.
     /// Counted on every board, used only where
@@ -126,8 +127,8 @@ impl Pos {
         p2: 0,
         d1: 0,
         d2: 0,
-        shut1: 0,
-        shut2: 0,
+        shut1: SquareSet::EMPTY,
+        shut2: SquareSet::EMPTY,
         in_squares1: SquareCounts::ZERO,
         in_squares2: SquareCounts::ZERO,
         img1: [0; MAX_SYMMETRIES],
@@ -207,13 +208,13 @@ impl Pos {
             // rest, rarely any, by a loop (whose exit, taken after zero,
             // one or two rounds, was mispredicted often).
             let third = through & in_mine.two() & in_opp.none();
-            let rest = third & third.wrapping_sub(1);
-            let mut more = rest & rest.wrapping_sub(1);
-            let mut fourth = board.square_or_none[third.trailing_zeros() as usize]
-                | board.square_or_none[rest.trailing_zeros() as usize];
-            while more != 0 {
-                fourth |= board.squares[more.trailing_zeros() as usize];
-                more &= more - 1;
+            let rest = third.without_first();
+            let mut more = rest.without_first();
+            let mut fourth = board.square_or_none[third.first_index()]
+                | board.square_or_none[rest.first_index()];
+            while !more.is_empty() {
+                fourth |= board.squares[more.first_index()];
+                more = more.without_first();
             }
             dead |= fourth & !(mine | bit);
         } else {
@@ -423,7 +424,7 @@ impl<'a, 'c> Solver<'a, 'c> {
         let every = self.board.every_square;
         let (open1, open2) = (every & !pos.shut1, every & !pos.shut2);
         let open = open1 | open2;
-        if open & open.wrapping_sub(1) != 0 || open1 & open2 != 0 {
+        if open.has_two() || !(open1 & open2).is_empty() {
             return None;
         }
         let (dmine, dopp) = if p1 {
@@ -433,7 +434,7 @@ impl<'a, 'c> Solver<'a, 'c> {
         };
         let again = self.double && p1_moves(stones + 1, true) == p1;
         let both_dead = empty & dmine & dopp != 0;
-        if open == 0 {
+        if open.is_empty() {
             // A static endgame.
             let safe = empty & !dmine;
             return Some(self.endgame.value(
@@ -445,8 +446,8 @@ impl<'a, 'c> Solver<'a, 'c> {
             ));
         }
         // One square open, for its owner: its cells apart.
-        let owner_is_p1 = open1 != 0;
-        let square = self.board.squares[open.trailing_zeros() as usize] & empty;
+        let owner_is_p1 = !open1.is_empty();
+        let square = self.board.squares[open.first_index()] & empty;
         let other_dead = if owner_is_p1 { pos.d2 } else { pos.d1 };
         let owned = OpenSquare {
             mine: owner_is_p1 == p1,
@@ -472,7 +473,7 @@ impl<'a, 'c> Solver<'a, 'c> {
     pub fn counted_abstract(&mut self, pos: &Pos, empty: u64, stones: u32, p1: bool) -> Option<i8> {
         let every = self.board.every_square;
         let (open1, open2) = (every & !pos.shut1, every & !pos.shut2);
-        let open = (open1.count_ones() + open2.count_ones()) as usize;
+        let open = (open1.count() + open2.count()) as usize;
         if !(2..=MAX_OPEN).contains(&open) {
             return None;
         }
@@ -485,11 +486,10 @@ impl<'a, 'c> Solver<'a, 'c> {
         let mut squares = [0u64; MAX_OPEN];
         let mut owned = [false; MAX_OPEN];
         let mut n = 0;
-        for (mut set, owner_is_p1) in [(open1, true), (open2, false)] {
-            while set != 0 {
-                squares[n] = self.board.squares[set.trailing_zeros() as usize] & empty;
+        for (set, owner_is_p1) in [(open1, true), (open2, false)] {
+            for square in set.iter() {
+                squares[n] = self.board.squares[square] & empty;
                 owned[n] = owner_is_p1 == p1;
-                set &= set - 1;
                 n += 1;
             }
         }

@@ -58,7 +58,7 @@ fn plain_order(board: &Board, pos: &Pos, p1: bool, w: &[i32; 6]) -> Vec<u8> {
 /// The square sets and dead cells of a position, from its stones: the
 /// squares not open for P1 (P2), and the empty cells where P1's (P2's)
 /// stone completes his square.
-fn counts(board: &Board, pos: &Pos) -> (u128, u128, u64, u64) {
+fn counts(board: &Board, pos: &Pos) -> (SquareSet, SquareSet, u64, u64) {
     let empty = board.full & !(pos.p1 | pos.p2);
     let (mut d1, mut d2) = (0, 0);
     for &sq in &board.squares {
@@ -69,13 +69,17 @@ fn counts(board: &Board, pos: &Pos) -> (u128, u128, u64, u64) {
             d2 |= sq & empty;
         }
     }
-    let (mut shut1, mut shut2) = (0, 0);
+    let (mut shut1, mut shut2) = (SquareSet::EMPTY, SquareSet::EMPTY);
     for (i, &sq) in board.squares.iter().enumerate().take(TRACKED_SQUARES) {
         let (a, b) = ((sq & pos.p1).count_ones(), (sq & pos.p2).count_ones());
         // Open: none of the other colour, at most two of his own, and
         // no empty cell of it dead for him.
-        shut1 |= u128::from(!(b == 0 && a <= 2 && sq & empty & d1 == 0)) << i;
-        shut2 |= u128::from(!(a == 0 && b <= 2 && sq & empty & d2 == 0)) << i;
+        if !(b == 0 && a <= 2 && sq & empty & d1 == 0) {
+            shut1 |= SquareSet::single(i);
+        }
+        if !(a == 0 && b <= 2 && sq & empty & d2 == 0) {
+            shut2 |= SquareSet::single(i);
+        }
     }
     (shut1, shut2, d1, d2)
 }
@@ -123,7 +127,7 @@ pub(crate) fn random_game(
     }
 }
 
-/// Random games on every board shape up to 6x6 (and on 6x7 and 7x7): the
+/// Random games on every board shape up to 6x6 (and on 6x7, 6x8 and 7x7): the
 /// incrementally kept symmetry images give the same canonical key as
 /// transforming the stones, the shut squares, dead cells and square
 /// counts are those found from the stones, and the move order is the
@@ -131,12 +135,13 @@ pub(crate) fn random_game(
 #[test]
 fn keys_and_move_order_match_plain_versions() {
     let mut rand = below(0x2545_f491_4f6c_dd1du64);
-    // Every board up to 6x6, and two with more squares than are tracked
-    // (their move order walks the squares).
+    // Every board up to 6x6; 6x7 and 6x8, whose squares fill the sets past
+    // their second word; 7x7, with more squares than are tracked (its move
+    // order walks the squares).
     let mut boards: Vec<(usize, usize, usize)> = (2..=6)
         .flat_map(|rows| (rows..=6).map(move |cols| (rows, cols, 40)))
         .collect();
-    boards.extend([(6, 7, 6), (7, 7, 4)]);
+    boards.extend([(6, 7, 6), (6, 8, 4), (7, 7, 4)]);
     for (rows, cols, games) in boards {
         let board = Board::new(rows, cols);
         let mut picker = MovePicker::new(&board);
@@ -325,8 +330,7 @@ fn counted_endgames_agree_with_plain_minimax() {
                                 pos.p2
                             );
                             let every = board.every_square;
-                            let open = (every & !pos.shut1).count_ones()
-                                + (every & !pos.shut2).count_ones();
+                            let open = (every & !pos.shut1).count() + (every & !pos.shut2).count();
                             checked[open as usize] += 1;
                         }
                     }
