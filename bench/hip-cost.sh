@@ -5,7 +5,7 @@
 # simulates the data caches. The counts do not depend on the machine's load,
 # so a change of a few percent shows in one run, where CPU seconds on this
 # (shared, virtual) machine move by a tenth or more from run to run
-# (BENCHMARKS.md, "Session 47"). What they leave out: memory latency and how
+# (docs/notes/hip-solver.md). What they leave out: memory latency and how
 # much of it the out-of-order core and the prefetches hide (cachegrind runs
 # no prefetch and counts every miss alike), and the instructions' cost.
 # So the counts judge changes to the work (instructions, table probes);

@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Tunes the six weights of hip-solve's static move order (issue 19 part 2)
-by coordinate descent on CPU time, the way `WEIGHTS` (session 43),
-`DOUBLE_WEIGHTS` (session 42) and `THREE_ROW_WEIGHTS` (session 44) in
-shared/hip/src/order.rs were found.
+by coordinate descent on CPU time, the way `WEIGHTS`, `DOUBLE_WEIGHTS`
+and `THREE_ROW_WEIGHTS` in shared/hip/src/order.rs were found.
 
   bench/hip-order-descent.py [--double] [--start W] [--base W] [--steps S]
                              [--keep R] CASE...
@@ -27,8 +26,8 @@ several times cheaper than the full search's, and an order can move nodes
 from one to the other: on Double 5x6 one order found on nodes had 0.67 of
 them and took 1.17 of the time (BENCHMARKS.md, "A move order of Double
 Hip's own"). One run per point is noisy (a few percent, more beside a long
-run), and the machine's load drifts over an hour's descent: session 44's
-best scored 0.55 and timed 0.85-0.91 of the start in one sitting after.
+run), and the machine's load drifts over an hour's descent: one descent's
+best scored 0.55 and timed 0.85-0.91 of the start side by side after.
 Confirm the result with bench/hip-speed.sh or farm-bench against the tree
 before, on cases the descent did not see.
 """

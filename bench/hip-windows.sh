@@ -3,8 +3,8 @@
 # binary built from an earlier commit) and this checkout's, alternated on
 # the same boards, each run `orchard run hip-solve ... --workers W --json`
 # on a fresh database. Prints one line a run (winner, nodes, wall and CPU
-# seconds) and the medians' ratios a board (this build / BASE). Written for
-# the unit windows of session 24 (BENCHMARKS.md, "Units with windows").
+# seconds) and the medians' ratios a board (this build / BASE), as for the
+# unit windows (docs/notes/hip-solver.md).
 #
 #   [HIP_BOARDS='--rows 3 --cols 9;...'] bench/hip-windows.sh BASE_BIN [ROUNDS] [WORKERS]
 #

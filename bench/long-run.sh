@@ -6,8 +6,8 @@
 #   hip-RxC, hip-RxC-double   hip-solve on that board (table B; a large
 #                             transposition table kept on disk)
 #   queens-N                  n-queens on N x N (method `ring`)
-#   queens-N-mirror           the same with `--method mirror` (the runs of
-#                             sessions 14-22, before `ring`)
+#   queens-N-mirror           the same with `--method mirror` (the method
+#                             of runs/queens-*-mirror.db.xz)
 #   halves-N                  McCarthy's congruent halves of the N x N board
 #   knights-RxC               knight-tours (closed knight's tours) on R x C
 #   draws-RxC-kK              hip-draws with K colours (the profile DP; each

@@ -6,12 +6,12 @@
 #   bench/scale-table.sh [SECONDS [WORKERS...]]
 #   SECONDS: ideal makespan of each job, default 60 (a 10 s job on 1,000
 #   workers measures the fan-out from one root unit more than the cluster;
-#   see BENCHMARKS.md, "Scale", session 19). WORKERS: the worker counts to
+#   see docs/notes/scale.md). WORKERS: the worker counts to
 #   run, default 10 100 1000 10000; each at 0 and 50 ms round trips and at
 #   50 ms with 20% of the workers killed at half the ideal makespan.
 #   10,000 workers run with a 5 s heartbeat, 30 s leases and 10 s units
-#   (a 1 s heartbeat from 10,000 workers is itself the load; BENCHMARKS.md,
-#   session 17) and take 4-7 minutes a row on the 2-core VM.
+#   (a 1 s heartbeat from 10,000 workers is itself the load;
+#   docs/notes/scale.md) and take 4-7 minutes a row on the 2-core VM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
