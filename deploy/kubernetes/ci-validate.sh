@@ -7,6 +7,8 @@
 #   bash deploy/kubernetes/ci-validate.sh
 #
 # It also checks that:
+#   - the programs component (programs/) fits the workers: merged into them
+#     it validates, and it renders with kubectl when present;
 #   - the validator rejects deliberately broken manifests (so a pass means
 #     something);
 #   - kustomization.yaml lists every manifest, and renders (with kubectl, when
@@ -118,9 +120,45 @@ if command -v kubectl >/dev/null 2>&1 && kubectl kustomize --help >/dev/null 2>&
     kinds=$(grep -E '^kind: ' "$tmp/rendered.yaml" | cut -d' ' -f2 | sort | paste -sd' ')
     [[ $kinds == "Deployment Namespace Secret Service StatefulSet" ]] || fail "rendered kinds: $kinds"
     log "kubectl kustomize renders $kinds, all valid"
+    cp -r "$here/programs" "$tmp/k/"
+    printf 'components:\n  - programs\n' >>"$tmp/k/kustomization.yaml"
+    kubectl kustomize "$tmp/k" >"$tmp/rendered-programs.yaml" || fail "kubectl kustomize with programs/ failed"
+    for v in "${k8s_versions[@]}"; do
+        validate "$v" "$tmp/rendered-programs.yaml" || fail "the kustomization with programs/ is not valid for Kubernetes $v"
+    done
+    grep -q "image: orchard-programs" "$tmp/rendered-programs.yaml" || fail "programs/ adds no init container"
+    log "kubectl kustomize with programs/ renders the init container, valid"
 else
     log "kubectl not found: kustomization.yaml checked for consistency only"
 fi
+
+# --- 3b. the programs component: its patch merged into the workers validates --
+"$venv/bin/python" - "$here" "$tmp/workers-with-programs.yaml" <<'EOF' || fail "programs/ does not fit workers.yaml"
+import os, sys, yaml
+here, out = sys.argv[1], sys.argv[2]
+comp = yaml.safe_load(open(os.path.join(here, "programs", "kustomization.yaml")))
+assert comp["kind"] == "Component", comp["kind"]
+patch = yaml.safe_load(open(os.path.join(here, "programs", comp["patches"][0]["path"])))
+docs = [d for d in yaml.safe_load_all(open(os.path.join(here, "workers.yaml"))) if d]
+(workers,) = [d for d in docs if d["kind"] == "Deployment"]
+assert patch["metadata"]["name"] == workers["metadata"]["name"], "the patch names another Deployment"
+spec = workers["spec"]["template"]["spec"]
+volumes = {v["name"] for v in spec["volumes"]}
+init = patch["spec"]["template"]["spec"]["initContainers"]
+for c in init:
+    for m in c.get("volumeMounts", []):
+        assert m["name"] in volumes, f"the init container mounts {m['name']}, which workers.yaml lacks"
+(worker,) = spec["containers"]
+env = {e["name"]: e.get("value") for e in worker.get("env", [])}
+mounts = {m["mountPath"] for m in worker["volumeMounts"]}
+assert env.get("ORCHARD_PROGRAMS") in mounts, "ORCHARD_PROGRAMS is not a mounted folder"
+spec["initContainers"] = init
+yaml.safe_dump(workers, open(out, "w"))
+EOF
+for v in "${k8s_versions[@]}"; do
+    validate "$v" "$tmp/workers-with-programs.yaml" || fail "workers.yaml with programs/ is not valid for Kubernetes $v"
+done
+log "programs/: the workers with its init container validate"
 
 # --- 4. the flags in the manifests exist in orchard --------------------------
 bin="${ORCHARD_BIN:-$repo/target/release/orchard}"
