@@ -406,18 +406,33 @@ pub struct Place {
 /// fresh mapping is zero pages until written, so a table costs nothing to
 /// create and only the touched part becomes resident.
 ///
-/// `B` is a bucket type for which all-zero memory is a valid, vacant bucket
-/// made only of atomics ([`PackedBucket`], [`WideBucket`]).
-struct Buckets<B> {
+/// `B` is a [`ZeroedBucket`]: all-zero memory is a valid, vacant bucket.
+struct Buckets<B: ZeroedBucket> {
     ptr: std::ptr::NonNull<B>,
     len: usize,
 }
 
-// SAFETY: a `Buckets` owns its memory, and its buckets are made of atomics.
-unsafe impl<B> Send for Buckets<B> {}
-unsafe impl<B> Sync for Buckets<B> {}
+/// A bucket type that [`Buckets`] may hand out from zeroed memory and share
+/// between threads.
+///
+/// # Safety
+///
+/// All-zero bytes must be a valid value of the type (a vacant bucket), and
+/// the type must be `Send + Sync` by its fields (atomics), so that the
+/// buckets a `Buckets` owns may be read and written from any thread.
+unsafe trait ZeroedBucket: Send + Sync {}
 
-impl<B> Buckets<B> {
+// SAFETY: arrays of atomic integers, for which zero is a value; vacant
+// when zero (see each type's doc).
+unsafe impl ZeroedBucket for PackedBucket {}
+unsafe impl ZeroedBucket for WideBucket {}
+
+// SAFETY: a `Buckets` owns its memory, as a `Box<[B]>` would, and `B` is
+// `Send + Sync` (the bound of `ZeroedBucket`).
+unsafe impl<B: ZeroedBucket> Send for Buckets<B> {}
+unsafe impl<B: ZeroedBucket> Sync for Buckets<B> {}
+
+impl<B: ZeroedBucket> Buckets<B> {
     fn layout(len: usize) -> std::alloc::Layout {
         std::alloc::Layout::array::<B>(len).expect("table size fits the address space")
     }
@@ -452,7 +467,7 @@ impl<B> Buckets<B> {
     }
 }
 
-impl<B> std::ops::Deref for Buckets<B> {
+impl<B: ZeroedBucket> std::ops::Deref for Buckets<B> {
     type Target = [B];
 
     fn deref(&self) -> &[B] {
@@ -462,7 +477,7 @@ impl<B> std::ops::Deref for Buckets<B> {
     }
 }
 
-impl<B> Drop for Buckets<B> {
+impl<B: ZeroedBucket> Drop for Buckets<B> {
     fn drop(&mut self) {
         let layout = Self::layout(self.len);
         // SAFETY: the mapping or allocation made in `zeroed`, with its size.
