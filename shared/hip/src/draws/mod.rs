@@ -45,11 +45,17 @@
 
 use serde::{Deserialize, Serialize};
 
+mod report;
+mod walk;
+
+pub use walk::seed_dims;
+use walk::walk_plan;
+
 use super::board::Board;
-use super::dfs::{self, falling, Plan, LIST_CAP, MAX_COLORS};
+use super::dfs::{self, falling, LIST_CAP, MAX_COLORS};
 use super::profile::{Outcome, Profile, Stop};
 use super::sandwich::{self, Sandwich};
-use orchard_core::figure::{Boards, Cell, Figure, Grid, Swatch, Tone};
+use orchard_core::figure::Figure;
 use orchard_core::{
     Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, Probe,
     Probing, SearchFamily,
@@ -202,65 +208,12 @@ impl HipDraws {
     }
 }
 
-/// Draw boards drawn on the dashboard (the first of the sorted list).
-const FIGURE_BOARDS: usize = 6;
-
-/// A board as the results file writes it (one digit per cell, rows
-/// separated by `/`) as a grid of cells whose state is the colour digit;
-/// `None` if the text is not a rectangle of digits.
-fn board_grid(caption: &str, board: &str) -> Option<Grid> {
-    let rows: Vec<&str> = board.split('/').collect();
-    let cols = rows.first()?.len();
-    if rows
-        .iter()
-        .any(|r| r.len() != cols || !r.bytes().all(|b| b.is_ascii_digit()))
-    {
-        return None;
-    }
-    let cells = rows
-        .iter()
-        .flat_map(|r| r.chars())
-        .map(|c| Cell {
-            state: c.to_string(),
-            label: String::new(),
-        })
-        .collect();
-    Grid::new(caption, rows.len() as u32, cols as u32, cells).ok()
-}
-
 /// Prefixes per unit when a walk hands back seeds or an unexplored rest.
 const BATCH: usize = 64;
 
 /// A sandwich unit's rest: at least this many of its shortest prefixes go
 /// back as units of their own.
 const SANDWICH_ALONE: usize = 4;
-
-/// The growth order of an `r x c` board (`r <= c`) laid out in a board with
-/// `stride` columns: the seed board's growth order, then the new cells.
-fn growth_order(r: usize, c: usize, stride: usize, out: &mut Vec<usize>) {
-    if r * c == 0 {
-        return;
-    }
-    let (sr, sc) = seed_dims(r, c);
-    growth_order(sr, sc, stride, out);
-    for i in 0..r {
-        for j in 0..c {
-            if i >= sr || j >= sc {
-                out.push(i * stride + j);
-            }
-        }
-    }
-}
-
-/// The seed board of `r x c` (`r <= c`): `(r-1) x (c-1)` if square, else
-/// `r x (c-1)`; it sits in the top-left corner.
-pub fn seed_dims(r: usize, c: usize) -> (usize, usize) {
-    if r == c {
-        (r - 1, c - 1)
-    } else {
-        (r, c - 1)
-    }
-}
 
 fn factorial(n: usize) -> u128 {
     (1..=n).map(|v| v as u128).product()
@@ -274,40 +227,6 @@ fn mul(a: u128, b: u128, what: &'static str) -> Result<u128, FamilyError> {
     a.checked_mul(b).ok_or(FamilyError::Overflow(what))
 }
 
-/// The cycles of symmetry `g`, ordered by their first cell in growth order.
-fn cycles(board: &Board, g: usize, order: &[usize]) -> Vec<u64> {
-    let mut seen = 0u64;
-    let mut out = Vec::new();
-    for &cell in order {
-        if seen >> cell & 1 == 1 {
-            continue;
-        }
-        let mut cyc = 0u64;
-        let mut x = cell;
-        while cyc >> x & 1 == 0 {
-            cyc |= 1 << x;
-            x = board.perms[g][x] as usize;
-        }
-        seen |= cyc;
-        out.push(cyc);
-    }
-    out
-}
-
-fn growth(board: &Board) -> Vec<usize> {
-    let mut order = Vec::with_capacity(board.n);
-    growth_order(board.rows, board.cols, board.cols, &mut order);
-    order
-}
-
-/// A count as JSON: a number when it fits `u64`, else a decimal string.
-fn json_count(v: u128) -> serde_json::Value {
-    match u64::try_from(v) {
-        Ok(x) => serde_json::Value::from(x),
-        Err(_) => serde_json::Value::from(v.to_string()),
-    }
-}
-
 /// Packs prefixes into units of at most [`BATCH`].
 fn batches(prefixes: Vec<Vec<u8>>, make: impl Fn(Vec<Vec<u8>>) -> DrawsUnit) -> Vec<DrawsUnit> {
     let mut out = Vec::new();
@@ -316,39 +235,6 @@ fn batches(prefixes: Vec<Vec<u8>>, make: impl Fn(Vec<Vec<u8>>) -> DrawsUnit) -> 
         out.push(make(it.by_ref().take(BATCH).collect()));
     }
     out
-}
-
-impl HipDraws {
-    /// Burnside: `(draws + sum of fixed counts) / |G|`, if the summary is
-    /// complete enough to divide exactly.
-    fn burnside(sum: u128, fixed: &[u128], g: usize) -> Option<u128> {
-        let mut total = sum;
-        for &f in fixed.iter().skip(1) {
-            total = total.checked_add(f)?;
-        }
-        total.is_multiple_of(g as u128).then_some(total / g as u128)
-    }
-}
-
-/// The walk a `Seeds` or `Fixed` unit is explored by (`None` for `Profile`
-/// units, which are counted by dynamic programming, not walked).
-fn walk_plan(board: &Board, k: usize, unit: &DrawsUnit) -> Result<Option<Plan>, FamilyError> {
-    Ok(match unit {
-        DrawsUnit::Seeds { .. } => {
-            let groups = growth(board).iter().map(|&c| 1u64 << c).collect();
-            Some(Plan::new(board, k, groups, true))
-        }
-        DrawsUnit::Fixed { sym, .. } => {
-            let g = *sym as usize;
-            if g == 0 || g >= board.symmetries() {
-                return Err(FamilyError::BadUnit(format!(
-                    "no symmetry {g} on this board"
-                )));
-            }
-            Some(Plan::new(board, k, cycles(board, g, &growth(board)), false))
-        }
-        DrawsUnit::Profile { .. } | DrawsUnit::Sandwich { .. } => None,
-    })
 }
 
 impl SearchFamily for HipDraws {
@@ -645,130 +531,11 @@ impl SearchFamily for HipDraws {
     }
 
     fn report(&self, s: &DrawsSummary) -> FamilyReport {
-        let p = &self.params;
-        let board = p.board();
-        let k = p.colors as usize;
-        let method = p.resolved_method();
-        let g = board.symmetries();
-        let (distinct, distinct_playable) = match method {
-            Method::Profile | Method::Sandwich => (
-                Self::burnside(s.draws, &s.fixed_draws, g),
-                Self::burnside(s.playable, &s.fixed_playable, g),
-            ),
-            _ => (Some(s.distinct), Some(s.distinct_playable)),
-        };
-        let stones: Vec<u32> = dfs::playable_target(board.n, k)[..k].to_vec();
-        let mut boards = s.boards.clone();
-        boards.sort();
-        let listed = !s.unlisted;
-        let json = serde_json::json!({
-            "family": Self::NAME,
-            "rows": board.rows,
-            "cols": board.cols,
-            "colors": k,
-            "method": method,
-            "squares": board.squares.len(),
-            "symmetries": g,
-            "draws": json_count(s.draws),
-            "playable": json_count(s.playable),
-            "playable_stones": stones,
-            "distinct": distinct.map(json_count),
-            "distinct_playable": distinct_playable.map(json_count),
-            "listed": listed,
-            "nodes": s.nodes,
-            "peak_dp_bytes": s.peak_dp_bytes,
-            "widest_layer": s.widest_layer,
-            "memory_limit_mib": p.memory_limit,
-            "memory_splits": s.memory_splits,
-        });
-        let mut text = vec![
-            format!(
-                "{}x{} board, {k} colours, {} squares: {} draws, {} playable (stones {:?})",
-                board.rows,
-                board.cols,
-                board.squares.len(),
-                s.draws,
-                s.playable,
-                stones
-            ),
-            format!(
-                "up to the {g} symmetries: {} draws, {} playable",
-                distinct.map_or("?".into(), |v| v.to_string()),
-                distinct_playable.map_or("?".into(), |v| v.to_string())
-            ),
-        ];
-        if listed {
-            text.push(format!(
-                "{} boards listed in the results file",
-                boards.len()
-            ));
-        }
-        if method == Method::Profile {
-            text.push(format!(
-                "DP: widest layer {} states, at most {:.1} MiB in one unit (limit: {}), {} units split to fit",
-                s.widest_layer,
-                s.peak_dp_bytes as f64 / f64::from(1 << 20),
-                p.memory_limit.map_or("none".to_string(), |m| format!("{m} MiB")),
-                s.memory_splits
-            ));
-        }
-        if method == Method::Sandwich {
-            text.push(format!(
-                "sandwich: inner rows walked, outer rows counted per leaf; {:.1} MiB of tables per unit",
-                s.peak_dp_bytes as f64 / f64::from(1 << 20)
-            ));
-        }
-        text.push(format!("nodes explored: {}", s.nodes));
-        FamilyReport {
-            json,
-            text,
-            results_lines: if listed { boards } else { Vec::new() },
-        }
+        self.report_of(s)
     }
 
-    /// The first draw boards found, as grids of colours (sorted, as in the
-    /// results file); none when the boards are not listed (too many, or the
-    /// profile method, which counts without visiting boards).
     fn figures(&self, s: &DrawsSummary, _running: &[DrawsUnit]) -> Vec<Figure> {
-        let k = self.params.colors as usize;
-        let legend = (0..k)
-            .map(|c| Swatch {
-                state: c.to_string(),
-                text: format!("colour {}", c + 1),
-                tone: Tone::DISTINCT[c % Tone::DISTINCT.len()],
-            })
-            .collect();
-        let (note, grids) = if s.unlisted {
-            (
-                "not listed: too many draws, or a method that only counts".to_string(),
-                Vec::new(),
-            )
-        } else {
-            let mut boards: Vec<&String> = s.boards.iter().collect();
-            boards.sort();
-            let grids = boards
-                .iter()
-                .take(FIGURE_BOARDS)
-                .enumerate()
-                .filter_map(|(i, b)| board_grid(&format!("draw {}", i + 1), b))
-                .collect::<Vec<_>>();
-            let note = if boards.is_empty() {
-                "none found so far".to_string()
-            } else {
-                format!(
-                    "the first {} of {} (in the results file's order)",
-                    grids.len(),
-                    boards.len()
-                )
-            };
-            (note, grids)
-        };
-        vec![Figure::Boards(Boards {
-            title: "draw boards found".to_string(),
-            note,
-            legend,
-            grids,
-        })]
+        self.figures_of(s)
     }
 
     /// Probes walk units (seeds, Burnside) only: with the profile method
