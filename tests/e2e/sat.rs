@@ -1,6 +1,8 @@
 //! Cube-and-conquer with a real SAT solver, Debian's CaDiCaL: Schur's
 //! S(4) = 44 by running the search, [1..44] coloured (the model checked
-//! here again, by the definition) and [1..45] refuted in every cube.
+//! here again, by the definition) and [1..45] refuted in every cube;
+//! S(3) = 13 with the user's cubes from an iCNF, and cubes with a gap or a
+//! malformed line refused before anything is stored.
 //! Skipped when CaDiCaL is missing, unless `ORCHARD_REQUIRE_SAT` is set (CI).
 
 use crate::common;
@@ -118,4 +120,76 @@ fn schur_s4_is_44_by_cube_and_conquer() {
     let split = r["split_cubes"].as_u64().unwrap();
     // 32 root cubes; each split adds one cube.
     assert_eq!(cubes, 32 + split, "{r}");
+}
+
+/// `examples/sat/cubes.py CNF VARS`: `cnf` with every sign pattern of
+/// `vars` as its iCNF cubes, in `dir`.
+fn icnf(dir: &TempDir, cnf: &Path, vars: &str) -> PathBuf {
+    let out = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sat/cubes.py"))
+        .arg(cnf)
+        .arg(vars)
+        .output()
+        .expect("python3");
+    assert!(out.status.success());
+    let path = dir.path(&format!(
+        "{}-cubes.icnf",
+        cnf.file_stem().unwrap().to_str().unwrap()
+    ));
+    std::fs::write(&path, out.stdout).unwrap();
+    path
+}
+
+#[test]
+fn schur_s3_with_the_users_cubes_and_gaps_refused() {
+    let Some(cadical) = cadical() else { return };
+    let dir = TempDir::new("sat-icnf");
+    // S(3) = 13. The cubes: the colours of 2 and 3 (variables 4..=9).
+    for (n, verdict) in [("13", "satisfiable"), ("14", "unsatisfiable")] {
+        let cubes = icnf(&dir, &schur(&dir, &["3", n]), "4,5,6,7,8,9");
+        let r = solve(&dir, &cadical, &cubes, &["--conflicts", "300"]);
+        assert_eq!(r["verdict"], verdict, "{r}");
+        assert_eq!(
+            (&r["root_cubes"], &r["user_cubes"]),
+            (&64.into(), &true.into()),
+            "{r}"
+        );
+        if verdict == "unsatisfiable" {
+            assert_eq!(r["covered"], 1.0, "{r}");
+            let split = r["split_cubes"].as_u64().unwrap();
+            assert_eq!(r["unsat_cubes"].as_u64().unwrap(), 64 + split, "{r}");
+        }
+    }
+
+    // The last cube left out: refused in one line naming it, nothing stored.
+    let full = std::fs::read_to_string(dir.path("schur-3-14-cubes.icnf")).unwrap();
+    let gapped = dir.path("gapped.icnf");
+    let last = full.trim_end().rfind('\n').unwrap();
+    std::fs::write(&gapped, &full[..=last]).unwrap();
+    let db = dir.path("gapped.db");
+    let run = |file: &Path| {
+        common::run(&[
+            "run",
+            "--db",
+            db.to_str().unwrap(),
+            "--workers",
+            "1",
+            "sat",
+            "--cnf",
+            file.to_str().unwrap(),
+            "--solver",
+            cadical.to_str().unwrap(),
+        ])
+    };
+    common::assert_one_line_error(&run(&gapped), "none holds 4 5 6 7 8 9");
+    assert!(!db.exists(), "nothing stored");
+    // A malformed cube line: its line number.
+    let broken = dir.path("broken.icnf");
+    std::fs::write(&broken, full.replacen("a -4 -5", "a -4 x", 1)).unwrap();
+    let lineno = full.lines().position(|l| l.starts_with("a -4 -5")).unwrap() + 1;
+    common::assert_one_line_error(
+        &run(&broken),
+        &format!("line {lineno}: \"x\" is not a literal"),
+    );
+    assert!(!db.exists(), "nothing stored");
 }

@@ -20,10 +20,22 @@
 //! "unsatisfiable" is trusted as the solver's word (no proof is checked);
 //! a model never is.
 //!
+//! **The user's cubes.** An iCNF file (`p inccnf`: the clauses, then cube
+//! lines `a l1 l2 ... 0`, as a lookahead cuber writes them) brings its own
+//! root cubes instead of the sign patterns. They need not be disjoint, so
+//! "all cubes decided" no longer follows from the shares adding up to the
+//! whole space: the command line first checks that the cubes cover every
+//! assignment ([`cover`]; or, on request, every model of the formula, the
+//! gaps refuted by the solver) and refuses the job otherwise, and the job's
+//! total becomes the sum of its root cubes' shares. Every root cube's
+//! splits still halve its share, so the decided shares reach that total
+//! exactly when every root cube is decided.
+//!
 //! The solver is found, hashed and run exactly as `exec` runs a program
 //! ([`orchard_exec::program`], [`orchard_exec::run::call_raw`]): only from
 //! the worker's `--programs` directory, only if its SHA-256 is the job's.
 
+pub mod cover;
 pub mod dimacs;
 
 use std::path::PathBuf;
@@ -51,13 +63,16 @@ pub const FULL: u128 = 1 << MAX_CUBE;
 pub const MAX_CUBE_VARS: usize = 20;
 /// Models kept: those of the smallest cubes.
 pub const MODELS_KEPT: usize = 10;
+/// Root cubes' variables when neither `--cubes` nor `--cube-vars` says.
+pub const DEFAULT_CUBES: u32 = 6;
 /// Default conflicts per solver call before a cube is split.
 pub const DEFAULT_CONFLICTS: u64 = 200_000;
 
 /// Parameters of a `sat` job, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SatParams {
-    /// The formula, DIMACS CNF.
+    /// The formula, DIMACS CNF, or iCNF with the job's root cubes (checked
+    /// to cover every assignment before the job is made).
     pub cnf: String,
     /// SHA-256 of `cnf`: the formula's name in reports.
     pub cnf_sha256: String,
@@ -71,24 +86,25 @@ pub struct SatParams {
     pub solver_args: Vec<String>,
     /// Conflicts per call (CaDiCaL's `-c`); 0: no limit, cubes never split.
     pub conflicts: u64,
+    /// An iCNF's cubes were accepted as covering every model of the
+    /// formula, the gaps between them refuted by the solver at submission.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cover_with_formula: bool,
     pub timeout_secs: u64,
 }
 
 /// The `sat` subcommand's flags.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SatArgs {
-    /// The formula, a DIMACS CNF file.
+    /// The formula, a DIMACS CNF file; or an iCNF file (header `p
+    /// inccnf`), whose cube lines `a LITERALS 0` are the root cubes instead,
+    /// refused unless they cover every assignment.
     #[arg(long, value_name = "FILE")]
     pub cnf: PathBuf,
     /// Cube on the K variables that occur in the most clauses (2^K root
-    /// cubes).
-    #[arg(
-        long,
-        value_name = "K",
-        default_value_t = 6,
-        conflicts_with = "cube_vars"
-    )]
-    pub cubes: u32,
+    /// cubes) [default: 6, not with an iCNF].
+    #[arg(long, value_name = "K", conflicts_with = "cube_vars")]
+    pub cubes: Option<u32>,
     /// Cube on these variables instead (comma-separated).
     #[arg(long, value_name = "VARS", value_delimiter = ',')]
     pub cube_vars: Vec<u32>,
@@ -108,6 +124,12 @@ pub struct SatArgs {
     /// Seconds one call may run before the attempt fails.
     #[arg(long, default_value_t = 3600)]
     pub timeout_secs: u64,
+    /// With an iCNF: accept cubes that leave gaps if the solver refutes the
+    /// formula in them (the formula with every cube's negation), as a
+    /// lookahead cuber leaves out the branches it refuted. One solver run
+    /// at submission, without a conflict limit.
+    #[arg(long)]
+    pub cover_with_formula: bool,
 }
 
 impl SatArgs {
@@ -116,13 +138,24 @@ impl SatArgs {
     pub fn resolve(self) -> Result<SatParams, String> {
         let cnf = std::fs::read_to_string(&self.cnf)
             .map_err(|e| format!("--cnf {}: {e}", self.cnf.display()))?;
-        let formula =
-            Formula::parse(&cnf).map_err(|e| format!("--cnf {}: {e}", self.cnf.display()))?;
-        let cube_vars = if self.cube_vars.is_empty() {
-            let k = (self.cubes as usize).min(formula.vars as usize);
-            formula.split_order()[..k].to_vec()
-        } else {
-            self.cube_vars
+        let (formula, cubes) =
+            Formula::parse_input(&cnf).map_err(|e| format!("--cnf {}: {e}", self.cnf.display()))?;
+        let cube_vars = match cubes {
+            Some(_) if self.cubes.is_some() || !self.cube_vars.is_empty() => {
+                return Err(format!(
+                    "--cnf {}: an iCNF brings its own cubes: --cubes and --cube-vars do not apply",
+                    self.cnf.display()
+                ))
+            }
+            Some(_) => Vec::new(),
+            None if self.cover_with_formula => {
+                return Err("--cover-with-formula: only with an iCNF's cubes".into())
+            }
+            None if self.cube_vars.is_empty() => {
+                let k = (self.cubes.unwrap_or(DEFAULT_CUBES) as usize).min(formula.vars as usize);
+                formula.split_order()[..k].to_vec()
+            }
+            None => self.cube_vars,
         };
         let solver = self
             .solver
@@ -132,6 +165,27 @@ impl SatArgs {
             .to_string();
         let solver_sha256 = sha256_file(&self.solver)
             .map_err(|e| format!("--solver {}: {e}", self.solver.display()))?;
+        if let Some(cubes) = &cubes {
+            // Before anything is stored: an UNSAT verdict on cubes with a
+            // gap would be false.
+            let cover = if self.cover_with_formula {
+                cover::Cover::Models
+            } else {
+                cover::Cover::Assignments
+            };
+            // The solver runs in a directory of its own: a relative path
+            // would not name it there.
+            let solver = std::fs::canonicalize(&self.solver)
+                .map_err(|e| format!("--solver {}: {e}", self.solver.display()))?;
+            cover::check(
+                cubes,
+                &formula,
+                cover,
+                &solver,
+                Duration::from_secs(self.timeout_secs),
+            )
+            .map_err(|e| format!("--cnf {}: {e}", self.cnf.display()))?;
+        }
         Ok(SatParams {
             cnf_sha256: sha256_bytes(cnf.as_bytes()),
             cnf,
@@ -140,6 +194,7 @@ impl SatArgs {
             solver_sha256,
             solver_args: self.solver_args,
             conflicts: self.conflicts,
+            cover_with_formula: self.cover_with_formula,
             timeout_secs: self.timeout_secs,
         })
     }
@@ -190,8 +245,10 @@ pub struct SatSummary {
     pub unsat_cubes: u64,
     /// Cubes left undecided at the conflict limit, split in two.
     pub split_cubes: u64,
-    /// The share of assignments the decided cubes cover, in units of
-    /// `2^-MAX_CUBE` ([`FULL`]: all).
+    /// The decided cubes' shares (`2^-length` each), in units of
+    /// `2^-MAX_CUBE`: the share of assignments they cover ([`FULL`]: all)
+    /// when the root cubes are disjoint; the job's total when every root
+    /// cube is decided.
     pub covered: u128,
     /// The models of the [`MODELS_KEPT`] smallest satisfiable cubes.
     pub models: Vec<Model>,
@@ -201,6 +258,12 @@ pub struct SatSummary {
 pub struct Sat {
     params: SatParams,
     formula: Arc<Formula>,
+    /// An iCNF's cubes, in its order; `None`: the sign patterns of
+    /// `cube_vars`.
+    user_cubes: Option<Vec<Cube>>,
+    /// The root cubes' shares added up: [`FULL`] for sign patterns, at
+    /// least that for covering user cubes (more where they overlap).
+    total: u128,
     order: Vec<u32>,
     solver: JobProgram,
 }
@@ -252,14 +315,18 @@ fn share(cube: &Cube) -> u128 {
 }
 
 /// What the solver said about one cube.
-enum Answer {
+pub(crate) enum Answer {
     Sat(Vec<bool>),
     Unsat,
     Unknown,
 }
 
 /// Reads CaDiCaL's answer: `s` line, exit code, `v` lines, conflicts.
-fn read_answer(vars: u32, code: Option<i32>, out: &str) -> Result<(Answer, u64), String> {
+pub(crate) fn read_answer(
+    vars: u32,
+    code: Option<i32>,
+    out: &str,
+) -> Result<(Answer, u64), String> {
     let mut status = None;
     let mut assignment = vec![false; vars as usize + 1];
     let mut conflicts = 0u64;
@@ -307,8 +374,27 @@ impl SearchFamily for Sat {
     type Summary = SatSummary;
 
     fn new(params: SatParams, host: &Host) -> Result<Self, ParamError> {
-        let formula =
-            Formula::parse(&params.cnf).map_err(|e| ParamError::new("cnf", e.to_string()))?;
+        let (formula, user_cubes) =
+            Formula::parse_input(&params.cnf).map_err(|e| ParamError::new("cnf", e.to_string()))?;
+        if user_cubes.is_some() && !params.cube_vars.is_empty() {
+            return Err(ParamError::new(
+                "cube-vars",
+                "an iCNF brings its own cubes: no cube variables",
+            ));
+        }
+        if user_cubes.is_none() && params.cover_with_formula {
+            return Err(ParamError::new(
+                "cover-with-formula",
+                "only with an iCNF's cubes",
+            ));
+        }
+        let user_cubes: Option<Vec<Cube>> =
+            user_cubes.map(|cubes| cubes.into_iter().map(Cube).collect());
+        let total = match &user_cubes {
+            None => FULL,
+            // The parser refuses cubes whose shares overflow.
+            Some(cubes) => cubes.iter().map(share).sum(),
+        };
         if sha256_bytes(params.cnf.as_bytes()) != params.cnf_sha256 {
             return Err(ParamError::new(
                 "cnf",
@@ -348,12 +434,17 @@ impl SearchFamily for Sat {
         Ok(Sat {
             solver: JobProgram::new(host.programs.clone(), &params.solver, &params.solver_sha256),
             formula: Arc::new(formula),
+            user_cubes,
+            total,
             order,
             params,
         })
     }
 
     fn root_units(&self) -> Vec<Cube> {
+        if let Some(cubes) = &self.user_cubes {
+            return cubes.clone();
+        }
         let vars = &self.params.cube_vars;
         (0..1u64 << vars.len())
             .map(|bits| {
@@ -470,7 +561,7 @@ impl SearchFamily for Sat {
         into.covered = into
             .covered
             .checked_add(other.covered)
-            .filter(|&c| c <= FULL)
+            .filter(|&c| c <= self.total)
             .ok_or(FamilyError::Overflow("sat coverage over the whole space"))?;
         into.models.extend(other.models);
         into.models.sort();
@@ -486,7 +577,7 @@ impl SearchFamily for Sat {
     fn report(&self, s: &SatSummary) -> FamilyReport {
         let verdict = if s.sat_cubes > 0 {
             "satisfiable"
-        } else if s.covered == FULL {
+        } else if s.covered == self.total {
             "unsatisfiable"
         } else {
             "unknown"
@@ -496,7 +587,11 @@ impl SearchFamily for Sat {
             .iter()
             .map(|m| serde_json::json!({ "cube": m.cube, "true_vars": m.true_vars }))
             .collect();
-        let covered = s.covered as f64 / FULL as f64;
+        let covered = s.covered as f64 / self.total as f64;
+        let root_cubes = match &self.user_cubes {
+            Some(c) => c.len() as u64,
+            None => 1u64 << self.params.cube_vars.len(),
+        };
         let json = serde_json::json!({
             "family": "sat",
             "cnf_sha256": self.params.cnf_sha256,
@@ -504,6 +599,9 @@ impl SearchFamily for Sat {
             "clauses": self.formula.clauses(),
             "solver": self.params.solver,
             "verdict": verdict,
+            "root_cubes": root_cubes,
+            "user_cubes": self.user_cubes.is_some(),
+            "cover_with_formula": self.params.cover_with_formula,
             "sat_cubes": s.sat_cubes,
             "unsat_cubes": s.unsat_cubes,
             "split_cubes": s.split_cubes,
@@ -520,8 +618,18 @@ impl SearchFamily for Sat {
                 self.formula.clauses()
             ),
             format!(
-                "cubes: {} satisfiable (models checked), {} unsatisfiable, {} split; {:.6} of the space decided",
-                s.sat_cubes, s.unsat_cubes, s.split_cubes, covered
+                "cubes: {} satisfiable (models checked), {} unsatisfiable, {} split; {:.6} of {} decided",
+                s.sat_cubes,
+                s.unsat_cubes,
+                s.split_cubes,
+                covered,
+                if self.params.cover_with_formula {
+                    "the user's cubes (checked to cover the formula's models)"
+                } else if self.user_cubes.is_some() {
+                    "the user's cubes (checked to cover the space)"
+                } else {
+                    "the space"
+                }
             ),
             format!("solver calls: {}, conflicts and calls: {}", s.calls, s.nodes),
         ];
