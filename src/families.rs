@@ -80,7 +80,7 @@ impl Families {
             command: || F::Params::augment_args(clap::Command::new(F::NAME).about(F::ABOUT)),
             params_json: |m| {
                 let params = F::Params::from_arg_matches(m)
-                    .map_err(|e| FamilyError::ParamsJson(e.to_string()))?;
+                    .map_err(|e| FamilyError::Flags(clap_message(&e)))?;
                 Ok(serde_json::to_string(&params).expect("parameters serialise to JSON"))
             },
         });
@@ -126,7 +126,60 @@ impl Families {
             .ok_or_else(|| FamilyError::UnknownFamily(name.to_string()))?;
         let matches = (cli.command)()
             .try_get_matches_from(args.iter())
-            .map_err(|e| FamilyError::ParamsJson(e.to_string()))?;
+            .map_err(|e| FamilyError::Flags(clap_message(&e)))?;
         self.params_from_matches(name, &matches)
+    }
+}
+
+/// A clap error as the one line a family error carries: clap's message
+/// without its `error: ` prefix and its usage and help lines, which the
+/// binary's own `error: ` line and `--help` already give.
+fn clap_message(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or_default();
+    first
+        .strip_prefix("error: ")
+        .unwrap_or(first)
+        .trim()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A family's own refusal of its flags, and clap's of a flag it does not
+    /// know, each reach the user as one line without a second `error:`.
+    #[test]
+    fn refused_flags_are_one_line_without_clap_prefix() {
+        let families = Families::builtin();
+        for args in [
+            &[
+                "sat",
+                "--cnf",
+                "/nonexistent/formula.cnf",
+                "--solver",
+                "cadical",
+            ][..],
+            &["queens", "--no-such-flag", "3"][..],
+        ] {
+            let err = families.params_from_args(args).unwrap_err();
+            let text = err.to_string();
+            assert!(matches!(err, FamilyError::Flags(_)), "{args:?}: {err:?}");
+            assert!(!text.contains("error:"), "{args:?}: {text}");
+            assert!(!text.contains('\n'), "{args:?}: {text}");
+            assert!(!text.is_empty(), "{args:?}");
+        }
+        let sat = families
+            .params_from_args(&[
+                "sat",
+                "--cnf",
+                "/nonexistent/formula.cnf",
+                "--solver",
+                "cadical",
+            ])
+            .unwrap_err()
+            .to_string();
+        assert!(sat.starts_with("--cnf /nonexistent/formula.cnf"), "{sat}");
     }
 }

@@ -29,6 +29,11 @@ pub enum FamilyError {
     Param(#[from] ParamError),
     #[error("malformed parameters: {0}")]
     ParamsJson(String),
+    /// A family's flags refused by the family's own reading of them (a file
+    /// a flag names that does not parse, flags that exclude each other); the
+    /// message names the flag.
+    #[error("{0}")]
+    Flags(String),
     #[error("bad unit: {0}")]
     BadUnit(String),
     #[error(transparent)]
