@@ -4,7 +4,7 @@
 //! time, `nodes / speed`.
 //!
 //! It behaves as `orchard worker --threads SLOTS` does (see
-//! `worker/src/runner.rs`): it asks for as many units as it has free slots,
+//! `worker/src/runner.rs` and `worker/src/slot.rs`): it asks for as many units as it has free slots,
 //! heartbeats at the coordinator's interval with each unit's progress, and
 //! when a heartbeat brings a split request for a unit it cuts the unit at
 //! the nodes its virtual time has paid for and reports them with the rest

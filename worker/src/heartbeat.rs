@@ -134,16 +134,7 @@ pub(crate) async fn heartbeat_loop(state: Arc<State>) {
         }
         let running = state.running.lock().unwrap();
         let mut queued = state.queued.lock().unwrap();
-        for id in resp.cancel_units {
-            if let Some(cancelled) = queued.get_mut(&id) {
-                // Leased ahead: dropped instead of started.
-                *cancelled = true;
-            }
-            if let Some(r) = running.get(&id) {
-                r.cancelled.store(true, Ordering::SeqCst);
-                r.stop.store(true, Ordering::Relaxed);
-            }
-        }
+        cancel_units(&running, &mut queued, &resp.cancel_units);
         split_units(&running, &resp.split_units, &resp.split_pieces);
         let jobs = state.jobs.lock().unwrap();
         for b in resp.bounds {
@@ -192,6 +183,25 @@ pub(crate) async fn await_splits_loop(state: Arc<State>) {
             // Registering again is the heartbeat's business; an early
             // empty answer must not make this loop spin.
             tokio::time::sleep(wait / 2).await;
+        }
+    }
+}
+
+/// Applies the coordinator's cancellations: a unit leased ahead is marked
+/// to be dropped instead of started, and a running one stops at its next
+/// poll and its result is dropped (see `crate::slot`).
+pub(crate) fn cancel_units(
+    running: &HashMap<u64, Running>,
+    queued: &mut HashMap<u64, bool>,
+    units: &[u64],
+) {
+    for id in units {
+        if let Some(cancelled) = queued.get_mut(id) {
+            *cancelled = true;
+        }
+        if let Some(r) = running.get(id) {
+            r.cancelled.store(true, Ordering::SeqCst);
+            r.stop.store(true, Ordering::Relaxed);
         }
     }
 }

@@ -12,7 +12,9 @@
 //! * [`connection`] — reaching the coordinator, with retry and backoff.
 //! * [`jobs`] — the jobs the process has open, shared by its threads.
 //! * [`cache`] — the files of the jobs' cache snapshots.
-//! * [`runner`] — the lease / explore / report loop.
+//! * [`runner`] — the worker's state, its lease loop and its other loops.
+//! * `slot` — one pool thread's units: explore, report (which leases the
+//!   next), and a unit held queued to start the moment one ends.
 //! * [`heartbeat`] — lease renewal and the coordinator's orders, at the
 //!   interval the coordinator asks for.
 //! * `lemmas` — the lemma exchange between workers, through the coordinator.
@@ -25,6 +27,7 @@ pub mod jobs;
 mod lemmas;
 pub mod metrics;
 pub mod runner;
+mod slot;
 
 pub use cache::{CacheDir, CacheError};
 pub use jobs::OpenJobs;

@@ -1,30 +1,33 @@
-//! The worker's main loop.
+//! The worker: its state, shared by its tasks, and the loops that run it.
 //!
-//! Concurrency: one permit per pool thread. The lease loop asks for as many
-//! units as it has free permits; each granted unit runs on the rayon pool
-//! and, when done, is reported by a tokio task whose report also asks for
-//! the permit's next unit (report-and-lease) and for one to hold queued
-//! (lease-ahead), which starts on the permit when its unit ends, while the
-//! report commits; the permit is freed only if an answer leaves it with no
-//! unit to run.
+//! Concurrency: one permit per pool thread (a slot, see `crate::slot`).
+//! The lease loop asks with `Lease` for as many units as it has free
+//! permits and starts a slot on each unit granted; a slot's reports ask for
+//! its next units, and it frees its permit only when an answer leaves it
+//! with no unit to run. Beside the lease loop run the heartbeat, the
+//! `AwaitSplits` poll, the lemma exchange and the wait for shutdown
+//! (`spawn_loops`).
 //! Shutdown stops every running unit at its next poll; each hands back its
-//! unexplored rest in its report, so no explored node is lost.
+//! unexplored rest in its report, and the worker returns once every slot
+//! is free (`drain`), so no explored node is lost.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use orchard_core::{DynExploration, ExploreContext, PreparedJob};
+use orchard_core::PreparedJob;
 use orchard_proto::v1::*;
 use orchard_proto::PROTOCOL_VERSION;
-use tokio::sync::{oneshot, Semaphore};
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
 
 use crate::connection::{client, with_retry, Client};
 use crate::heartbeat::{await_splits_loop, heartbeat_loop, HeartbeatSchedule};
 use crate::jobs::OpenJobs;
 use crate::lemmas::lemma_loop;
+use crate::slot::{beyond, return_leases, start_unit, Coordinator, Rpc};
 use crate::{WorkerError, WorkerMetrics};
 
 /// How a worker runs.
@@ -95,11 +98,14 @@ pub(crate) struct JobHandle {
 pub(crate) struct State {
     pub(crate) config: WorkerConfig,
     pub(crate) client: Client,
+    /// The calls the slots make ([`crate::slot::Coordinator`]): `client`
+    /// itself in a worker, a fake in the slots' tests.
+    pub(crate) coordinator: Box<dyn Coordinator>,
     pub(crate) worker_id: AtomicU64,
     /// How often to heartbeat, as the coordinator said at registration.
     pub(crate) heartbeat: Mutex<HeartbeatSchedule>,
     pub(crate) running: Mutex<HashMap<u64, Running>>,
-    /// Units leased ahead, held queued by a slot (see [`slot`]), each with
+    /// Units leased ahead, held queued by a slot (see [`crate::slot`]), each with
     /// whether the coordinator cancelled it meanwhile.
     pub(crate) queued: Mutex<HashMap<u64, bool>>,
     pub(crate) jobs: Mutex<HashMap<u64, Arc<JobHandle>>>,
@@ -113,6 +119,37 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// A worker not registered yet, with `config.threads` (at least one)
+    /// pool threads and a client that connects on its first call.
+    pub(crate) fn new(config: WorkerConfig) -> Result<State, WorkerError> {
+        let threads = config.threads.max(1);
+        config
+            .metrics
+            .threads
+            .store(threads as u64, Ordering::Relaxed);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("orchard-search-{i}"))
+            .build()
+            .map_err(|e| WorkerError::Pool(e.to_string()))?;
+        let client = client(&config.coordinator, config.token.as_deref(), &config.tls)?;
+        Ok(State {
+            coordinator: Box::new(Rpc(client.clone())),
+            client,
+            config: WorkerConfig { threads, ..config },
+            worker_id: AtomicU64::new(0),
+            heartbeat: Mutex::new(HeartbeatSchedule::default()),
+            running: Mutex::new(HashMap::new()),
+            queued: Mutex::new(HashMap::new()),
+            jobs: Mutex::new(HashMap::new()),
+            stopping: AtomicBool::new(false),
+            stop_notify: tokio::sync::Notify::new(),
+            stats: Mutex::new(WorkerStats::default()),
+            fatal: Mutex::new(None),
+            pool,
+        })
+    }
+
     pub(crate) fn fail(&self, e: WorkerError) {
         tracing::error!("{e}");
         self.fatal.lock().unwrap().get_or_insert(e);
@@ -120,7 +157,7 @@ impl State {
     }
 
     /// Stops leasing, and stops every running unit at its next poll.
-    fn stop_all(&self) {
+    pub(crate) fn stop_all(&self) {
         self.stopping.store(true, Ordering::SeqCst);
         self.stop_notify.notify_waiters();
         for r in self.running.lock().unwrap().values() {
@@ -159,7 +196,7 @@ impl State {
         self.worker_id.load(Ordering::SeqCst)
     }
 
-    fn job(&self, lease: &UnitLease) -> Result<Arc<JobHandle>, String> {
+    pub(crate) fn job(&self, lease: &UnitLease) -> Result<Arc<JobHandle>, String> {
         let busy = running_jobs(&self.running.lock().unwrap());
         let mut jobs = self.jobs.lock().unwrap();
         if let Some(j) = jobs.get(&lease.job_id) {
@@ -191,50 +228,45 @@ pub async fn run_worker(
     config: WorkerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<WorkerStats, WorkerError> {
-    let threads = config.threads.max(1);
-    config
-        .metrics
-        .threads
-        .store(threads as u64, Ordering::Relaxed);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("orchard-search-{i}"))
-        .build()
-        .map_err(|e| WorkerError::Pool(e.to_string()))?;
-    let state = Arc::new(State {
-        client: client(&config.coordinator, config.token.as_deref(), &config.tls)?,
-        config: WorkerConfig { threads, ..config },
-        worker_id: AtomicU64::new(0),
-        heartbeat: Mutex::new(HeartbeatSchedule::default()),
-        running: Mutex::new(HashMap::new()),
-        queued: Mutex::new(HashMap::new()),
-        jobs: Mutex::new(HashMap::new()),
-        stopping: AtomicBool::new(false),
-        stop_notify: tokio::sync::Notify::new(),
-        stats: Mutex::new(WorkerStats::default()),
-        fatal: Mutex::new(None),
-        pool,
-    });
+    let state = Arc::new(State::new(config)?);
     state.register().await?;
+    // A slot is held from its unit's lease to the answer that leaves it
+    // with no unit to run (see `crate::slot`).
+    let slots = Arc::new(Semaphore::new(state.config.threads));
+    let loops = spawn_loops(&state, shutdown);
+    lease_loop(&state, &slots).await;
+    drain(&state, &slots, loops).await
+}
 
-    // A slot is held from its unit's lease to that unit's report, which
-    // asks for the slot's next unit (see `start_unit`).
-    let slots = Arc::new(Semaphore::new(threads));
-    let heartbeat = tokio::spawn(heartbeat_loop(state.clone()));
-    let splits = tokio::spawn(await_splits_loop(state.clone()));
-    let lemmas = state
-        .config
-        .share_lemmas
-        .then(|| tokio::spawn(lemma_loop(state.clone())));
-    {
-        let state = state.clone();
-        tokio::spawn(async move {
-            shutdown.await;
-            tracing::info!("shutting down: stopping units and handing back their rest");
-            state.stop_all();
-        });
+/// Starts the tasks beside the lease loop: the heartbeat, the
+/// `AwaitSplits` poll, the lemma exchange if the worker trades lemmas, and
+/// the wait for `shutdown`, which stops the worker. Returns the tasks that
+/// run until aborted.
+fn spawn_loops(
+    state: &Arc<State>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Vec<JoinHandle<()>> {
+    let mut loops = vec![
+        tokio::spawn(heartbeat_loop(state.clone())),
+        tokio::spawn(await_splits_loop(state.clone())),
+    ];
+    if state.config.share_lemmas {
+        loops.push(tokio::spawn(lemma_loop(state.clone())));
     }
+    let state = state.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        tracing::info!("shutting down: stopping units and handing back their rest");
+        state.stop_all();
+    });
+    loops
+}
 
+/// Asks with `Lease` for as many units as there are free slots, and starts
+/// a slot on each unit granted, until the worker stops or the coordinator
+/// is gone (`State::fail`). An empty answer says when to ask again
+/// (`retry_after_ms`, at most 5 s); a stop cuts a waiting call short.
+async fn lease_loop(state: &Arc<State>, slots: &Arc<Semaphore>) {
     let mut idle_delay = Duration::from_millis(0);
     while !state.stopping.load(Ordering::SeqCst) {
         let stopped = state.stop_notify.notified();
@@ -294,31 +326,37 @@ pub async fn run_worker(
         let (mut fit, extra) = beyond(resp.leases, free, "lease");
         while let Some(lease) = fit.pop_front() {
             match slots.clone().try_acquire_owned() {
-                Ok(permit) => start_unit(&state, lease, permit),
+                Ok(permit) => start_unit(state, lease, permit),
                 Err(_) => {
                     // Only this loop takes slots, so this is a bug: the
                     // units are handed back rather than run or held.
                     tracing::warn!(units = fit.len() + 1, "no free slot for a leased unit");
                     let mut back = vec![lease.unit_id];
                     back.extend(fit.drain(..).map(|l| l.unit_id));
-                    return_leases(&state, back).await;
+                    return_leases(state, back).await;
                 }
             }
         }
         if !extra.is_empty() {
-            return_leases(&state, extra).await;
+            return_leases(state, extra).await;
         }
     }
+}
 
-    // Drain: every running unit stops and reports its rest, and every
-    // report is answered (each holds its slot until then).
+/// Waits until every slot is free: every running unit stops and reports
+/// its rest, and every report is answered (each holds its slot until
+/// then). Then ends `loops` and returns what the worker did, or the first
+/// fatal error.
+async fn drain(
+    state: &State,
+    slots: &Semaphore,
+    loops: Vec<JoinHandle<()>>,
+) -> Result<WorkerStats, WorkerError> {
     let _all = slots
-        .acquire_many(threads as u32)
+        .acquire_many(state.config.threads as u32)
         .await
         .expect("semaphore open");
-    heartbeat.abort();
-    splits.abort();
-    if let Some(l) = lemmas {
+    for l in loops {
         l.abort();
     }
     if let Some(e) = state.fatal.lock().unwrap().take() {
@@ -331,409 +369,6 @@ pub async fn run_worker(
         "worker stopped"
     );
     Ok(stats)
-}
-
-/// Starts a slot on a leased unit: a tokio task runs the slot's units one
-/// after another until an answer leaves it without one (see [`slot`]).
-fn start_unit(state: &Arc<State>, lease: UnitLease, permit: tokio::sync::OwnedSemaphorePermit) {
-    let first = launch(state, lease);
-    tokio::spawn(slot(state.clone(), first, permit));
-}
-
-/// A slot: the slot (`permit`) is held from its first unit's lease until
-/// an answer leaves it with no unit to run.
-///
-/// Each unit's report asks for the slot's next unit (`want_units`,
-/// report-and-lease), so one call a unit does both, and for one unit to
-/// hold queued (`queue_units`, lease-ahead): when a unit ends, the queued
-/// one starts at once and the report (asking only for the next queued one,
-/// and saying which started: `started_units`) travels and commits while it
-/// runs, so the slot does not wait for the commit. A slot holds at most one
-/// queued unit; it is handed back if the worker stops (or comes back by
-/// expiry). The lease loop asks with `Lease` only for slots an answer left
-/// empty. What each of the two gives, with simulated workers
-/// (`orchard-scale --no-report-lease`, `--no-lease-ahead`), is in
-/// docs/notes/scale.md.
-async fn slot(state: Arc<State>, mut current: Launched, permit: tokio::sync::OwnedSemaphorePermit) {
-    let mut queued: Option<UnitLease> = None;
-    loop {
-        let landed = land(&state, current).await;
-        let stopping = state.stopping.load(Ordering::SeqCst);
-        let ahead = queued.take().and_then(|q| take_queued(&state, q));
-        let mut next = None;
-        match ahead {
-            Some(q) if stopping => return_leases(&state, vec![q.unit_id]).await,
-            Some(q) => next = Some(q),
-            None => {}
-        }
-        let started: Vec<u64> = next.iter().map(|q| q.unit_id).collect();
-        let mut running = next.map(|q| launch(&state, q));
-        let Some(landed) = landed else {
-            // Cancelled: no report. A queued unit that started now is
-            // told by the next heartbeat (it lists it running).
-            match running {
-                Some(r) => {
-                    current = r;
-                    continue;
-                }
-                None => break,
-            }
-        };
-        let ask = if stopping {
-            Ask::default()
-        } else {
-            Ask {
-                want: u32::from(running.is_none()),
-                queue: 1,
-                started,
-            }
-        };
-        let (want, queue) = (ask.want, ask.queue);
-        let leases = report(&state, landed, ask).await;
-        let stopping = state.stopping.load(Ordering::SeqCst);
-        // Run-now units come first in the answer, then the queued ones.
-        let (mut fit, mut back) = beyond(leases, (want + queue) as usize, "report");
-        if want > 0 {
-            // A unit leased while stopping starts stopped: it reports its
-            // whole rest at once.
-            running = fit.pop_front().map(|n| launch(&state, n));
-        }
-        if let Some(q) = fit.pop_front() {
-            if stopping {
-                back.push(q.unit_id);
-            } else {
-                state.queued.lock().unwrap().insert(q.unit_id, false);
-                queued = Some(q);
-            }
-        }
-        back.extend(fit.drain(..).map(|l| l.unit_id));
-        if !back.is_empty() {
-            return_leases(&state, back).await;
-        }
-        match running {
-            Some(r) => current = r,
-            None => break,
-        }
-    }
-    // An answer without a unit to run brings none to queue; kept safe.
-    if let Some(q) = queued.and_then(|q| take_queued(&state, q)) {
-        return_leases(&state, vec![q.unit_id]).await;
-    }
-    drop(permit);
-}
-
-/// The slot's queued unit, taken out of the worker's queued set (which
-/// heartbeats renew); None if the coordinator cancelled it meanwhile.
-fn take_queued(state: &State, q: UnitLease) -> Option<UnitLease> {
-    let cancelled = state.queued.lock().unwrap().remove(&q.unit_id);
-    match cancelled {
-        Some(false) => Some(q),
-        _ => {
-            tracing::debug!(unit = q.unit_id, "queued unit cancelled; dropped");
-            None
-        }
-    }
-}
-
-/// A unit started on a slot.
-enum Launched {
-    /// Its job could not be opened: reported as failed.
-    Failed {
-        unit_id: u64,
-        bound: u64,
-        error: String,
-    },
-    Running {
-        unit_id: u64,
-        job: Arc<JobHandle>,
-        outcome: oneshot::Receiver<Result<DynExploration, UnitError>>,
-        stop: Arc<AtomicBool>,
-        cancelled: Arc<AtomicBool>,
-    },
-}
-
-/// Why a unit could not be explored, as reported.
-struct UnitError {
-    message: String,
-    /// Another attempt may succeed (`FamilyError::Attempt`).
-    retryable: bool,
-}
-
-/// A unit that ended, to report.
-struct Landed {
-    unit_id: u64,
-    bound: u64,
-    outcome: Result<DynExploration, UnitError>,
-    stopped: bool,
-}
-
-/// Starts exploring one leased unit on the pool.
-fn launch(state: &Arc<State>, lease: UnitLease) -> Launched {
-    let unit_id = lease.unit_id;
-    let job = match state.job(&lease) {
-        Ok(j) => j,
-        Err(e) => {
-            return Launched::Failed {
-                unit_id,
-                bound: lease.bound,
-                error: format!("cannot load job {}: {e}", lease.job_id),
-            }
-        }
-    };
-    let stop = Arc::new(AtomicBool::new(state.stopping.load(Ordering::SeqCst)));
-    let progress = Arc::new(AtomicU64::new(0));
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let pieces = Arc::new(AtomicU32::new(0));
-    state
-        .config
-        .metrics
-        .units_running
-        .fetch_add(1, Ordering::Relaxed);
-    state.running.lock().unwrap().insert(
-        unit_id,
-        Running {
-            job_id: lease.job_id,
-            stop: stop.clone(),
-            progress: progress.clone(),
-            cancelled: cancelled.clone(),
-            pieces: pieces.clone(),
-        },
-    );
-    let (tx, rx) = oneshot::channel();
-    let stopped = stop.clone();
-    let budget = lease.node_budget.max(1);
-    let payload = lease.unit;
-    let bound = job.bound.clone();
-    let prepared = job.prepared.clone();
-    state.pool.spawn(move || {
-        let ctx = ExploreContext {
-            budget,
-            stop: &stopped,
-            bound: &bound,
-            progress: &progress,
-            pieces: &pieces,
-        };
-        let _ = tx.send(prepared.explore(&payload, &ctx).map_err(|e| UnitError {
-            retryable: e.is_retryable(),
-            message: e.to_string(),
-        }));
-    });
-    Launched::Running {
-        unit_id,
-        job,
-        outcome: rx,
-        stop,
-        cancelled,
-    }
-}
-
-/// Waits for a launched unit's end; None if it was cancelled (its result
-/// is dropped).
-async fn land(state: &Arc<State>, launched: Launched) -> Option<Landed> {
-    let (unit_id, job, rx, stop, cancelled) = match launched {
-        Launched::Failed {
-            unit_id,
-            bound,
-            error,
-        } => {
-            return Some(Landed {
-                unit_id,
-                bound,
-                outcome: Err(UnitError {
-                    message: error,
-                    retryable: false,
-                }),
-                stopped: false,
-            })
-        }
-        Launched::Running {
-            unit_id,
-            job,
-            outcome,
-            stop,
-            cancelled,
-        } => (unit_id, job, outcome, stop, cancelled),
-    };
-    let outcome = rx.await.unwrap_or_else(|_| {
-        Err(UnitError {
-            message: "search thread panicked".to_string(),
-            retryable: false,
-        })
-    });
-    {
-        // The unit's nodes leave the in-flight figure before its report
-        // adds them to the reported one, so `/metrics` never counts them
-        // twice (the heartbeat refreshes the figure only once an interval).
-        let mut running = state.running.lock().unwrap();
-        running.remove(&unit_id);
-        let m = &state.config.metrics;
-        publish_in_flight(&running, m);
-        m.units_running.fetch_sub(1, Ordering::Relaxed);
-    }
-    if cancelled.load(Ordering::SeqCst) {
-        state
-            .config
-            .metrics
-            .units_cancelled
-            .fetch_add(1, Ordering::Relaxed);
-        tracing::debug!(unit = unit_id, "cancelled unit dropped");
-        return None;
-    }
-    Some(Landed {
-        unit_id,
-        bound: job.bound.load(Ordering::Relaxed),
-        outcome,
-        stopped: stop.load(Ordering::Relaxed),
-    })
-}
-
-/// What a report asks for beside the report: units to run now on the slot
-/// it frees (`want_units`), units to hold queued (`queue_units`), and the
-/// queued units that started (`started_units`).
-#[derive(Default)]
-struct Ask {
-    want: u32,
-    queue: u32,
-    started: Vec<u64>,
-}
-
-/// The one rule for an answer that brings more units than were asked for
-/// (a misbehaving or future coordinator): the first `asked` are kept, the
-/// others are handed back (`return_leases`), with a warning, never run and
-/// never a panic. Returns the kept leases and the ids to hand back; `call`
-/// names the call in the warning.
-pub(crate) fn beyond(
-    leases: Vec<UnitLease>,
-    asked: usize,
-    call: &str,
-) -> (VecDeque<UnitLease>, Vec<u64>) {
-    let mut kept: VecDeque<UnitLease> = leases.into();
-    let extra: Vec<u64> = kept
-        .drain(asked.min(kept.len())..)
-        .map(|l| l.unit_id)
-        .collect();
-    if !extra.is_empty() {
-        tracing::warn!(
-            call,
-            asked,
-            extra = extra.len(),
-            "the coordinator leased more units than asked for; handing the extra back"
-        );
-    }
-    (kept, extra)
-}
-
-/// Gives leased units back to the coordinator (best effort: a lease not
-/// given back expires).
-async fn return_leases(state: &Arc<State>, unit_ids: Vec<u64>) {
-    let mut c = state.client.clone();
-    let req = ReturnLeasesRequest {
-        worker_id: state.id(),
-        unit_ids,
-    };
-    if let Err(e) = c.return_leases(req).await {
-        tracing::warn!("could not hand back leases: {e}");
-    }
-}
-
-/// Reports one unit, retrying until the coordinator has it (`stopped`: its
-/// search was asked to stop early), and asks in the same call for `want`
-/// units for the slot it freed (report-and-lease) and `queue` to hold
-/// queued (lease-ahead), saying which queued units started: returns the
-/// units leased (those to run first). A failed unit's report asks for none.
-/// A retry after a lost answer is a duplicate, which leases nothing (a unit
-/// the lost answer carried comes back when its lease expires).
-async fn report(state: &Arc<State>, landed: Landed, ask: Ask) -> Vec<UnitLease> {
-    let Landed {
-        unit_id,
-        bound,
-        outcome,
-        stopped,
-    } = landed;
-    let req = match outcome {
-        Ok(x) => {
-            let mut stats = state.stats.lock().unwrap();
-            stats.units_reported += 1;
-            stats.nodes += x.nodes;
-            let m = &state.config.metrics;
-            m.units_reported.fetch_add(1, Ordering::Relaxed);
-            m.nodes_reported.fetch_add(x.nodes, Ordering::Relaxed);
-            if !x.rest.is_empty() {
-                stats.units_split += 1;
-                m.units_split.fetch_add(1, Ordering::Relaxed);
-            }
-            ReportRequest {
-                worker_id: state.id(),
-                unit_id,
-                summary: x.summary,
-                nodes: x.nodes,
-                rest: x.rest,
-                bound,
-                error: String::new(),
-                retryable: false,
-                stopped,
-                want_units: ask.want,
-                queue_units: ask.queue,
-                started_units: ask.started,
-            }
-        }
-        Err(e) => {
-            // A failed attempt that may succeed elsewhere is the
-            // coordinator's to judge; only a unit's own failure is an
-            // error here.
-            if e.retryable {
-                tracing::info!(unit = unit_id, "unit attempt failed: {}", e.message);
-            } else {
-                tracing::error!(unit = unit_id, "unit failed: {}", e.message);
-            }
-            ReportRequest {
-                worker_id: state.id(),
-                unit_id,
-                bound,
-                error: e.message,
-                retryable: e.retryable,
-                started_units: ask.started,
-                ..Default::default()
-            }
-        }
-    };
-    let result = with_retry(
-        &state.config.coordinator,
-        state.config.give_up_after,
-        "report",
-        || {
-            let mut c = state.client.clone();
-            // Under the id the worker has now: after a coordinator restart
-            // it registered again, and only units it holds under that id
-            // (or units nobody leased since the restart) take its reports.
-            let req = ReportRequest {
-                worker_id: state.id(),
-                ..req.clone()
-            };
-            async move { c.report(req).await }
-        },
-    )
-    .await;
-    match result {
-        Ok(resp) => {
-            let resp = resp.into_inner();
-            if !resp.accepted {
-                tracing::debug!(
-                    unit = unit_id,
-                    "report was a duplicate; ignored by the coordinator"
-                );
-            }
-            resp.leases
-        }
-        Err(WorkerError::Refused(msg)) => {
-            tracing::error!(unit = unit_id, "report refused: {msg}");
-            Vec::new()
-        }
-        Err(e) => {
-            state.fail(e);
-            Vec::new()
-        }
-    }
 }
 
 /// The jobs of the units running here, each once.
@@ -753,43 +388,4 @@ pub(crate) fn publish_in_flight(running: &HashMap<u64, Running>, metrics: &Worke
         .map(|r| r.progress.load(Ordering::Relaxed))
         .sum();
     metrics.nodes_in_flight.store(in_flight, Ordering::Relaxed);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn leases(ids: &[u64]) -> Vec<UnitLease> {
-        ids.iter()
-            .map(|&unit_id| UnitLease {
-                unit_id,
-                ..Default::default()
-            })
-            .collect()
-    }
-
-    fn ids(kept: &VecDeque<UnitLease>) -> Vec<u64> {
-        kept.iter().map(|l| l.unit_id).collect()
-    }
-
-    #[test]
-    fn extra_leases_are_handed_back_not_run() {
-        // A `Lease` answer with more units than free slots, and a report's
-        // answer with more than `want_units`: the same rule for both.
-        let (kept, extra) = beyond(leases(&[7, 8, 9]), 1, "lease");
-        assert_eq!(ids(&kept), [7]);
-        assert_eq!(extra, [8, 9]);
-        let (kept, extra) = beyond(leases(&[4, 5]), 0, "report");
-        assert!(kept.is_empty());
-        assert_eq!(extra, [4, 5]);
-    }
-
-    #[test]
-    fn leases_within_the_count_are_all_kept() {
-        let (kept, extra) = beyond(leases(&[1, 2]), 3, "lease");
-        assert_eq!(ids(&kept), [1, 2]);
-        assert!(extra.is_empty());
-        let (kept, extra) = beyond(Vec::new(), 2, "report");
-        assert!(kept.is_empty() && extra.is_empty());
-    }
 }
