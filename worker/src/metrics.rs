@@ -1,5 +1,5 @@
 //! A worker's own figures, for Prometheus (`orchard worker --metrics ADDR`).
-//! Updated lock-free by the runner; rendered on demand.
+//! Updated lock-free by the slot loop and the runner; rendered on demand.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
