@@ -39,6 +39,7 @@ pub mod error;
 pub mod estimate;
 pub mod family;
 pub mod figure;
+pub mod flags;
 pub mod hostile;
 pub mod merge;
 pub mod meter;

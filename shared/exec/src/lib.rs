@@ -28,7 +28,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use clap::{ArgMatches, Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
 use orchard_core::{
@@ -144,28 +143,7 @@ impl ExecArgs {
     }
 }
 
-impl FromArgMatches for ExecParams {
-    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        let args = ExecArgs::from_arg_matches(m)?;
-        args.resolve()
-            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))
-    }
-
-    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(m)?;
-        Ok(())
-    }
-}
-
-impl Args for ExecParams {
-    fn augment_args(cmd: clap::Command) -> clap::Command {
-        ExecArgs::augment_args(cmd)
-    }
-
-    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
-        ExecArgs::augment_args_for_update(cmd)
-    }
-}
+orchard_core::params_from_flags!(ExecArgs => ExecParams);
 
 /// A unit of an `exec` job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -43,7 +43,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{ArgMatches, Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
 use orchard_core::merge::checked_add;
@@ -200,28 +199,7 @@ impl SatArgs {
     }
 }
 
-impl FromArgMatches for SatParams {
-    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        SatArgs::from_arg_matches(m)?
-            .resolve()
-            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))
-    }
-
-    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(m)?;
-        Ok(())
-    }
-}
-
-impl Args for SatParams {
-    fn augment_args(cmd: clap::Command) -> clap::Command {
-        SatArgs::augment_args(cmd)
-    }
-
-    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
-        SatArgs::augment_args_for_update(cmd)
-    }
-}
+orchard_core::params_from_flags!(SatArgs => SatParams);
 
 /// A cube: literals assumed true.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
