@@ -39,6 +39,11 @@ pub enum Command {
     Results(ResultsArgs),
     /// Cancel a running job.
     Cancel(CancelArgs),
+    /// Run a failed job again from where it stopped: its unsearched units
+    /// (the one that failed among them) go back to the queue with their
+    /// attempts reset; what it merged is kept, never searched again. The
+    /// job keeps its parameters (an exec job its program's SHA-256).
+    Retry(RetryArgs),
     /// Estimate a search's size and running time from random probes,
     /// without running it.
     Estimate(crate::commands::EstimateArgs),
@@ -345,6 +350,16 @@ pub struct ResultsArgs {
 
 #[derive(Args, Debug)]
 pub struct CancelArgs {
+    pub job: u64,
+    #[command(flatten)]
+    pub client: ClientArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct RetryArgs {
+    /// The failed job. Refused (exit code 1) for an unknown job and for
+    /// one that is not failed: running, done, or cancelled (a cancelled
+    /// job dropped its unsearched units).
     pub job: u64,
     #[command(flatten)]
     pub client: ClientArgs,

@@ -1,16 +1,20 @@
-//! The client commands: `submit`, `status`, `results`, `cancel`.
+//! The client commands: `submit`, `status`, `results`, `cancel`, `retry`.
 
 use std::process::ExitCode;
 
 use orchard_coordinator::{JobAnswer, JobStatus};
 use orchard_proto::access::{endpoint, read_token, BearerToken};
 use orchard_proto::v1::job_service_client::JobServiceClient;
-use orchard_proto::v1::{CancelRequest, ResultsRequest, StatusRequest, SubmitRequest, WorkerInfo};
+use orchard_proto::v1::{
+    CancelRequest, ResultsRequest, RetryRequest, StatusRequest, SubmitRequest, WorkerInfo,
+};
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
 use super::CliResult;
-use crate::cli::{CancelArgs, ClientArgs, FamilyChoice, ResultsArgs, StatusArgs, SubmitArgs};
+use crate::cli::{
+    CancelArgs, ClientArgs, FamilyChoice, ResultsArgs, RetryArgs, StatusArgs, SubmitArgs,
+};
 use crate::output::status_line;
 
 type Client = JobServiceClient<InterceptedService<Channel, BearerToken>>;
@@ -202,6 +206,32 @@ pub async fn cancel(args: CancelArgs) -> CliResult {
         println!("job {} cancelled", args.job);
     } else {
         println!("job {} was not running", args.job);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn retry(args: RetryArgs) -> CliResult {
+    let mut client = connect(&args.client).await?;
+    let resp = client
+        .retry(RetryRequest { job_id: args.job })
+        .await
+        .map_err(|s| rpc_error("retry", s, &args.client))?
+        .into_inner();
+    if args.client.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "job_id": args.job,
+                "retried": true,
+                "units_pending": resp.units_pending,
+                "units_done": resp.units_done,
+            })
+        );
+    } else {
+        println!(
+            "job {} running again: {} units to search, {} done kept",
+            args.job, resp.units_pending, resp.units_done
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -35,6 +35,7 @@ pub async fn dispatch(inv: Invocation) -> CliResult {
         Command::Status(args) => client::status(args).await,
         Command::Results(args) => client::results(args).await,
         Command::Cancel(args) => client::cancel(args).await,
+        Command::Retry(args) => client::retry(args).await,
         Command::Backup(args) => backup::backup(args),
         Command::Completions(args) => shell::completions(args, &families),
         Command::Man(args) => shell::man(args, &families),

@@ -111,6 +111,12 @@ fn a_coordinator_with_a_token_refuses_everyone_else() {
         &[("ORCHARD_TOKEN", "nope")],
     ));
     assert!(err.contains("wrong token"), "{err}");
+    // Changing a job wants the token as reading one does: cancelling and
+    // retrying are refused before the job is looked at.
+    for command in ["cancel", "retry"] {
+        let err = one_line_error(&run_with(&[command, "1", "--coordinator", &url], &[]));
+        assert!(err.contains("no token"), "{command}: {err}");
+    }
     // A worker without the token is refused too, and says so.
     let out = run_with(
         &["worker", "--coordinator", &url, "--give-up-after", "5"],

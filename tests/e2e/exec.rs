@@ -1,8 +1,9 @@
 //! The `exec` family with real programs: a Python program against the
 //! built-in family it mirrors, a C program that splits on request killed
 //! with SIGKILL mid-unit (and its coordinator too), every bad behaviour of
-//! a program failing its job with one clear line, and workers refusing
-//! programs they were not allowed or whose content differs.
+//! a program failing its job with one clear line, a failed job retried once
+//! its cause is gone, and workers refusing programs they were not allowed
+//! or whose content differs.
 
 use crate::common;
 
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use common::status;
 use common::{assert_one_line_error, final_results, run, run_json, start_coordinator_with};
 use common::{free_port, start_worker_with, submit_job, wait_coordinator, wait_status, TempDir};
 
@@ -276,6 +278,108 @@ fn each_bad_program_behaviour_fails_its_job_with_one_clear_line() {
         let nodes = common::db::job_nodes(&db);
         assert_eq!(nodes, 0, "{name}: failed attempts merged {nodes} nodes");
     }
+}
+
+/// A program that fails on one unit while a file exists (a transient
+/// fault: a full disk) fails its job after its attempts. With the file
+/// gone, and the program's bytes (so its SHA-256) unchanged, `orchard
+/// retry` puts the job back to running, and it ends with exactly a clean
+/// run's answer: the units done before the failure are neither searched
+/// nor merged again. Retrying an unknown job, or the job once done, is
+/// refused with one line.
+#[test]
+fn a_failed_job_retried_once_its_cause_is_gone_ends_with_a_clean_runs_answer() {
+    let dir = TempDir::new("exec-retry");
+    let programs = dir.path("programs");
+    std::fs::create_dir_all(&programs).unwrap();
+    let fault = dir.path("disk-full");
+    let program = programs.join("flaky");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\nread unit\n\
+             if [ \"$unit\" = 7 ] && [ -e '{}' ]; then echo 'no space left' >&2; exit 3; fi\n\
+             echo count units 1\necho count sum $unit\necho done\n",
+            fault.display()
+        ),
+    )
+    .unwrap();
+    set_executable(&program);
+    let units = dir.path("units.txt");
+    let lines: String = (1..=12).map(|u| format!("{u}\n")).collect();
+    std::fs::write(&units, lines).unwrap();
+    let exec_flags = ["--units-file", units.to_str().unwrap()];
+    let clean = run_exec_json(
+        &programs,
+        &dir.path("clean.db"),
+        &["--workers", "1"],
+        &program,
+        &exec_flags,
+    );
+    assert_eq!(clean["counters"]["units"], 12, "{clean}");
+    assert_eq!(clean["counters"]["sum"], 78, "{clean}");
+
+    std::fs::write(&fault, "").unwrap();
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coordinator = start_coordinator_with(&dir, port, &[]);
+    wait_coordinator(&url, Duration::from_secs(30));
+    let mut family = vec!["exec", "--program", program.to_str().unwrap()];
+    family.extend_from_slice(&exec_flags);
+    let job = submit_job(&url, &family);
+    let _worker = start_worker_with(
+        &dir,
+        &url,
+        "worker",
+        &["--programs", programs.to_str().unwrap()],
+    );
+    let failed = wait_status(&url, job, Duration::from_secs(120), |s| {
+        s["state"] == "failed"
+    });
+    let error = failed["error"].as_str().unwrap();
+    assert!(error.contains("failed 3 attempts"), "{failed}");
+    assert!(error.contains("no space left"), "{failed}");
+    let done_before = failed["units_done"].as_u64().unwrap();
+    assert!(
+        (1..12).contains(&done_before),
+        "some units done, not all: {failed}"
+    );
+
+    let client = ["--coordinator", url.as_str()];
+    let retry = |job: &str| {
+        let mut args = vec!["retry", job];
+        args.extend_from_slice(&client);
+        run(&args)
+    };
+    assert_one_line_error(&retry("99"), "unknown job 99");
+    // Still failed and untouched by the refusal.
+    assert_eq!(status(&url, job).unwrap()["state"], "failed");
+
+    std::fs::remove_file(&fault).unwrap();
+    let mut args = vec!["retry", "--json"];
+    let id = job.to_string();
+    args.push(&id);
+    args.extend_from_slice(&client);
+    let retried = run_json(&args);
+    assert_eq!(retried["retried"], true, "{retried}");
+    assert_eq!(retried["units_done"], done_before, "{retried}");
+    assert_eq!(
+        retried["units_pending"].as_u64().unwrap() + done_before,
+        12,
+        "{retried}"
+    );
+    wait_status(&url, job, Duration::from_secs(120), |s| {
+        s["state"] == "done"
+    });
+    let r = final_results(&url, job);
+    for key in ["counters", "nodes", "sha256"] {
+        assert_eq!(r[key], clean[key], "{key}: {r} against {clean}");
+    }
+    assert!(r.get("error").is_none(), "the failure's error cleared: {r}");
+
+    let out = retry(&id);
+    assert_one_line_error(&out, &format!("job {job} cannot be retried: it is done"));
+    assert_eq!(status(&url, job).unwrap()["state"], "done");
 }
 
 /// A worker runs only what its operator allowed: no directory, a name not

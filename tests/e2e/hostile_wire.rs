@@ -108,6 +108,7 @@ const SUBMIT: &str = "/orchard.v1.JobService/Submit";
 const STATUS: &str = "/orchard.v1.JobService/Status";
 const RESULTS: &str = "/orchard.v1.JobService/Results";
 const CANCEL: &str = "/orchard.v1.JobService/Cancel";
+const RETRY: &str = "/orchard.v1.JobService/Retry";
 
 /// The real ids the hostile requests start from.
 struct Known {
@@ -209,6 +210,8 @@ fn valid_requests(k: &Known) -> Vec<(&'static str, Vec<u8>)> {
         (STATUS, StatusRequest { job_id: k.job }.encode_to_vec()),
         (RESULTS, ResultsRequest { job_id: k.job }.encode_to_vec()),
         (CANCEL, CancelRequest { job_id: 999_999 }.encode_to_vec()),
+        // The job runs: refused, as is any other id a mutation makes.
+        (RETRY, RetryRequest { job_id: k.job }.encode_to_vec()),
     ]
 }
 

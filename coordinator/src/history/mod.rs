@@ -179,6 +179,16 @@ impl Histories {
         (added, closed)
     }
 
+    /// Opens again the history of a job that runs again after it ended (a
+    /// failed job retried): sampled from now on, after the samples of its
+    /// first run, its end among them (the gap between them is the time it
+    /// stood failed).
+    pub fn reopen(&mut self, job: JobId) {
+        if let Some(series) = self.jobs.get_mut(&job) {
+            series.closed = false;
+        }
+    }
+
     /// A job's samples.
     pub fn series(&self, job: JobId) -> Option<&Series> {
         self.jobs.get(&job)
@@ -241,6 +251,32 @@ mod tests {
         let t: Vec<u64> = s.samples.iter().map(|s| s.t_ms).collect();
         assert_eq!(t, [1_000, 1_900, 2_400], "the last at the finish time");
         assert_eq!(s.samples.last().unwrap().nodes, 30);
+    }
+
+    #[test]
+    fn a_retried_job_is_sampled_again_after_its_failure() {
+        let mut h = Histories::new(Duration::from_secs(1));
+        h.record(1_000, &[status(1, JobState::Running, 0, 0)]);
+        h.record(2_000, &[status(1, JobState::Failed, 10, 1_500)]);
+        assert!(h.is_closed(1));
+        h.reopen(1);
+        assert!(!h.is_closed(1));
+        assert_eq!(
+            h.record(9_000, &[status(1, JobState::Running, 10, 0)]),
+            (true, false)
+        );
+        assert_eq!(
+            h.record(9_900, &[status(1, JobState::Done, 30, 9_800)]),
+            (true, true)
+        );
+        let t: Vec<u64> = h
+            .series(1)
+            .unwrap()
+            .samples
+            .iter()
+            .map(|s| s.t_ms)
+            .collect();
+        assert_eq!(t, [1_000, 1_500, 9_000, 9_800]);
     }
 
     #[test]

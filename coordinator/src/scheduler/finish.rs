@@ -4,12 +4,19 @@
 //! (it leases and accepts nothing more, and the end happens once), the
 //! service writes the results and commits the end, then
 //! [`Scheduler::job_finished`] records it and drops the job's live units.
+//!
+//! A failed job can be taken up again (`orchard retry`): it keeps its
+//! unsearched units in the store (see `Write::FinishJob`), and a retry
+//! rebuilds it from there ([`Scheduler::begin_retry`], then
+//! [`Scheduler::finish_retry`] once `Write::RetryJob` committed).
 
 use std::sync::Arc;
 
 use orchard_core::{FamilyReport, Figure, PreparedJob};
 
 use super::job::FinalResult;
+use super::rate::RateMeter;
+use super::restore::Retried;
 use super::unit::{child_position, Unit};
 use super::{Scheduler, SchedulerError, WorkerId};
 
@@ -19,7 +26,7 @@ use super::{Scheduler, SchedulerError, WorkerId};
 /// fails stops its job within minutes.
 pub const UNIT_ATTEMPTS: u32 = 3;
 use crate::status::JobState;
-use crate::store::{JobId, UnitId, Write};
+use crate::store::{JobId, NewUnit, UnitId, Write};
 
 /// A job that has no live unit left and must be finished.
 pub struct Finishing {
@@ -220,6 +227,131 @@ impl Scheduler {
         }
         job.finishing = true;
         Ok(true)
+    }
+
+    /// Starts retrying a failed job: checks that it is failed and that its
+    /// end is recorded, and marks it so that a second retry is refused
+    /// until this one is finished ([`Scheduler::finish_retry`]) or given up
+    /// ([`Scheduler::abort_retry`]). Returns the job's family and
+    /// parameters, to bind again: a retry runs the job it was, with the
+    /// same parameters (an `exec` job the same program hash).
+    ///
+    /// Only a failed job: a running one has nothing to retry, a done one is
+    /// final, and a cancelled one dropped its unsearched units when it was
+    /// cancelled (cancelled like the units pruned as moot, so which ones
+    /// would have to be searched is not known).
+    pub fn begin_retry(&mut self, job_id: JobId) -> Result<(String, String), SchedulerError> {
+        let job = self
+            .jobs
+            .get_mut(&job_id)
+            .ok_or(SchedulerError::UnknownJob(job_id))?;
+        let only = "; only a failed job can be";
+        let why = match (job.state, job.finishing) {
+            (JobState::Failed, false) => None,
+            (JobState::Failed, true) => Some("its end, or a retry of it, is being recorded".into()),
+            (JobState::Running, _) => Some(format!("it is running{only}")),
+            (JobState::Done, _) => Some(format!("it is done{only}")),
+            (JobState::Cancelled, _) => Some(format!(
+                "it was cancelled, which dropped its unsearched units (submit it again){only}"
+            )),
+        };
+        if let Some(why) = why {
+            return Err(SchedulerError::NotRetryable(format!(
+                "job {job_id} cannot be retried: {why}"
+            )));
+        }
+        job.finishing = true;
+        Ok((job.family.clone(), job.params_json.clone()))
+    }
+
+    /// Gives up a retry begun with [`Scheduler::begin_retry`] before its
+    /// write committed: the job stays failed, as it was.
+    pub fn abort_retry(&mut self, job_id: JobId) {
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            if job.state == JobState::Failed {
+                job.finishing = false;
+            }
+        }
+    }
+
+    /// Applies a retry once `Write::RetryJob` committed: the job runs
+    /// again from `retried` (its stored units, rebuilt by
+    /// [`Retried::build`]): its pending units live, with no failed attempt
+    /// (the one that failed the job among them), its done units merged once
+    /// in its aggregate, its error and end cleared. Then settles it, as a
+    /// report would: a job with no unit left to search ends (or goes on with
+    /// the units its family says the answer still needs); the writes and
+    /// the end are the caller's to commit.
+    pub fn finish_retry(
+        &mut self,
+        job_id: JobId,
+        retried: Retried,
+    ) -> (Option<Finishing>, Vec<Write>) {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return (None, Vec::new());
+        };
+        let Retried {
+            prepared,
+            aggregate,
+            pending,
+            resolved,
+            done,
+        } = retried;
+        job.state = JobState::Running;
+        job.finishing = false;
+        job.error = None;
+        job.finished_ms = None;
+        job.result = None;
+        job.reopened = None;
+        job.interim = None;
+        job.figures = None;
+        job.estimate = None;
+        job.rate = RateMeter::default();
+        job.last_report = None;
+        // Judges made before are of another aggregate: none may be reused.
+        job.moot_judge = None;
+        job.merges += 1;
+        // Its lemmas were deleted when it failed.
+        job.lemma_bytes = 0;
+        job.has_moot_units = prepared.has_moot_units();
+        job.prepared = Some(prepared);
+        job.nodes_done = aggregate.nodes();
+        job.bound = job.bound.max(aggregate.bound());
+        job.aggregate = Some(aggregate);
+        job.units_total = (resolved.len() + pending.len()) as u64;
+        job.units_done = 0;
+        job.done_by_prefix.clear();
+        for position in &resolved {
+            job.resolved(position);
+        }
+        if job.replicas > 1 {
+            job.verified_units = done;
+        }
+        job.units_leased = 0;
+        job.pending.clear();
+        // No worker holds them: a worker that still lists one (its lease
+        // was dropped with the job's units when the job failed) would
+        // otherwise count as holding it.
+        let ids: std::collections::HashSet<UnitId> = pending.iter().map(|u| u.id).collect();
+        for w in self.workers.values_mut() {
+            w.units.retain(|id| !ids.contains(id));
+        }
+        for u in pending {
+            job.pending.insert((u.position.clone(), u.id));
+            let unit = NewUnit {
+                id: u.id,
+                position: u.position,
+                payload: u.payload,
+            };
+            self.units.insert(u.id, Unit::new(job_id, unit));
+        }
+        tracing::info!(
+            job = job_id,
+            units = self.jobs[&job_id].pending.len(),
+            "failed job retried: its unsearched units are back in the queue"
+        );
+        let (finishing, writes) = self.settle(job_id);
+        (finishing, writes)
     }
 
     /// Records the end of a job after its final write committed.

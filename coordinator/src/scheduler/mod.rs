@@ -26,9 +26,11 @@
 //! * `moot` — units cancelled because they can no longer change the answer.
 //! * `replicas` — verified jobs: which worker may take a unit's next
 //!   replica, and when a unit's replicas agree.
-//! * `finish` — the end of a job: finished, failed or cancelled.
+//! * `finish` — the end of a job: finished, failed or cancelled; a failed
+//!   job retried.
 //! * `worker` — registered workers and their liveness.
-//! * `restore` — rebuilding the state from the store at startup.
+//! * `restore` — rebuilding the state from the store at startup, and a
+//!   failed job's from its stored units for a retry.
 //! * `views` — snapshots for status, the dashboard and metrics.
 //! * `figures` — a job's figures for the dashboard, drawn by its family.
 //! * `lemmas` — each job's share of the lemma store.
@@ -56,6 +58,8 @@ mod model;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
+mod retry_tests;
+#[cfg(test)]
 mod test_family;
 #[cfg(test)]
 mod tests;
@@ -73,6 +77,7 @@ pub use job::{Estimate, FinalResult, Job};
 pub use lease::Granted;
 pub use replicas::MAX_REPLICAS;
 pub use report::PendingReport;
+pub use restore::Retried;
 pub use unit::TREE_DEPTH;
 
 use crate::clock::Clock;
@@ -116,6 +121,10 @@ pub enum SchedulerError {
     /// A report of a unit the worker was never leased.
     #[error("{0}")]
     NotHeld(String),
+    /// A retry of a job that is not failed, or that cannot be retried
+    /// exactly (see [`Scheduler::begin_retry`], [`Retried::build`]).
+    #[error("{0}")]
+    NotRetryable(String),
 }
 
 pub struct Scheduler {

@@ -13,10 +13,11 @@ use std::time::Duration;
 
 use super::report::PendingReport;
 use super::test_family;
-use super::{FinalResult, Finishing, JobState, Scheduler, WorkerId};
+use super::{FinalResult, Finishing, JobState, Retried, Scheduler, SchedulerError, WorkerId};
 use crate::clock::ManualClock;
 use crate::store::{
-    ExclusionRow, JobId, JobRow, Loaded, MismatchRow, NewUnit, ReplicaRow, UnitId, UnitRow, Write,
+    ExclusionRow, JobId, JobRow, JobUnits, Loaded, MismatchRow, NewUnit, ReplicaRow, UnitId,
+    UnitRow, Write,
 };
 
 struct ModelUnit {
@@ -182,7 +183,7 @@ impl ModelStore {
                     j.result_json = result_json.clone();
                     j.results_file = results_file.clone();
                     j.error = error.clone();
-                    if *state != "done" {
+                    if *state == "cancelled" {
                         for u in self.units.values_mut() {
                             if u.job == *job_id && u.state == "pending" {
                                 u.state = "cancelled";
@@ -191,6 +192,46 @@ impl ModelStore {
                     }
                     self.replicas.retain(|(j, _)| j != job_id);
                 }
+                Write::RetryJob { job_id } => {
+                    let j = self.jobs.get_mut(job_id).expect("retried job exists");
+                    j.state = "running".into();
+                    j.finished_ms = None;
+                    j.result_json = None;
+                    j.results_file = None;
+                    j.error = None;
+                }
+            }
+        }
+    }
+
+    /// What `Store::job_units` reads of a job.
+    pub fn job_units(&self, job: JobId) -> JobUnits {
+        let of_job = || self.units.iter().filter(move |(_, u)| u.job == job);
+        JobUnits {
+            units: of_job()
+                .filter(|(_, u)| matches!(u.state, "pending" | "done"))
+                .map(|(&id, u)| UnitRow {
+                    id,
+                    job_id: u.job,
+                    position: u.position.clone(),
+                    state: u.state.to_string(),
+                    payload: u.payload.clone(),
+                    summary: u.summary.clone(),
+                })
+                .collect(),
+            cancelled: of_job()
+                .filter(|(_, u)| u.state == "cancelled")
+                .map(|(_, u)| u.position.clone())
+                .collect(),
+        }
+    }
+
+    /// Marks a failed job's pending units cancelled, as a coordinator of
+    /// an earlier version did when a job failed.
+    pub fn drop_pending_of_failed(&mut self, job: JobId) {
+        for u in self.units.values_mut() {
+            if u.job == job && u.state == "pending" {
+                u.state = "cancelled";
             }
         }
     }
@@ -472,6 +513,39 @@ impl Harness {
         }]);
         self.s.job_finished(job, JobState::Cancelled, None, None);
         true
+    }
+
+    /// Retries a failed job as the service does: begun, rebuilt from the
+    /// store, committed, applied, and settled (`commit: false` stops after
+    /// the commit, as a coordinator killed there would).
+    pub fn retry(&mut self, job: JobId, commit: bool) -> Result<(), SchedulerError> {
+        let (family, params) = self.s.begin_retry(job)?;
+        let prepared = test_family::prepare(&family, &params).expect("the test family");
+        let retried = match Retried::build(job, prepared, self.store.job_units(job)) {
+            Ok(r) => r,
+            Err(e) => {
+                self.s.abort_retry(job);
+                return Err(e);
+            }
+        };
+        self.store.apply(&[Write::RetryJob { job_id: job }]);
+        if !commit {
+            return Ok(());
+        }
+        let (finishing, writes) = self.s.finish_retry(job, retried);
+        self.store.apply(&writes);
+        if let Some(f) = finishing {
+            self.finish(f);
+        }
+        Ok(())
+    }
+
+    /// A worker's report that it could not explore `unit` (`retryable`:
+    /// another attempt may succeed), as the service applies it.
+    pub fn fail(&mut self, worker: WorkerId, unit: UnitId, retryable: bool) {
+        if let Some(f) = self.s.fail_unit(worker, unit, "it broke", retryable) {
+            self.finish(f);
+        }
     }
 
     /// A coordinator restart: the scheduler rebuilt from what was

@@ -4,20 +4,23 @@
 //! stored: every unit starts pending, and a worker still running one adopts
 //! it back at its next heartbeat).
 //!
+//! A failed job taken up again (`orchard retry`) is rebuilt the same way,
+//! from its units as the store kept them ([`Retried`]).
+//!
 //! The families are looked up through the function the caller passes in,
 //! so this module names no family registry.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use orchard_core::PreparedJob;
+use orchard_core::{Aggregate, PreparedJob};
 
 use super::job::{FinalResult, Job};
 use super::unit::{Replica, Unit};
-use super::Scheduler;
+use super::{Scheduler, SchedulerError};
 use crate::clock::Clock;
 use crate::status::JobState;
-use crate::store::{Loaded, NewUnit};
+use crate::store::{JobId, JobUnits, Loaded, NewUnit, UnitRow};
 
 /// Binds a family, by name, to a job's canonical JSON parameters.
 pub type PrepareFn<'a> = &'a dyn Fn(&str, &str) -> Result<Arc<dyn PreparedJob>, String>;
@@ -153,5 +156,73 @@ impl Scheduler {
             }
         }
         Ok(s)
+    }
+}
+
+/// A failed job as a retry takes it up again, rebuilt from its stored units
+/// (see [`crate::store::Store::job_units`]) before anything is committed:
+/// what cannot be rebuilt, or not exactly, refuses the retry and leaves the
+/// job as it was. Built off the scheduler's lock (merging every done unit's
+/// summary again takes as long as at startup); applied by
+/// [`Scheduler::finish_retry`].
+pub struct Retried {
+    pub(super) prepared: Arc<dyn PreparedJob>,
+    /// The done units' summaries, each merged once.
+    pub(super) aggregate: Box<dyn Aggregate>,
+    /// The units to search: those the job had not searched when it failed.
+    pub(super) pending: Vec<UnitRow>,
+    /// The positions of the units done or cancelled as moot.
+    pub(super) resolved: Vec<Vec<u8>>,
+    /// Units done.
+    pub(super) done: u64,
+}
+
+impl Retried {
+    /// Rebuilds job `job_id`, bound to its family by `prepared`, from its
+    /// stored units. Refused when a summary cannot be merged (the job would
+    /// fail again on it), and when the job kept no unsearched unit but has
+    /// cancelled ones: then some of those may be units a coordinator of an
+    /// earlier version dropped when the job failed, which cannot be told
+    /// from units cancelled as moot, and ending the job without them could
+    /// give a wrong answer. A job that fails keeps its unsearched units, so
+    /// one that failed on a unit has at least that one.
+    pub fn build(
+        job_id: JobId,
+        prepared: Arc<dyn PreparedJob>,
+        stored: JobUnits,
+    ) -> Result<Retried, SchedulerError> {
+        let refused = |why: String| {
+            SchedulerError::NotRetryable(format!("job {job_id} cannot be retried: {why}"))
+        };
+        let (pending, done): (Vec<UnitRow>, Vec<UnitRow>) =
+            stored.units.into_iter().partition(|u| u.state == "pending");
+        if pending.is_empty() && !stored.cancelled.is_empty() {
+            return Err(refused(
+                "it kept no unsearched unit while some of its units are cancelled (units an \
+                 earlier orchard dropped when the job failed cannot be told from units pruned \
+                 as moot); submit it again"
+                    .into(),
+            ));
+        }
+        let mut aggregate = prepared.new_aggregate();
+        let mut resolved = stored.cancelled;
+        for u in &done {
+            aggregate
+                .absorb(u.summary.as_deref().unwrap_or_default())
+                .map_err(|e| {
+                    refused(format!(
+                        "the stored result of unit {} is unusable: {e}",
+                        u.id
+                    ))
+                })?;
+            resolved.push(u.position.clone());
+        }
+        Ok(Retried {
+            prepared,
+            aggregate,
+            pending,
+            resolved,
+            done: done.len() as u64,
+        })
     }
 }

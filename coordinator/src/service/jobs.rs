@@ -1,8 +1,9 @@
 //! The client-facing service (`orchard.v1.JobService`): submitting a job
-//! (or finding the identical one), its status, its results, cancelling it.
+//! (or finding the identical one), its status, its results, cancelling it,
+//! retrying it once it failed.
 //!
-//! A submitted job and a cancellation are committed before they are
-//! answered.
+//! A submitted job, a cancellation and a retry are committed before they
+//! are answered.
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use orchard_proto::v1::*;
 use tonic::{Request, Response, Status};
 
 use super::{internal, scheduler_status, Shared};
-use crate::scheduler::{JobState, MAX_REPLICAS};
+use crate::scheduler::{JobState, Retried, MAX_REPLICAS};
 use crate::store::{StoreError, Write};
 
 /// The client-facing service.
@@ -65,6 +66,75 @@ impl Jobs {
             "job submitted"
         );
         Ok((job_id, false))
+    }
+
+    /// Retries failed job `job_id` (see [`crate::scheduler::Scheduler::begin_retry`]):
+    /// rebuilt from its stored units, then `Write::RetryJob` committed,
+    /// then running again in memory. Everything that can refuse the retry
+    /// comes before the commit, so a refused retry leaves the job failed;
+    /// a coordinator stopped after the commit resumes the job like any
+    /// running one. Returns (units pending, units done).
+    pub async fn retry_job(&self, job_id: u64) -> Result<(u64, u64), Status> {
+        let (family, params_json) = self
+            .0
+            .lock()
+            .begin_retry(job_id)
+            .map_err(scheduler_status)?;
+        match self.rebuild_and_commit(job_id, &family, &params_json).await {
+            Ok(retried) => {
+                let (counts, finishing, writes) = {
+                    let mut s = self.0.lock();
+                    let (finishing, writes) = s.finish_retry(job_id, retried);
+                    let counts = s
+                        .status(job_id)
+                        .map(|st| (st.units_pending, st.units_done))
+                        .unwrap_or_default();
+                    (counts, finishing, writes)
+                };
+                // Its charts go on after its first run's.
+                self.0.history().reopen(job_id);
+                if !writes.is_empty() {
+                    self.0.store.commit(writes).await.map_err(internal)?;
+                }
+                if let Some(f) = finishing {
+                    self.0.finish(f).await;
+                }
+                self.0.work_available.notify_waiters();
+                tracing::info!(job = job_id, family, "job retried");
+                Ok(counts)
+            }
+            Err(e) => {
+                self.0.lock().abort_retry(job_id);
+                Err(e)
+            }
+        }
+    }
+
+    /// The failed job rebuilt from the store (off the lock and off the
+    /// async threads: every done unit's summary is merged again), then the
+    /// retry committed.
+    async fn rebuild_and_commit(
+        &self,
+        job_id: u64,
+        family: &str,
+        params_json: &str,
+    ) -> Result<Retried, Status> {
+        let prepared = self.0.config.prepare(family, params_json).map_err(|e| {
+            Status::failed_precondition(format!("job {job_id} cannot be retried: {e}"))
+        })?;
+        let store = self.0.store.clone();
+        let retried = tokio::task::spawn_blocking(move || {
+            let stored = store.job_units(job_id).map_err(internal)?;
+            Retried::build(job_id, prepared, stored).map_err(scheduler_status)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("retrying failed: {e}")))??;
+        self.0
+            .store
+            .commit(vec![Write::RetryJob { job_id }])
+            .await
+            .map_err(internal)?;
+        Ok(retried)
     }
 }
 
@@ -172,5 +242,19 @@ impl JobService for Jobs {
             .map_err(internal)?;
         }
         Ok(Response::new(CancelResponse { cancelled }))
+    }
+
+    async fn retry(&self, req: Request<RetryRequest>) -> Result<Response<RetryResponse>, Status> {
+        let job_id = req.into_inner().job_id;
+        // A task of its own, so that a client hanging up cannot leave the
+        // retry half made (committed, not applied: see `cancel`).
+        let jobs = self.clone();
+        let (units_pending, units_done) = tokio::spawn(async move { jobs.retry_job(job_id).await })
+            .await
+            .map_err(|e| Status::internal(format!("retrying failed: {e}")))??;
+        Ok(Response::new(RetryResponse {
+            units_pending,
+            units_done,
+        }))
     }
 }

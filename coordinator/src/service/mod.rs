@@ -87,5 +87,6 @@ fn scheduler_status(e: SchedulerError) -> Status {
         SchedulerError::UnknownJob(_) => Status::not_found(e.to_string()),
         SchedulerError::Invalid(_) => Status::invalid_argument(e.to_string()),
         SchedulerError::NotHeld(_) => Status::permission_denied(e.to_string()),
+        SchedulerError::NotRetryable(_) => Status::failed_precondition(e.to_string()),
     }
 }

@@ -1,12 +1,14 @@
 //! A job's records read back while the coordinator runs: every unit of
-//! the job (for its units file) and the stored results of its done units
-//! (to write its results file again). Each read opens a read-only
+//! the job (for its units file), the stored results of its done units
+//! (to write its results file again), and its units as a retry rebuilds
+//! the job from them. Each read opens a read-only
 //! connection of its own and sees only what the writer has committed.
 
 use rusqlite::params;
 
 use super::{
-    crc, to_i64, to_u64, JobId, LedgerRow, MismatchRow, RecordedMismatch, Store, StoreError,
+    crc, to_i64, to_u64, JobId, JobUnits, LedgerRow, MismatchRow, RecordedMismatch, Store,
+    StoreError,
 };
 
 impl Store {
@@ -90,5 +92,38 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+impl Store {
+    /// What a retry of failed job `job_id` rebuilds it from (see
+    /// `Scheduler::begin_retry`): its pending and done units, checked as a
+    /// running job's are when the store opens, and the positions of its
+    /// cancelled ones, with its unit rows checked against its seal (a row
+    /// changed since the store opened is refused, not searched). Read like
+    /// [`Store::unit_ledger`], after the job's end has committed.
+    pub fn job_units(&self, job_id: JobId) -> Result<JobUnits, StoreError> {
+        let conn = self.reader()?;
+        let job = to_i64(job_id);
+        let (units, digests) = super::load::units_where(&conn, "u.job_id = ?1", params![job])?;
+        let cancelled: Vec<Vec<u8>> = conn
+            .prepare("SELECT position FROM units WHERE job_id = ?1 AND state = 'cancelled'")?
+            .query_map(params![job], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let (count, digest): (i64, i64) = conn.query_row(
+            "SELECT unit_count, unit_digest FROM jobs WHERE id = ?1",
+            params![job],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let found = units.len() + cancelled.len();
+        if i64::try_from(found).ok() != Some(count)
+            || digests.get(&job_id).copied().unwrap_or(0) != digest as u64
+        {
+            return Err(StoreError::Corrupt(format!(
+                "job {job_id}: its unit rows do not match their seal ({found} rows where \
+                 {count} were written, or a row was changed)"
+            )));
+        }
+        Ok(JobUnits { units, cancelled })
     }
 }

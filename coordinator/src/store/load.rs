@@ -1,7 +1,8 @@
 //! Reading the state at startup: every job, the units of the jobs still
 //! running (their payloads and summaries checked against their CRCs, and
 //! their rows against each other), and the figures the scheduler rebuilds
-//! its counters from.
+//! its counters from. A failed job's units are read the same way for a
+//! retry ([`units_where`]).
 //!
 //! The CRCs cover blobs only. The rows' other columns are checked for what
 //! the coordinator itself never writes, each a sign of a damaged or edited
@@ -98,73 +99,8 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             "unit {unit} belongs to job {job}, which does not exist"
         )));
     }
-    let mut units = Vec::new();
-    // The sum of the unit rows' hashes of each running job.
-    let mut digests: HashMap<u64, u64> = HashMap::new();
-    let mut stmt = conn.prepare(&format!(
-        "SELECT u.id, u.job_id, u.state, u.payload, u.payload_crc, r.summary, r.summary_crc, u.position,
-                p.job_id, r.job_id, {UNIT_COLUMNS}
-         FROM units u JOIN jobs j ON j.id = u.job_id
-         LEFT JOIN results r ON r.unit_id = u.id
-         LEFT JOIN units p ON p.id = u.parent_id
-         WHERE j.state = 'running'
-         ORDER BY u.id"
-    ))?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        let id = to_u64(r.get(0)?);
-        let job_id: i64 = r.get(1)?;
-        let state: String = r.get(2)?;
-        let digest = digests.entry(to_u64(job_id)).or_default();
-        *digest = digest.wrapping_add(unit_hash(r, 10)?);
-        let corrupt = |what: String| Err(StoreError::Corrupt(format!("unit {id}: {what}")));
-        match state.as_str() {
-            "pending" | "done" => {}
-            // Counted by the query below.
-            "cancelled" => continue,
-            _ => return corrupt(format!("unknown state {state:?}")),
-        }
-        let parent_job: Option<i64> = r.get(8)?;
-        if let Some(other) = parent_job.filter(|&p| p != job_id) {
-            return corrupt(format!(
-                "in job {job_id}, but its parent unit is in job {other}"
-            ));
-        }
-        let result_job: Option<i64> = r.get(9)?;
-        if let Some(other) = result_job.filter(|&p| p != job_id) {
-            return corrupt(format!("in job {job_id}, but its result is of job {other}"));
-        }
-        if state == "pending" && result_job.is_some() {
-            return corrupt("pending, but it has a result".into());
-        }
-        let payload: Vec<u8> = r.get(3)?;
-        if crc(&payload) != r.get::<_, i64>(4)? {
-            return Err(StoreError::Corrupt(format!(
-                "unit {id}: payload checksum mismatch"
-            )));
-        }
-        let summary: Option<Vec<u8>> = r.get(5)?;
-        if state == "done" {
-            let Some(s) = &summary else {
-                return Err(StoreError::Corrupt(format!(
-                    "unit {id}: done without a result"
-                )));
-            };
-            if crc(s) != r.get::<_, i64>(6)? {
-                return Err(StoreError::Corrupt(format!(
-                    "unit {id}: summary checksum mismatch"
-                )));
-            }
-        }
-        units.push(UnitRow {
-            id,
-            job_id: to_u64(job_id),
-            position: r.get(7)?,
-            state,
-            payload,
-            summary,
-        });
-    }
+    // The units of the running jobs, and the sum of their rows' hashes.
+    let (units, mut digests) = units_where(conn, "j.state = 'running'", [])?;
     // The units of the jobs that are over are not loaded, but their
     // figures (units, nodes) are read from them: their digests too.
     let mut stmt = conn.prepare(&format!(
@@ -241,6 +177,84 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
         lemma_bytes,
     })
+}
+
+/// The pending and done units of the jobs that `condition` (on `u`, the
+/// unit, and `j`, its job) selects, each row checked as [`load`] checks
+/// those of the running jobs, and the sum of the hashes of every unit row
+/// of each job it selects, the cancelled ones included (for the seals).
+pub(super) fn units_where(
+    conn: &Connection,
+    condition: &str,
+    params: impl rusqlite::Params,
+) -> Result<(Vec<UnitRow>, HashMap<u64, u64>), StoreError> {
+    let mut units = Vec::new();
+    let mut digests: HashMap<u64, u64> = HashMap::new();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT u.id, u.job_id, u.state, u.payload, u.payload_crc, r.summary, r.summary_crc, u.position,
+                p.job_id, r.job_id, {UNIT_COLUMNS}
+         FROM units u JOIN jobs j ON j.id = u.job_id
+         LEFT JOIN results r ON r.unit_id = u.id
+         LEFT JOIN units p ON p.id = u.parent_id
+         WHERE {condition}
+         ORDER BY u.id"
+    ))?;
+    let mut rows = stmt.query(params)?;
+    while let Some(r) = rows.next()? {
+        let id = to_u64(r.get(0)?);
+        let job_id: i64 = r.get(1)?;
+        let state: String = r.get(2)?;
+        let digest = digests.entry(to_u64(job_id)).or_default();
+        *digest = digest.wrapping_add(unit_hash(r, 10)?);
+        let corrupt = |what: String| Err(StoreError::Corrupt(format!("unit {id}: {what}")));
+        match state.as_str() {
+            "pending" | "done" => {}
+            // Counted by the query below.
+            "cancelled" => continue,
+            _ => return corrupt(format!("unknown state {state:?}")),
+        }
+        let parent_job: Option<i64> = r.get(8)?;
+        if let Some(other) = parent_job.filter(|&p| p != job_id) {
+            return corrupt(format!(
+                "in job {job_id}, but its parent unit is in job {other}"
+            ));
+        }
+        let result_job: Option<i64> = r.get(9)?;
+        if let Some(other) = result_job.filter(|&p| p != job_id) {
+            return corrupt(format!("in job {job_id}, but its result is of job {other}"));
+        }
+        if state == "pending" && result_job.is_some() {
+            return corrupt("pending, but it has a result".into());
+        }
+        let payload: Vec<u8> = r.get(3)?;
+        if crc(&payload) != r.get::<_, i64>(4)? {
+            return Err(StoreError::Corrupt(format!(
+                "unit {id}: payload checksum mismatch"
+            )));
+        }
+        let summary: Option<Vec<u8>> = r.get(5)?;
+        if state == "done" {
+            let Some(s) = &summary else {
+                return Err(StoreError::Corrupt(format!(
+                    "unit {id}: done without a result"
+                )));
+            };
+            if crc(s) != r.get::<_, i64>(6)? {
+                return Err(StoreError::Corrupt(format!(
+                    "unit {id}: summary checksum mismatch"
+                )));
+            }
+        }
+        units.push(UnitRow {
+            id,
+            job_id: to_u64(job_id),
+            position: r.get(7)?,
+            state,
+            payload,
+            summary,
+        });
+    }
+    Ok((units, digests))
 }
 
 /// Every job's exclusions (schema version 6), each row checked against its

@@ -179,6 +179,16 @@ pub struct UnitRow {
     pub summary: Option<Vec<u8>>,
 }
 
+/// A failed job's units as a retry reads them (see [`Store::job_units`]).
+#[derive(Debug, Clone, Default)]
+pub struct JobUnits {
+    /// Its pending units (those it had not searched when it failed) and
+    /// its done ones, with their summaries.
+    pub units: Vec<UnitRow>,
+    /// The positions of its units cancelled as moot.
+    pub cancelled: Vec<Vec<u8>>,
+}
+
 /// One unit of a job as the units file lists it (see [`Store::unit_ledger`]).
 #[derive(Debug, Clone)]
 pub struct LedgerRow {
@@ -284,7 +294,10 @@ pub enum Write {
         source: u64,
         blob: Vec<u8>,
     },
-    /// The job is over: its state, answer or error. Its lemmas are deleted.
+    /// The job is over: its state, answer or error. Its lemmas and the
+    /// replicas of its undecided units are deleted. A cancelled job's
+    /// pending units are cancelled; a failed job's stay pending, so that
+    /// [`Write::RetryJob`] can take it up again exactly where it stopped.
     FinishJob {
         job_id: JobId,
         state: &'static str,
@@ -292,6 +305,12 @@ pub enum Write {
         result_json: Option<String>,
         results_file: Option<String>,
         error: Option<String>,
+    },
+    /// A failed job runs again (see `Scheduler::begin_retry`): its state
+    /// `running`, its end, answer and error cleared. Its units are as it
+    /// left them: the pending ones are searched, the done ones stay done.
+    RetryJob {
+        job_id: JobId,
     },
 }
 

@@ -463,7 +463,10 @@ fn apply_one(
                 params![to_i64(*job_id), state, to_i64(*finished_ms), result_json, results_file, error],
             )?;
             seal_job(tx, to_i64(*job_id))?;
-            if *state != "done" {
+            // A failed job keeps its pending units for a retry; they are
+            // not searched while it is not running (only running jobs'
+            // units are loaded).
+            if *state == "cancelled" {
                 let pending: Vec<i64> = tx
                     .prepare_cached("SELECT id FROM units WHERE job_id = ?1 AND state = 'pending'")?
                     .query_map(params![to_i64(*job_id)], |r| r.get(0))?
@@ -492,6 +495,15 @@ fn apply_one(
                 "DELETE FROM lemmas WHERE job_id = ?1",
                 params![to_i64(*job_id)],
             )?;
+        }
+        Write::RetryJob { job_id } => {
+            tx.execute(
+                "UPDATE jobs SET state = 'running', finished_ms = NULL, result_json = NULL,
+                     results_file = NULL, error = NULL
+                 WHERE id = ?1",
+                params![to_i64(*job_id)],
+            )?;
+            seal_job(tx, to_i64(*job_id))?;
         }
         Write::InsertLemmas {
             job_id,

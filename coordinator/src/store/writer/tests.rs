@@ -414,3 +414,121 @@ async fn a_folded_log_leaves_the_database_file_whole_on_its_own() {
     store.fold_wal().await.unwrap();
     assert_eq!(counts_in_a_copy_of_the_file_alone(&db, &copy), Some((2, 3)));
 }
+
+/// A failed job keeps its pending units (a cancelled job's are
+/// cancelled), [`Store::job_units`] reads back what a retry rebuilds it
+/// from, and [`Write::RetryJob`] makes it running again with its end and
+/// error cleared: the seals exact throughout, and a store opened after the
+/// retry loads its units as a running job's.
+#[tokio::test]
+async fn a_failed_job_keeps_its_unsearched_units_for_a_retry() {
+    let db = TempDb::new("retry");
+    let (mut conn, _) = schema::open_connection(&db.0).unwrap();
+    let finish = |job_id, state| Write::FinishJob {
+        job_id,
+        state,
+        finished_ms: 9,
+        result_json: None,
+        results_file: None,
+        error: Some(format!("unit of job {job_id} failed")),
+    };
+    commit(
+        &mut conn,
+        vec![vec![
+            job(1),
+            job(2),
+            Write::InsertUnits {
+                job_id: 1,
+                parent: None,
+                units: units(&[1, 2, 3, 4]),
+            },
+            Write::InsertUnits {
+                job_id: 2,
+                parent: None,
+                units: units(&[6, 7]),
+            },
+            complete(1, 1, &[5]),
+            Write::CancelUnits {
+                units: vec![(2, 0)],
+            },
+            finish(1, "failed"),
+            finish(2, "cancelled"),
+        ]],
+    )
+    .unwrap();
+    assert_exact(&mut conn);
+    let states = |conn: &Connection, job: i64| -> Vec<(i64, String)> {
+        conn.prepare("SELECT id, state FROM units WHERE job_id = ?1 ORDER BY id")
+            .unwrap()
+            .query_map([job], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let named = |v: &[(i64, &str)]| -> Vec<(i64, String)> {
+        v.iter().map(|&(id, s)| (id, s.to_string())).collect()
+    };
+    assert_eq!(
+        states(&conn, 1),
+        named(&[
+            (1, "done"),
+            (2, "cancelled"),
+            (3, "pending"),
+            (4, "pending"),
+            (5, "pending")
+        ])
+    );
+    assert_eq!(
+        states(&conn, 2),
+        named(&[(6, "cancelled"), (7, "cancelled")])
+    );
+    drop(conn);
+
+    let (store, loaded) = Store::open(&db.0).unwrap();
+    assert_eq!(loaded.jobs[0].state, "failed");
+    assert!(
+        loaded.units.is_empty(),
+        "a failed job's units are not loaded"
+    );
+    let stored = store.job_units(1).unwrap();
+    let of = |state: &str| -> Vec<UnitId> {
+        stored
+            .units
+            .iter()
+            .filter(|u| u.state == state)
+            .map(|u| u.id)
+            .collect()
+    };
+    assert_eq!(of("pending"), [3, 4, 5]);
+    assert_eq!(of("done"), [1]);
+    assert_eq!(stored.units[0].summary.as_deref(), Some(&[7u8][..]));
+    assert_eq!(stored.cancelled, [2u64.to_be_bytes().to_vec()]);
+    store
+        .commit(vec![Write::RetryJob { job_id: 1 }])
+        .await
+        .unwrap();
+    let mut conn = Connection::open(&db.0).unwrap();
+    assert_exact(&mut conn);
+    let loaded = load(&conn).unwrap();
+    let row = &loaded.jobs[0];
+    assert_eq!(
+        (row.state.as_str(), row.error.as_deref(), row.finished_ms),
+        ("running", None, None)
+    );
+    let mut ids: Vec<UnitId> = loaded.units.iter().map(|u| u.id).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [1, 3, 4, 5],
+        "the done and pending units of a running job"
+    );
+    assert_eq!(loaded.cancelled.len(), 1);
+    // A unit row changed behind the store's back is refused, not searched.
+    conn.execute_batch("PRAGMA foreign_keys = OFF; UPDATE units SET position = x'00' WHERE id = 4")
+        .unwrap();
+    let err = store.job_units(1).unwrap_err().to_string();
+    assert!(
+        err.contains("job 1: its unit rows do not match their seal"),
+        "{err}"
+    );
+}
