@@ -90,6 +90,10 @@ pub struct RunArgs {
     /// Print the result as one JSON object.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Continue the last failed job of these parameters in the database
+    /// from where it stopped (as `orchard retry`), instead of a new job.
+    #[arg(long, global = true)]
+    pub retry: bool,
     /// Where results files go (default: `results/` beside the database).
     /// Runs whose databases share a directory need one each: every
     /// database's first job is job 1, and its files are named after it.

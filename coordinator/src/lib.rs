@@ -222,6 +222,36 @@ impl Coordinator {
             .map_err(|s| s.message().to_string())
     }
 
+    /// The running or finished job of `family` with these canonical
+    /// parameters and replicas, which `submit` would return.
+    pub fn existing_job(&self, family: &str, params_json: &str, replicas: u32) -> Option<u64> {
+        self.shared
+            .lock()
+            .find_job(family, params_json, replicas.max(1))
+    }
+
+    /// The last failed job of `family` with these canonical parameters and
+    /// replicas, with its error; `None`: none failed.
+    pub fn failed_job(
+        &self,
+        family: &str,
+        params_json: &str,
+        replicas: u32,
+    ) -> Option<(u64, String)> {
+        self.shared
+            .lock()
+            .find_failed_job(family, params_json, replicas.max(1))
+    }
+
+    /// Puts failed job `job_id` back to running from where it stopped (see
+    /// `orchard retry`): (units pending, units done).
+    pub async fn retry(&self, job_id: u64) -> Result<(u64, u64), String> {
+        Jobs(self.shared.clone())
+            .retry_job(job_id)
+            .await
+            .map_err(|s| s.message().to_string())
+    }
+
     /// A job's progress; `None`: no such job.
     pub fn status(&self, job_id: u64) -> Option<JobStatus> {
         self.shared.lock().status(job_id)

@@ -64,8 +64,36 @@ pub async fn run(args: RunArgs, family: FamilyChoice, registry: Registry) -> Cli
     }
     let started = Instant::now();
     let coordinator = Coordinator::open(&db, config).await?;
+    let replicas = args.replicas.replicas;
+    let identical = coordinator.existing_job(family.family, &family.params_json, replicas);
+    match (
+        identical,
+        coordinator.failed_job(family.family, &family.params_json, replicas),
+    ) {
+        // A running or finished job of these parameters is resumed or
+        // answers, whatever failed before it.
+        (Some(_), _) => {}
+        (None, Some((failed, _))) if args.retry => {
+            let (pending, done) = coordinator.retry(failed).await?;
+            if !args.json {
+                eprintln!("retrying job {failed}: {pending} units to search, {done} done");
+            }
+        }
+        (None, Some((failed, error))) => eprintln!(
+            "note: job {failed} of these parameters failed ({error}); this run is a new job \
+             (--retry continues job {failed} from where it stopped)"
+        ),
+        (None, None) if args.retry => {
+            return Err(format!(
+                "--retry: no failed job of these parameters in {}",
+                db.display()
+            )
+            .into())
+        }
+        (None, None) => {}
+    }
     let (job_id, existing) = coordinator
-        .submit(family.family, &family.params_json, args.replicas.replicas)
+        .submit(family.family, &family.params_json, replicas)
         .await?;
 
     let listener = Coordinator::bind("127.0.0.1:0").await?;

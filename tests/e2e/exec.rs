@@ -290,24 +290,12 @@ fn each_bad_program_behaviour_fails_its_job_with_one_clear_line() {
 #[test]
 fn a_failed_job_retried_once_its_cause_is_gone_ends_with_a_clean_runs_answer() {
     let dir = TempDir::new("exec-retry");
-    let programs = dir.path("programs");
-    std::fs::create_dir_all(&programs).unwrap();
-    let fault = dir.path("disk-full");
-    let program = programs.join("flaky");
-    std::fs::write(
-        &program,
-        format!(
-            "#!/bin/sh\nread unit\n\
-             if [ \"$unit\" = 7 ] && [ -e '{}' ]; then echo 'no space left' >&2; exit 3; fi\n\
-             echo count units 1\necho count sum $unit\necho done\n",
-            fault.display()
-        ),
-    )
-    .unwrap();
-    set_executable(&program);
-    let units = dir.path("units.txt");
-    let lines: String = (1..=12).map(|u| format!("{u}\n")).collect();
-    std::fs::write(&units, lines).unwrap();
+    let Flaky {
+        programs,
+        program,
+        fault,
+        units,
+    } = flaky(&dir);
     let exec_flags = ["--units-file", units.to_str().unwrap()];
     let clean = run_exec_json(
         &programs,
@@ -380,6 +368,95 @@ fn a_failed_job_retried_once_its_cause_is_gone_ends_with_a_clean_runs_answer() {
     let out = retry(&id);
     assert_one_line_error(&out, &format!("job {job} cannot be retried: it is done"));
     assert_eq!(status(&url, job).unwrap()["state"], "done");
+}
+
+/// A program that fails on unit 7 (of units 1..=12) while the file `fault`
+/// exists, as a program meets a full disk: the same bytes, so the same
+/// hash, before and after the fault is gone.
+struct Flaky {
+    programs: PathBuf,
+    program: PathBuf,
+    fault: PathBuf,
+    units: PathBuf,
+}
+
+fn flaky(dir: &TempDir) -> Flaky {
+    let programs = dir.path("programs");
+    std::fs::create_dir_all(&programs).unwrap();
+    let fault = dir.path("disk-full");
+    let program = programs.join("flaky");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\nread unit\n\
+             if [ \"$unit\" = 7 ] && [ -e '{}' ]; then echo 'no space left' >&2; exit 3; fi\n\
+             echo count units 1\necho count sum $unit\necho done\n",
+            fault.display()
+        ),
+    )
+    .unwrap();
+    set_executable(&program);
+    let units = dir.path("units.txt");
+    let lines: String = (1..=12).map(|u| format!("{u}\n")).collect();
+    std::fs::write(&units, lines).unwrap();
+    Flaky {
+        programs,
+        program,
+        fault,
+        units,
+    }
+}
+
+/// `orchard run` again with `--retry` continues the failed job of the same
+/// command from where it stopped and ends with a clean run's answer;
+/// `--retry` where nothing of these parameters failed is refused.
+#[test]
+fn orchard_run_with_retry_continues_the_failed_job_of_the_same_command() {
+    let dir = TempDir::new("exec-run-retry");
+    let Flaky {
+        programs,
+        program,
+        fault,
+        units,
+    } = flaky(&dir);
+    let exec_flags = ["--units-file", units.to_str().unwrap()];
+    let one = ["--workers", "1"];
+    let clean = run_exec_json(
+        &programs,
+        &dir.path("clean.db"),
+        &one,
+        &program,
+        &exec_flags,
+    );
+
+    let refused = run_exec(
+        Some(&programs),
+        &dir.path("nothing-failed.db"),
+        &["--workers", "1", "--retry"],
+        &program,
+        &exec_flags,
+    );
+    assert_one_line_error(&refused, "--retry: no failed job of these parameters");
+
+    std::fs::write(&fault, "").unwrap();
+    let db = dir.path("run.db");
+    let failed = run_exec(Some(&programs), &db, &one, &program, &exec_flags);
+    assert!(!failed.status.success(), "the job fails on unit 7");
+    std::fs::remove_file(&fault).unwrap();
+    let retried = run_exec_json(
+        &programs,
+        &db,
+        &["--workers", "1", "--retry"],
+        &program,
+        &exec_flags,
+    );
+    assert_eq!(
+        retried["resumed"], true,
+        "the failed job, not a new one: {retried}"
+    );
+    for key in ["counters", "nodes", "sha256"] {
+        assert_eq!(retried[key], clean[key], "{key}: {retried} against {clean}");
+    }
 }
 
 /// A worker runs only what its operator allowed: no directory, a name not

@@ -279,6 +279,26 @@ impl Scheduler {
             .map(|j| j.id)
     }
 
+    /// The last job of these parameters that failed, with its error: what
+    /// `orchard run --retry` continues instead of starting afresh.
+    pub fn find_failed_job(
+        &self,
+        family: &str,
+        params_json: &str,
+        replicas: u32,
+    ) -> Option<(JobId, String)> {
+        self.jobs
+            .values()
+            .filter(|j| {
+                j.family == family
+                    && j.params_json == params_json
+                    && j.replicas == replicas
+                    && j.state == JobState::Failed
+            })
+            .max_by_key(|j| j.id)
+            .map(|j| (j.id, j.error.clone().unwrap_or_default()))
+    }
+
     /// Writes each stored job's parameters in their canonical form
     /// (`canonical(family, params)`, `None`: left as stored). A job stored by
     /// an older build may leave out a parameter its family has gained since,
