@@ -13,7 +13,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::db::{ids_in_state, job_state, nodes_reported_by, releases, units};
+use common::db::{ids_in_state, job_nodes, job_state, nodes_reported_by, releases, units};
 use common::family::{FamilyCase, Victim, BUSY_BEAVER_4, HC, HIP_NN, HIP_SOLVE};
 use common::{
     backup, final_results, start_worker, units_held_by, wait_coordinator, wait_status, worker_nodes,
@@ -297,9 +297,11 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database(case: &FamilyCase) {
 
 /// Both faults in one job: a worker dies part way through a unit
 /// ([`kill_a_lone_victim_mid_unit`]), then, while the others work on, the
-/// coordinator dies and comes back on its database. The answer must be the
-/// single process's; the victim's units are done by others, and nothing
-/// done before the coordinator's kill is searched again.
+/// coordinator dies and comes back on its database. The answer so far
+/// just before the coordinator's kill and the final answer must be the
+/// merge of the results done, each once, and the final one the single
+/// process's; the victim's units are done by others, and nothing done
+/// before the coordinator's kill is searched again.
 fn a_worker_then_the_coordinator_killed_mid_job_lose_nothing(case: &FamilyCase) {
     let dir = case.dir("killboth");
     let port = common::free_port();
@@ -316,19 +318,39 @@ fn a_worker_then_the_coordinator_killed_mid_job_lose_nothing(case: &FamilyCase) 
     );
     wait_coordinator(&url, Duration::from_secs(20));
     let job = case.submit(&url);
-    let (_survivors, held) = kill_a_lone_victim_mid_unit(case, &dir, &url, &http, job);
+    let (mut survivors, held) = kill_a_lone_victim_mid_unit(case, &dir, &url, &http, job);
 
-    // The survivors report a few more units, then the coordinator dies.
+    // The survivors report a few more units, then stop (SIGSTOP) while
+    // the coordinator dies.
     let done = common::units_done(&url, job);
     wait_status(&url, job, case.first_units_within, |s| {
         s["units_done"].as_u64().unwrap() >= done + 5 || s["state"] == "done"
     });
+    for w in &mut survivors {
+        w.signal("STOP");
+    }
+    // A report on its way lands.
+    std::thread::sleep(Duration::from_millis(300));
+    // The answer so far merges each stored result once: a result merged
+    // twice in memory (the victim's unit, say) shows here, where the
+    // restart would hide it by merging the database's results again.
+    let out = common::run(&["results", &job.to_string(), "--coordinator", &url, "--json"]);
+    assert_eq!(out.status.code(), Some(3), "not final: exit code 3");
+    let so_far: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        so_far["nodes"],
+        job_nodes(&db),
+        "the answer so far: {so_far}"
+    );
     coord.sigkill();
     assert_eq!(job_state(&db, job), "running", "the kill came mid-job");
     let before = units(&db);
 
     // Same database, same address: the survivors reconnect by themselves.
     let _coord2 = case.start_coordinator(&dir, port, "coordinator-2.log", &[]);
+    for w in &mut survivors {
+        w.signal("CONT");
+    }
     let s = wait_status(&url, job, case.finish_within, |s| s["state"] == "done");
     assert_eq!(s["units_pending"], 0);
     (case.assert_same_answer)(&final_results(&url, job));
