@@ -3,16 +3,21 @@
 //! and then the coordinator killed with SIGKILL mid-job, a worker asked to
 //! leave with SIGTERM, and a backup taken mid-job restored after the disk is
 //! lost. Each test is written once and run for each family (`hc`,
-//! `hip-solve` and `hip-nn`, see `common::family`): the answer must be the single
-//! process's, and nothing done may be searched again.
+//! `hip-solve`, `hip-nn` and `busy-beaver` with 4 cards, see
+//! `common::family`): the answer must be the single process's, and nothing
+//! done may be searched again. The 4-card busy beaver also meets both kills
+//! in one job: a worker killed part way through a unit, then the
+//! coordinator.
 
 use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::db::{ids_in_state, job_state, releases, units};
-use common::family::{FamilyCase, Victim, HC, HIP_NN, HIP_SOLVE};
-use common::{backup, final_results, start_worker, units_held_by, wait_coordinator, wait_status};
+use common::db::{ids_in_state, job_nodes, job_state, nodes_reported_by, releases, units};
+use common::family::{FamilyCase, Victim, BUSY_BEAVER_4, HC, HIP_NN, HIP_SOLVE};
+use common::{
+    backup, final_results, start_worker, units_held_by, wait_coordinator, wait_status, worker_nodes,
+};
 use common::{Proc, TempDir};
 
 /// The test of each concern, for each family.
@@ -46,6 +51,12 @@ crash_tests! {
     hc: super::HC;
     hip_solve: super::HIP_SOLVE;
     hip_nn: super::HIP_NN;
+    busy_beaver_4: super::BUSY_BEAVER_4;
+}
+
+#[test]
+fn busy_beaver_4_survives_a_killed_worker_then_a_killed_coordinator() {
+    a_worker_then_the_coordinator_killed_mid_job_lose_nothing(&BUSY_BEAVER_4);
 }
 
 /// What shows that the victim's work was not lost, once the job is done.
@@ -151,6 +162,18 @@ fn kill_a_frozen_victim(
             "the victim's lease never went to another worker"
         );
     }
+}
+
+/// Nodes the worker named `hostname` has explored in the units it holds, as
+/// far as the coordinator knows (its heartbeats carry each running unit's
+/// progress), at the least: its nodes on the dashboard (reported units, the
+/// coordinator's count once each report is committed, plus the progress of
+/// the units it holds) less the nodes of its results in the database `db`
+/// (committed before they are counted, so never fewer). Read with the
+/// worker frozen, a positive answer means it stopped mid-unit.
+fn nodes_in_hand(http: &str, db: &std::path::Path, hostname: &str) -> u64 {
+    let shown = worker_nodes(http, hostname);
+    shown.saturating_sub(nodes_reported_by(db, hostname))
 }
 
 /// Victims work alone until one dies holding a lease
@@ -270,6 +293,142 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database(case: &FamilyCase) {
     assert_done_units_kept(&before, &after, "before the kill");
     // And the restarted coordinator did run units (the job was not done).
     assert!(ids_in_state(&after, "done").len() > done_before.len());
+}
+
+/// Both faults in one job: a worker dies part way through a unit
+/// ([`kill_a_lone_victim_mid_unit`]), then, while the others work on, the
+/// coordinator dies and comes back on its database. The answer so far
+/// just before the coordinator's kill and the final answer must be the
+/// merge of the results done, each once, and the final one the single
+/// process's; the victim's units are done by others, and nothing done
+/// before the coordinator's kill is searched again.
+fn a_worker_then_the_coordinator_killed_mid_job_lose_nothing(case: &FamilyCase) {
+    let dir = case.dir("killboth");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let http = format!("127.0.0.1:{}", common::free_port());
+    let db = dir.path("coord.db");
+    // Heartbeats (each running unit's progress) every 0.05 s: a unit of a
+    // fraction of a second is seen part way through.
+    let mut coord = case.start_coordinator(
+        &dir,
+        port,
+        "coordinator-1.log",
+        &["--http", &http, "--heartbeat-interval", "0.05"],
+    );
+    wait_coordinator(&url, Duration::from_secs(20));
+    let job = case.submit(&url);
+    let (mut survivors, held) = kill_a_lone_victim_mid_unit(case, &dir, &url, &http, job);
+
+    // The survivors report a few more units, then stop (SIGSTOP) while
+    // the coordinator dies.
+    let done = common::units_done(&url, job);
+    wait_status(&url, job, case.first_units_within, |s| {
+        s["units_done"].as_u64().unwrap() >= done + 5 || s["state"] == "done"
+    });
+    for w in &mut survivors {
+        w.signal("STOP");
+    }
+    // A report on its way lands.
+    std::thread::sleep(Duration::from_millis(300));
+    // The answer so far merges each stored result once: a result merged
+    // twice in memory (the victim's unit, say) shows here, where the
+    // restart would hide it by merging the database's results again.
+    let out = common::run(&["results", &job.to_string(), "--coordinator", &url, "--json"]);
+    assert_eq!(out.status.code(), Some(3), "not final: exit code 3");
+    let so_far: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        so_far["nodes"],
+        job_nodes(&db),
+        "the answer so far: {so_far}"
+    );
+    coord.sigkill();
+    assert_eq!(job_state(&db, job), "running", "the kill came mid-job");
+    let before = units(&db);
+
+    // Same database, same address: the survivors reconnect by themselves.
+    let _coord2 = case.start_coordinator(&dir, port, "coordinator-2.log", &[]);
+    for w in &mut survivors {
+        w.signal("CONT");
+    }
+    let s = wait_status(&url, job, case.finish_within, |s| s["state"] == "done");
+    assert_eq!(s["units_pending"], 0);
+    (case.assert_same_answer)(&final_results(&url, job));
+    let after = units(&db);
+    assert_done_units_kept(&before, &after, "before the coordinator's kill");
+    assert!(
+        ids_in_state(&after, "done").len() > ids_in_state(&before, "done").len(),
+        "the restarted coordinator ran units"
+    );
+    for id in held {
+        let (state, leases, _) = &after[&id];
+        assert!(
+            (state == "done" && *leases >= 2) || (case.cancels_units && state == "cancelled"),
+            "the victim's unit {id} ended {state} after {leases} leases"
+        );
+    }
+}
+
+/// Starts the victim alone and freezes it (SIGSTOP) part way through a
+/// unit: holding one, with some of its nodes explored ([`nodes_in_hand`]).
+/// It is frozen as soon as the coordinator sees it so, and if a report
+/// overtook the freeze it is thawed and watched again. Alone, the job moves
+/// only while the victim does, so however fast the machine, much of it is
+/// left after the kill. Then two survivors start, and once a unit has been
+/// leased again (its lease expired; only the victim had leased any), the
+/// victim is killed. Returns the survivors and the units leased again.
+fn kill_a_lone_victim_mid_unit(
+    case: &FamilyCase,
+    dir: &TempDir,
+    url: &str,
+    http: &str,
+    job: u64,
+) -> (Vec<Proc>, Vec<i64>) {
+    let db = dir.path("coord.db");
+    let mut victim = start_worker(dir, url, "victim");
+    let mut attempts = 0;
+    loop {
+        let deadline = Instant::now() + case.first_units_within;
+        while nodes_in_hand(http, &db, "victim") == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "the victim was never seen part way through a unit: {:?}",
+                common::status(url, job)
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        victim.signal("STOP");
+        // A report or a heartbeat on its way lands.
+        std::thread::sleep(Duration::from_millis(300));
+        if units_held_by(http, "victim") > 0 && nodes_in_hand(http, &db, "victim") > 0 {
+            break;
+        }
+        victim.signal("CONT");
+        attempts += 1;
+        assert!(attempts < 50, "the victim was never frozen mid-unit");
+    }
+    let s = common::status(url, job).unwrap();
+    assert_eq!(s["state"], "running", "the victim froze mid-job: {s}");
+    let survivors = vec![
+        start_worker(dir, url, "survivor"),
+        start_worker(dir, url, "third"),
+    ];
+    // The lease TTL is 2 s.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while releases(&db) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the victim's lease never went to another worker"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    victim.sigkill();
+    let held: Vec<i64> = units(&db)
+        .into_iter()
+        .filter(|(_, (_, leases, _))| *leases >= 2)
+        .map(|(id, _)| id)
+        .collect();
+    (survivors, held)
 }
 
 /// Every unit done in `before` is done in `after` with the same lease count

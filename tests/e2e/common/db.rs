@@ -73,3 +73,15 @@ pub fn job_nodes(db: &Path) -> u64 {
     })
     .map_or(0, |n| n as u64)
 }
+
+/// Nodes of the results reported by the worker named `hostname` (the
+/// database names the reporter `worker ID (HOSTNAME, N threads)`).
+pub fn nodes_reported_by(db: &Path, hostname: &str) -> u64 {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.query_row(
+        "SELECT coalesce(sum(nodes), 0) FROM results WHERE worker LIKE ?1",
+        [format!("% ({hostname}, %")],
+        |r| r.get::<_, i64>(0),
+    )
+    .unwrap() as u64
+}

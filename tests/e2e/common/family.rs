@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::cluster::{start_coordinator_logging_to, submit_job};
 use super::process::{Proc, TempDir};
-use super::{hc, hip, nn};
+use super::{bb, hc, hip, nn};
 
 /// How the worker-kill test makes sure its victim dies holding a lease.
 pub enum Victim {
@@ -89,6 +89,23 @@ pub const HIP_NN: FamilyCase = FamilyCase {
     victim: Victim::Frozen,
     units_before_coordinator_kill: 20,
     first_units_within: Duration::from_secs(120),
+    finish_within: Duration::from_secs(300),
+    cancels_units: false,
+    true_nodes: None,
+    check_interim_results: None,
+};
+
+/// busy-beaver with 4 cards, the tree's 858,909 machines: units are
+/// subtrees of the tree normal form, never cancelled; compared with a
+/// single process key for key and its results file byte for byte.
+pub const BUSY_BEAVER_4: FamilyCase = FamilyCase {
+    tag: "bb4",
+    job: bb::JOB,
+    unit_budget: bb::UNIT_BUDGET,
+    assert_same_answer: bb::assert_same_answer,
+    victim: Victim::Frozen,
+    units_before_coordinator_kill: 30,
+    first_units_within: Duration::from_secs(60),
     finish_within: Duration::from_secs(300),
     cancels_units: false,
     true_nodes: None,

@@ -89,3 +89,16 @@ pub fn units_held_by(addr: &str, hostname: &str) -> u64 {
         .find(|w| w["hostname"] == hostname)
         .map_or(0, |w| w["units"].as_u64().unwrap())
 }
+
+/// The nodes the coordinator whose HTTP side is at `addr` (`host:port`)
+/// counts for the worker named `hostname` on the dashboard's API: those of
+/// its reported units and the progress of those it holds.
+pub fn worker_nodes(addr: &str, hostname: &str) -> u64 {
+    let api = http_get_json(&format!("http://{addr}/api/jobs"));
+    api["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["hostname"] == hostname)
+        .map_or(0, |w| w["nodes"].as_u64().unwrap())
+}

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod bb;
 pub mod cluster;
 pub mod db;
 pub mod family;
