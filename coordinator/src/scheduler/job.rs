@@ -268,15 +268,21 @@ impl Scheduler {
     /// Finds a job with the same family, canonical parameters and replicas
     /// that is running or done.
     pub fn find_job(&self, family: &str, params_json: &str, replicas: u32) -> Option<JobId> {
-        self.jobs
-            .values()
-            .find(|j| {
-                j.family == family
-                    && j.params_json == params_json
-                    && j.replicas == replicas
-                    && matches!(j.state, JobState::Running | JobState::Done)
-            })
+        self.jobs_of(family, params_json, replicas)
+            .find(|j| matches!(j.state, JobState::Running | JobState::Done))
             .map(|j| j.id)
+    }
+
+    /// The jobs of `family` with these canonical parameters and replicas.
+    fn jobs_of<'a>(
+        &'a self,
+        family: &'a str,
+        params_json: &'a str,
+        replicas: u32,
+    ) -> impl Iterator<Item = &'a Job> {
+        self.jobs.values().filter(move |j| {
+            j.family == family && j.params_json == params_json && j.replicas == replicas
+        })
     }
 
     /// The last job of these parameters that failed, with its error: what
@@ -287,14 +293,8 @@ impl Scheduler {
         params_json: &str,
         replicas: u32,
     ) -> Option<(JobId, String)> {
-        self.jobs
-            .values()
-            .filter(|j| {
-                j.family == family
-                    && j.params_json == params_json
-                    && j.replicas == replicas
-                    && j.state == JobState::Failed
-            })
+        self.jobs_of(family, params_json, replicas)
+            .filter(|j| j.state == JobState::Failed)
             .max_by_key(|j| j.id)
             .map(|j| (j.id, j.error.clone().unwrap_or_default()))
     }
