@@ -5,7 +5,10 @@
 //! lost. Each test is written once and run for each family (`hc`,
 //! `hip-solve`, `hip-nn` and `busy-beaver` with 4 cards, see
 //! `common::family`): the answer must be the single process's, and nothing
-//! done may be searched again. The 4-card busy beaver also meets both kills
+//! done may be searched again. Just before a coordinator dies, with the
+//! workers stopped, its answer so far must count the stored results each
+//! once: a restart rebuilds the totals from the database, which would hide
+//! a result merged twice in memory. The 4-card busy beaver also meets both kills
 //! in one job: a worker killed part way through a unit, then the
 //! coordinator.
 
@@ -13,10 +16,11 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::db::{ids_in_state, job_nodes, job_state, nodes_reported_by, releases, units};
+use common::db::{ids_in_state, job_state, nodes_reported_by, releases, units};
 use common::family::{FamilyCase, Victim, BUSY_BEAVER_4, HC, HIP_NN, HIP_SOLVE};
 use common::{
-    backup, final_results, start_worker, units_held_by, wait_coordinator, wait_status, worker_nodes,
+    assert_answer_so_far_merges_each_result_once, backup, final_results, start_worker,
+    units_held_by, wait_coordinator, wait_status, worker_nodes,
 };
 use common::{Proc, TempDir};
 
@@ -256,11 +260,20 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database(case: &FamilyCase) {
     let mut coord = case.start_coordinator(&dir, port, "coordinator-1.log", &[]);
     wait_coordinator(&url, Duration::from_secs(20));
     let job = case.submit(&url);
-    let _w1 = start_worker(&dir, &url, "w1");
-    let _w2 = start_worker(&dir, &url, "w2");
+    let mut workers = vec![
+        start_worker(&dir, &url, "w1"),
+        start_worker(&dir, &url, "w2"),
+    ];
     wait_status(&url, job, case.first_units_within, |s| {
         s["units_done"].as_u64().unwrap() >= case.units_before_coordinator_kill
     });
+    // The workers stop (SIGSTOP) while the coordinator dies, and a report
+    // on its way lands: the answer so far is read against the database.
+    for w in &mut workers {
+        w.signal("STOP");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_answer_so_far_merges_each_result_once(&url, job, &db);
     coord.sigkill();
     assert_eq!(job_state(&db, job), "running", "the kill came mid-job");
     let before = units(&db);
@@ -271,6 +284,9 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database(case: &FamilyCase) {
     // Same database, same address: the workers reconnect by themselves.
     let http = format!("127.0.0.1:{}", common::free_port());
     let _coord2 = case.start_coordinator(&dir, port, "coordinator-2.log", &["--http", &http]);
+    for w in &mut workers {
+        w.signal("CONT");
+    }
     let s = wait_status(&url, job, case.finish_within, |s| s["state"] == "done");
     assert_eq!(s["state"], "done");
     (case.assert_same_answer)(&final_results(&url, job));
@@ -331,17 +347,8 @@ fn a_worker_then_the_coordinator_killed_mid_job_lose_nothing(case: &FamilyCase) 
     }
     // A report on its way lands.
     std::thread::sleep(Duration::from_millis(300));
-    // The answer so far merges each stored result once: a result merged
-    // twice in memory (the victim's unit, say) shows here, where the
-    // restart would hide it by merging the database's results again.
-    let out = common::run(&["results", &job.to_string(), "--coordinator", &url, "--json"]);
-    assert_eq!(out.status.code(), Some(3), "not final: exit code 3");
-    let so_far: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        so_far["nodes"],
-        job_nodes(&db),
-        "the answer so far: {so_far}"
-    );
+    // The victim's unit, say, merged twice would show here.
+    assert_answer_so_far_merges_each_result_once(&url, job, &db);
     coord.sigkill();
     assert_eq!(job_state(&db, job), "running", "the kill came mid-job");
     let before = units(&db);
@@ -513,6 +520,12 @@ fn a_backup_taken_mid_job_resumes_when_the_disk_is_lost(case: &FamilyCase) {
     wait_status(&url, job, case.first_units_within, |s| {
         s["units_done"].as_u64().unwrap() as usize >= done_at_backup + 20
     });
+    // Before the loss, with the workers stopped (SIGSTOP) and a report on
+    // its way landed, the answer so far is read against the database.
+    w1.signal("STOP");
+    w2.signal("STOP");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_answer_so_far_merges_each_result_once(&url, job, &db);
     coord.sigkill();
     w1.sigkill();
     w2.sigkill();

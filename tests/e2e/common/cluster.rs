@@ -1,8 +1,10 @@
 //! A cluster of processes: a coordinator, workers, and the client commands
 //! that submit jobs and read their status and results.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::db::job_nodes;
 use super::process::{run, run_json, Proc, TempDir};
 
 /// Submits a job (`family_args`: the family and its flags) to the
@@ -129,6 +131,24 @@ pub fn start_coordinator_logging_to(dir: &TempDir, port: u16, log: &str, extra: 
     ];
     args.extend_from_slice(extra);
     Proc::spawn(&args, &dir.path(log))
+}
+
+/// Asserts that the answer so far of the running job `job` (`orchard
+/// results`, not final: exit code 3) counts exactly the nodes of the
+/// results stored in the coordinator's database `db`, each once. A result
+/// merged twice in memory shows here, where a restarted coordinator, which
+/// rebuilds its totals from the stored results, would hide it. Read with
+/// every worker frozen and any report on its way landed: a report is
+/// committed before it is merged.
+pub fn assert_answer_so_far_merges_each_result_once(url: &str, job: u64, db: &Path) {
+    let out = run(&["results", &job.to_string(), "--coordinator", url, "--json"]);
+    assert_eq!(out.status.code(), Some(3), "not final: exit code 3");
+    let so_far: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        so_far["nodes"],
+        job_nodes(db),
+        "the answer so far against the stored results: {so_far}"
+    );
 }
 
 /// `orchard results JOB --json` of a finished job, asserting it is final.
