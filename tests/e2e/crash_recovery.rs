@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use common::db::{ids_in_state, job_state, nodes_reported_by, releases, units};
 use common::family::{FamilyCase, Victim, BUSY_BEAVER_4, HC, HIP_NN, HIP_SOLVE};
 use common::{
-    assert_answer_so_far_merges_each_result_once, backup, final_results, start_worker,
-    units_held_by, wait_coordinator, wait_status, worker_nodes,
+    backup, final_results, freeze_and_check_answer_so_far, start_worker, units_held_by,
+    wait_coordinator, wait_status, worker_nodes,
 };
 use common::{Proc, TempDir};
 
@@ -267,13 +267,8 @@ fn a_coordinator_killed_mid_job_resumes_from_its_database(case: &FamilyCase) {
     wait_status(&url, job, case.first_units_within, |s| {
         s["units_done"].as_u64().unwrap() >= case.units_before_coordinator_kill
     });
-    // The workers stop (SIGSTOP) while the coordinator dies, and a report
-    // on its way lands: the answer so far is read against the database.
-    for w in &mut workers {
-        w.signal("STOP");
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    assert_answer_so_far_merges_each_result_once(&url, job, &db);
+    // The workers stay frozen while the coordinator dies.
+    freeze_and_check_answer_so_far(&mut workers, &url, job, &db);
     coord.sigkill();
     assert_eq!(job_state(&db, job), "running", "the kill came mid-job");
     let before = units(&db);
@@ -342,13 +337,8 @@ fn a_worker_then_the_coordinator_killed_mid_job_lose_nothing(case: &FamilyCase) 
     wait_status(&url, job, case.first_units_within, |s| {
         s["units_done"].as_u64().unwrap() >= done + 5 || s["state"] == "done"
     });
-    for w in &mut survivors {
-        w.signal("STOP");
-    }
-    // A report on its way lands.
-    std::thread::sleep(Duration::from_millis(300));
     // The victim's unit, say, merged twice would show here.
-    assert_answer_so_far_merges_each_result_once(&url, job, &db);
+    freeze_and_check_answer_so_far(&mut survivors, &url, job, &db);
     coord.sigkill();
     assert_eq!(job_state(&db, job), "running", "the kill came mid-job");
     let before = units(&db);
@@ -520,12 +510,8 @@ fn a_backup_taken_mid_job_resumes_when_the_disk_is_lost(case: &FamilyCase) {
     wait_status(&url, job, case.first_units_within, |s| {
         s["units_done"].as_u64().unwrap() as usize >= done_at_backup + 20
     });
-    // Before the loss, with the workers stopped (SIGSTOP) and a report on
-    // its way landed, the answer so far is read against the database.
-    w1.signal("STOP");
-    w2.signal("STOP");
-    std::thread::sleep(Duration::from_millis(300));
-    assert_answer_so_far_merges_each_result_once(&url, job, &db);
+    // Before the loss, the answer so far against the database.
+    freeze_and_check_answer_so_far([&mut w1, &mut w2], &url, job, &db);
     coord.sigkill();
     w1.sigkill();
     w2.sigkill();

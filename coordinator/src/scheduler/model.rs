@@ -30,6 +30,20 @@ struct ModelUnit {
     discarded: u64,
 }
 
+impl ModelUnit {
+    /// The unit as `store::load` returns its row.
+    fn row(&self, id: UnitId) -> UnitRow {
+        UnitRow {
+            id,
+            job_id: self.job,
+            position: self.position.clone(),
+            state: self.state.to_string(),
+            payload: self.payload.clone(),
+            summary: self.summary.clone(),
+        }
+    }
+}
+
 /// The store's tables, in memory.
 #[derive(Default)]
 pub struct ModelStore {
@@ -210,14 +224,7 @@ impl ModelStore {
         JobUnits {
             units: of_job()
                 .filter(|(_, u)| matches!(u.state, "pending" | "done"))
-                .map(|(&id, u)| UnitRow {
-                    id,
-                    job_id: u.job,
-                    position: u.position.clone(),
-                    state: u.state.to_string(),
-                    payload: u.payload.clone(),
-                    summary: u.summary.clone(),
-                })
+                .map(|(&id, u)| u.row(id))
                 .collect(),
             cancelled: of_job()
                 .filter(|(_, u)| u.state == "cancelled")
@@ -261,14 +268,7 @@ impl ModelStore {
             .units
             .iter()
             .filter(|(_, u)| running(u.job) && matches!(u.state, "pending" | "done"))
-            .map(|(&id, u)| UnitRow {
-                id,
-                job_id: u.job,
-                position: u.position.clone(),
-                state: u.state.to_string(),
-                payload: u.payload.clone(),
-                summary: u.summary.clone(),
-            })
+            .map(|(&id, u)| u.row(id))
             .collect();
         let cancelled = self
             .units

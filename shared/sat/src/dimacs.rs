@@ -21,6 +21,16 @@ pub struct DimacsError {
     pub reason: String,
 }
 
+/// The lines of a DIMACS text that say something, trimmed, with their
+/// 1-based numbers: blank lines and comments (`c`, and the `%` some
+/// generators end with) left out.
+fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, t)| !(t.is_empty() || t.starts_with('c') || t.starts_with('%')))
+}
+
 /// Most literals a formula may hold (about 256 MiB of clauses in memory).
 pub const MAX_LITERALS: usize = 64 << 20;
 /// An iCNF's cubes, each its literals, in the file's order.
@@ -90,15 +100,8 @@ impl Formula {
             starts: vec![0],
         };
         let mut open = false;
-        for (i, line) in text.lines().enumerate() {
-            let fail = |reason: String| DimacsError {
-                line: i + 1,
-                reason,
-            };
-            let t = line.trim();
-            if t.is_empty() || t.starts_with('c') || t.starts_with('%') {
-                continue;
-            }
+        for (line, t) in content_lines(text) {
+            let fail = |reason: String| DimacsError { line, reason };
             if t.starts_with('p') {
                 let w: Vec<&str> = t.split_whitespace().collect();
                 if header.is_some() || w.len() != 4 || w[1] != "cnf" {
@@ -199,15 +202,8 @@ impl Formula {
         // not past what a u128 holds.
         let mut shares = 0u128;
         let mut open = None;
-        for (i, line) in text.lines().enumerate() {
-            let fail = |reason: String| DimacsError {
-                line: i + 1,
-                reason,
-            };
-            let t = line.trim();
-            if t.is_empty() || t.starts_with('c') || t.starts_with('%') {
-                continue;
-            }
+        for (line, t) in content_lines(text) {
+            let fail = |reason: String| DimacsError { line, reason };
             if t.starts_with('p') {
                 if header || t.split_whitespace().ne(["p", "inccnf"]) {
                     return Err(fail("expected one header `p inccnf`".into()));
@@ -241,7 +237,7 @@ impl Formula {
                         )
                     })?;
                 if cube.is_empty() {
-                    empty_cube_line.get_or_insert(i + 1);
+                    empty_cube_line.get_or_insert(line);
                 }
                 cubes.push(cube);
                 continue;
@@ -269,7 +265,7 @@ impl Formula {
                         return Err(fail(format!("more than {MAX_LITERALS} literals")));
                     }
                     f.lits.push(lit);
-                    open = Some(i + 1);
+                    open = Some(line);
                 }
             }
         }

@@ -133,14 +133,23 @@ pub fn start_coordinator_logging_to(dir: &TempDir, port: u16, log: &str, extra: 
     Proc::spawn(&args, &dir.path(log))
 }
 
-/// Asserts that the answer so far of the running job `job` (`orchard
-/// results`, not final: exit code 3) counts exactly the nodes of the
-/// results stored in the coordinator's database `db`, each once. A result
-/// merged twice in memory shows here, where a restarted coordinator, which
-/// rebuilds its totals from the stored results, would hide it. Read with
-/// every worker frozen and any report on its way landed: a report is
-/// committed before it is merged.
-pub fn assert_answer_so_far_merges_each_result_once(url: &str, job: u64, db: &Path) {
+/// Freezes `workers` (SIGSTOP; the caller thaws them), lets a report on its
+/// way land, and asserts that the answer so far of the running job `job`
+/// (`orchard results`, not final: exit code 3) counts exactly the nodes of
+/// the results stored in the coordinator's database `db`, each once. A
+/// result merged twice in memory shows here, where a restarted coordinator,
+/// which rebuilds its totals from the stored results, would hide it (a
+/// report is committed before it is merged).
+pub fn freeze_and_check_answer_so_far<'a>(
+    workers: impl IntoIterator<Item = &'a mut Proc>,
+    url: &str,
+    job: u64,
+    db: &Path,
+) {
+    for w in workers {
+        w.signal("STOP");
+    }
+    std::thread::sleep(Duration::from_millis(300));
     let out = run(&["results", &job.to_string(), "--coordinator", url, "--json"]);
     assert_eq!(out.status.code(), Some(3), "not final: exit code 3");
     let so_far: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

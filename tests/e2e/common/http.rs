@@ -81,24 +81,24 @@ pub fn metric_at(addr: &str, name: &str) -> u64 {
 /// How many units the coordinator whose HTTP side is at `addr` (`host:port`)
 /// says the worker named `hostname` holds, from the dashboard's API.
 pub fn units_held_by(addr: &str, hostname: &str) -> u64 {
-    let api = http_get_json(&format!("http://{addr}/api/jobs"));
-    api["workers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["hostname"] == hostname)
-        .map_or(0, |w| w["units"].as_u64().unwrap())
+    worker_figure(addr, hostname, "units")
 }
 
 /// The nodes the coordinator whose HTTP side is at `addr` (`host:port`)
 /// counts for the worker named `hostname` on the dashboard's API: those of
 /// its reported units and the progress of those it holds.
 pub fn worker_nodes(addr: &str, hostname: &str) -> u64 {
+    worker_figure(addr, hostname, "nodes")
+}
+
+/// One figure of the worker named `hostname` on the dashboard's API (0 if
+/// the coordinator does not list it).
+fn worker_figure(addr: &str, hostname: &str, figure: &str) -> u64 {
     let api = http_get_json(&format!("http://{addr}/api/jobs"));
     api["workers"]
         .as_array()
         .unwrap()
         .iter()
         .find(|w| w["hostname"] == hostname)
-        .map_or(0, |w| w["nodes"].as_u64().unwrap())
+        .map_or(0, |w| w[figure].as_u64().unwrap())
 }
