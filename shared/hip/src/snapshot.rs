@@ -6,7 +6,8 @@
 //! Why: the table is where a long search keeps most of its knowledge. A
 //! 6x6 position six stones deep needed 1.8 million nodes with the table the
 //! run had built from its siblings and more than 300 million with an empty
-//! one; every restart of a multi-day run used to start from an empty table.
+//! one; without snapshots every restart of a multi-day run starts from an
+//! empty table.
 //!
 //! This module only encodes and decodes; the worker owns the files (where,
 //! when, written atomically and checksummed again in its own frame). A
