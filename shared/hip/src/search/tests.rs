@@ -4,6 +4,7 @@
 use super::*;
 use crate::board::TRACKED_SQUARES;
 use crate::reference;
+use crate::square_set::SquareSet;
 
 /// The move order of weights `w` as first written: one pass over the
 /// squares, each square's penalty spread over its empty cells, branch by
