@@ -24,6 +24,23 @@ const STDERR_TAIL: usize = 2_000;
 /// How often the watcher looks at the clock and the stop flag.
 const TICK: Duration = Duration::from_millis(20);
 
+/// The pauses between looks at a child that has not exited: 0.5 ms, doubled
+/// up to [`TICK`]. A cube or unit of a few milliseconds is then seen to end
+/// within about its own length, not a whole tick later (a fixed 20 ms tick
+/// cost each trivial call 20 ms: `bench/sat-inprocess.sh`, docs/notes/sat.md).
+struct Backoff(Duration);
+
+impl Backoff {
+    fn new() -> Self {
+        Backoff(Duration::from_micros(500))
+    }
+
+    fn pause(&mut self) {
+        std::thread::sleep(self.0);
+        self.0 = (self.0 * 2).min(TICK);
+    }
+}
+
 /// What one call may take.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -263,6 +280,7 @@ pub fn call_raw(
     let started = Instant::now();
     let mut stopped = false;
     let mut timed_out = false;
+    let mut backoff = Backoff::new();
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -279,7 +297,7 @@ pub fn call_raw(
             let _ = child.wait();
             break None;
         }
-        std::thread::sleep(TICK);
+        backoff.pause();
     };
     guard.kill();
     guard.0 = None;
@@ -431,6 +449,7 @@ fn wait_bounded(
     limits: Limits,
     started: Instant,
 ) -> Option<std::process::ExitStatus> {
+    let mut backoff = Backoff::new();
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status),
@@ -442,7 +461,7 @@ fn wait_bounded(
             let _ = child.wait();
             return None;
         }
-        std::thread::sleep(TICK);
+        backoff.pause();
     }
 }
 
