@@ -31,7 +31,8 @@ use super::digest::{
     UNIT_COLUMNS,
 };
 use super::{
-    crc, to_u64, ExclusionRow, JobRow, Loaded, ReplicaRow, StoreError, UnitRow, WorkerIdentity,
+    crc, to_u64, ExclusionRow, JobRow, Loaded, ReplicaRow, StoreError, UnitRow, UnitState,
+    WorkerIdentity,
 };
 
 pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
@@ -40,14 +41,14 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error,
                 (SELECT coalesce(sum(u.discarded_nodes), 0) FROM units u WHERE u.job_id = jobs.id),
                 (SELECT count(*) FROM units u WHERE u.job_id = jobs.id),
-                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state IN ('done', 'cancelled')),
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state IN (?1, ?2)),
                 (SELECT coalesce(sum(r.nodes), 0) FROM results r WHERE r.job_id = jobs.id),
                 replicas,
-                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state = 'done'),
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state = ?1),
                 (SELECT count(*) FROM mismatches m WHERE m.job_id = jobs.id)
          FROM jobs ORDER BY id",
     )?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([UnitState::Done, UnitState::Cancelled], |r| {
         Ok(JobRow {
             id: to_u64(r.get(0)?),
             family: r.get(1)?,
@@ -116,10 +117,12 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     check_seals(conn, &jobs, &seals, &digests)?;
     let mut stmt = conn.prepare(
         "SELECT u.job_id, u.position FROM units u JOIN jobs j ON j.id = u.job_id
-         WHERE j.state = 'running' AND u.state = 'cancelled'",
+         WHERE j.state = 'running' AND u.state = ?1",
     )?;
     let cancelled = stmt
-        .query_map([], |r| Ok((to_u64(r.get(0)?), r.get(1)?)))?
+        .query_map([UnitState::Cancelled], |r| {
+            Ok((to_u64(r.get(0)?), r.get(1)?))
+        })?
         .collect::<Result<Vec<_>, _>>()?;
     let max_unit_id: Option<i64> = conn
         .query_row("SELECT max(id) FROM units", [], |r| r.get(0))
@@ -203,16 +206,15 @@ pub(super) fn units_where(
     while let Some(r) = rows.next()? {
         let id = to_u64(r.get(0)?);
         let job_id: i64 = r.get(1)?;
-        let state: String = r.get(2)?;
         let digest = digests.entry(to_u64(job_id)).or_default();
         *digest = digest.wrapping_add(unit_hash(r, 10)?);
         let corrupt = |what: String| Err(StoreError::Corrupt(format!("unit {id}: {what}")));
-        match state.as_str() {
-            "pending" | "done" => {}
+        let state = match r.get::<_, String>(2)?.parse() {
             // Counted by the query below.
-            "cancelled" => continue,
-            _ => return corrupt(format!("unknown state {state:?}")),
-        }
+            Ok(UnitState::Cancelled) => continue,
+            Ok(state) => state,
+            Err(unknown) => return corrupt(unknown.to_string()),
+        };
         let parent_job: Option<i64> = r.get(8)?;
         if let Some(other) = parent_job.filter(|&p| p != job_id) {
             return corrupt(format!(
@@ -223,7 +225,7 @@ pub(super) fn units_where(
         if let Some(other) = result_job.filter(|&p| p != job_id) {
             return corrupt(format!("in job {job_id}, but its result is of job {other}"));
         }
-        if state == "pending" && result_job.is_some() {
+        if state == UnitState::Pending && result_job.is_some() {
             return corrupt("pending, but it has a result".into());
         }
         let payload: Vec<u8> = r.get(3)?;
@@ -233,7 +235,7 @@ pub(super) fn units_where(
             )));
         }
         let summary: Option<Vec<u8>> = r.get(5)?;
-        if state == "done" {
+        if state == UnitState::Done {
             let Some(s) = &summary else {
                 return Err(StoreError::Corrupt(format!(
                     "unit {id}: done without a result"

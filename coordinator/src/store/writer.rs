@@ -23,9 +23,10 @@ use super::digest::{
     EXCLUSION_COLUMNS,
 };
 use super::{
-    crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, WorkerIdentity, Write,
-    SCHEMA_VERSION,
+    crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, UnitState, WorkerIdentity,
+    Write, SCHEMA_VERSION,
 };
+use crate::status::JobState;
 
 /// Why a commit failed, as the writer tells the waiting caller.
 #[derive(Debug, Clone)]
@@ -271,7 +272,7 @@ fn insert_units(
 ) -> Result<(), rusqlite::Error> {
     let mut stmt = tx.prepare_cached(
         "INSERT INTO units (id, job_id, parent_id, position, state, payload, payload_crc)
-         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for u in units {
         let payload_crc = crc(&u.payload);
@@ -280,6 +281,7 @@ fn insert_units(
             to_i64(job_id),
             parent.map(to_i64),
             u.position,
+            UnitState::Pending,
             u.payload,
             payload_crc
         ])?;
@@ -334,8 +336,8 @@ fn apply_one(
             done_ms,
         } => {
             let before = stored_unit(tx, to_i64(*unit_id))?;
-            tx.prepare_cached("UPDATE units SET state = 'done', done_ms = ?2 WHERE id = ?1")?
-                .execute(params![to_i64(*unit_id), to_i64(*done_ms)])?;
+            tx.prepare_cached("UPDATE units SET state = ?3, done_ms = ?2 WHERE id = ?1")?
+                .execute(params![to_i64(*unit_id), to_i64(*done_ms), UnitState::Done])?;
             tx.prepare_cached(
                 "INSERT INTO results (unit_id, job_id, nodes, summary, summary_crc, worker, reported_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -440,12 +442,13 @@ fn apply_one(
         }
         Write::CancelUnits { units } => {
             let mut stmt = tx.prepare_cached(
-                "UPDATE units SET state = 'cancelled', discarded_nodes = ?2
-                 WHERE id = ?1 AND state = 'pending'",
+                "UPDATE units SET state = ?3, discarded_nodes = ?2
+                 WHERE id = ?1 AND state = ?4",
             )?;
             for (id, discarded) in units {
                 let before = stored_unit(tx, to_i64(*id))?;
-                if stmt.execute(params![to_i64(*id), to_i64(*discarded)])? > 0 {
+                let (cancelled, pending) = (UnitState::Cancelled, UnitState::Pending);
+                if stmt.execute(params![to_i64(*id), to_i64(*discarded), cancelled, pending])? > 0 {
                     deltas.replace(before, stored_unit(tx, to_i64(*id))?);
                 }
             }
@@ -466,18 +469,18 @@ fn apply_one(
             // A failed job keeps its pending units for a retry; they are
             // not searched while it is not running (only running jobs'
             // units are loaded).
-            if *state == "cancelled" {
+            if *state == JobState::Cancelled.as_str() {
                 let pending: Vec<i64> = tx
-                    .prepare_cached("SELECT id FROM units WHERE job_id = ?1 AND state = 'pending'")?
-                    .query_map(params![to_i64(*job_id)], |r| r.get(0))?
+                    .prepare_cached("SELECT id FROM units WHERE job_id = ?1 AND state = ?2")?
+                    .query_map(params![to_i64(*job_id), UnitState::Pending], |r| r.get(0))?
                     .collect::<Result<_, _>>()?;
                 let before = pending
                     .iter()
                     .map(|&id| stored_unit(tx, id))
                     .collect::<Result<Vec<_>, _>>()?;
                 tx.execute(
-                    "UPDATE units SET state = 'cancelled' WHERE job_id = ?1 AND state = 'pending'",
-                    params![to_i64(*job_id)],
+                    "UPDATE units SET state = ?3 WHERE job_id = ?1 AND state = ?2",
+                    params![to_i64(*job_id), UnitState::Pending, UnitState::Cancelled],
                 )?;
                 for (&id, before) in pending.iter().zip(before) {
                     deltas.replace(before, stored_unit(tx, id)?);
