@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::report::PendingReport;
+use orchard_core::DynExploration;
+
+use super::report::{PendingReport, Report};
 use super::test_family;
 use super::{FinalResult, Finishing, JobState, Retried, Scheduler, SchedulerError, WorkerId};
 use crate::clock::ManualClock;
@@ -314,6 +316,23 @@ impl ModelStore {
     }
 }
 
+impl Report {
+    /// `worker`'s report of `unit_id` saying what `e` explored, as a worker
+    /// sends it (`stopped`: its search was asked to stop early). The test
+    /// family keeps no job-wide bound.
+    pub fn explored(worker: WorkerId, unit_id: UnitId, e: DynExploration, stopped: bool) -> Report {
+        Report {
+            worker,
+            unit_id,
+            summary: e.summary,
+            nodes: e.nodes,
+            rest: e.rest,
+            bound: 0,
+            stopped,
+        }
+    }
+}
+
 pub const TTL: Duration = Duration::from_secs(30);
 
 /// A scheduler on a manual clock, with the store modelled in memory.
@@ -431,15 +450,8 @@ impl Harness {
             return Ok(None);
         };
         let e = test_family::explore(prepared.as_ref(), payload, budget);
-        self.s.begin_report(
-            worker,
-            unit,
-            e.summary,
-            e.nodes,
-            e.rest,
-            0,
-            budget != u64::MAX,
-        )
+        self.s
+            .begin_report(Report::explored(worker, unit, e, budget != u64::MAX))
     }
 
     fn job_of(&self, unit: UnitId) -> Option<JobId> {
