@@ -99,6 +99,11 @@ impl Rows {
         }
     }
 
+    /// The table holding rows of this kind (not units).
+    pub(crate) fn table(self) -> &'static str {
+        self.table_columns().0
+    }
+
     /// The table and the columns a row's hash covers, its job's id second
     /// (for the tables beside the units; a unit's are [`UNIT_COLUMNS`]).
     fn table_columns(self) -> (&'static str, &'static str) {

@@ -353,15 +353,8 @@ fn apply_one(
             ])?;
             deltas.replace(before, stored_unit(tx, to_i64(*unit_id))?);
             insert_units(tx, *job_id, Some(*unit_id), rest, deltas)?;
-            let gone = row_hashes(
-                tx,
-                Rows::Replicas,
-                "unit_id = ?1",
-                params![to_i64(*unit_id)],
-            )?;
-            deltas.replace_rows(Rows::Replicas, &gone, &[]);
-            tx.prepare_cached("DELETE FROM replicas WHERE unit_id = ?1")?
-                .execute(params![to_i64(*unit_id)])?;
+            let unit = params![to_i64(*unit_id)];
+            delete_rows(tx, Rows::Replicas, "unit_id = ?1", unit, deltas)?;
         }
         Write::Replica {
             unit_id,
@@ -440,19 +433,7 @@ fn apply_one(
                 seal_job(tx, to_i64(*job_id))?;
             }
         }
-        Write::CancelUnits { units } => {
-            let mut stmt = tx.prepare_cached(
-                "UPDATE units SET state = ?3, discarded_nodes = ?2
-                 WHERE id = ?1 AND state = ?4",
-            )?;
-            for (id, discarded) in units {
-                let before = stored_unit(tx, to_i64(*id))?;
-                let (cancelled, pending) = (UnitState::Cancelled, UnitState::Pending);
-                if stmt.execute(params![to_i64(*id), to_i64(*discarded), cancelled, pending])? > 0 {
-                    deltas.replace(before, stored_unit(tx, to_i64(*id))?);
-                }
-            }
-        }
+        Write::CancelUnits { units } => cancel_units(tx, units, deltas)?,
         Write::FinishJob {
             job_id,
             state,
@@ -470,34 +451,12 @@ fn apply_one(
             // not searched while it is not running (only running jobs'
             // units are loaded).
             if *state == JobState::Cancelled.as_str() {
-                let pending: Vec<i64> = tx
-                    .prepare_cached("SELECT id FROM units WHERE job_id = ?1 AND state = ?2")?
-                    .query_map(params![to_i64(*job_id), UnitState::Pending], |r| r.get(0))?
-                    .collect::<Result<_, _>>()?;
-                let before = pending
-                    .iter()
-                    .map(|&id| stored_unit(tx, id))
-                    .collect::<Result<Vec<_>, _>>()?;
-                tx.execute(
-                    "UPDATE units SET state = ?3 WHERE job_id = ?1 AND state = ?2",
-                    params![to_i64(*job_id), UnitState::Pending, UnitState::Cancelled],
-                )?;
-                for (&id, before) in pending.iter().zip(before) {
-                    deltas.replace(before, stored_unit(tx, id)?);
-                }
+                cancel_pending_units(tx, *job_id, deltas)?;
             }
             for rows in [Rows::Replicas, Rows::Lemmas] {
-                let gone = row_hashes(tx, rows, "job_id = ?1", params![to_i64(*job_id)])?;
-                deltas.replace_rows(rows, &gone, &[]);
+                let job = params![to_i64(*job_id)];
+                delete_rows(tx, rows, "job_id = ?1", job, deltas)?;
             }
-            tx.execute(
-                "DELETE FROM replicas WHERE job_id = ?1",
-                params![to_i64(*job_id)],
-            )?;
-            tx.execute(
-                "DELETE FROM lemmas WHERE job_id = ?1",
-                params![to_i64(*job_id)],
-            )?;
         }
         Write::RetryJob { job_id } => {
             tx.execute(
@@ -520,6 +479,71 @@ fn apply_one(
             track_insert(tx, Rows::Lemmas, "seq", deltas)?;
         }
     }
+    Ok(())
+}
+
+/// Cancels each of `units` that is still pending (one done meanwhile keeps
+/// its result), recording the nodes a worker had searched in it, which
+/// the job's figures count as discarded.
+fn cancel_units(
+    tx: &rusqlite::Transaction<'_>,
+    units: &[(UnitId, u64)],
+    deltas: &mut Deltas,
+) -> Result<(), rusqlite::Error> {
+    let mut stmt = tx.prepare_cached(
+        "UPDATE units SET state = ?3, discarded_nodes = ?2
+         WHERE id = ?1 AND state = ?4",
+    )?;
+    for (id, discarded) in units {
+        let before = stored_unit(tx, to_i64(*id))?;
+        let (cancelled, pending) = (UnitState::Cancelled, UnitState::Pending);
+        if stmt.execute(params![to_i64(*id), to_i64(*discarded), cancelled, pending])? > 0 {
+            deltas.replace(before, stored_unit(tx, to_i64(*id))?);
+        }
+    }
+    Ok(())
+}
+
+/// Cancels every pending unit of cancelled job `job_id` in one statement,
+/// reading each row's hash before and after it: the job's seal must follow
+/// every unit row the statement changes.
+fn cancel_pending_units(
+    tx: &rusqlite::Transaction<'_>,
+    job_id: JobId,
+    deltas: &mut Deltas,
+) -> Result<(), rusqlite::Error> {
+    let pending: Vec<i64> = tx
+        .prepare_cached("SELECT id FROM units WHERE job_id = ?1 AND state = ?2")?
+        .query_map(params![to_i64(job_id), UnitState::Pending], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let before = pending
+        .iter()
+        .map(|&id| stored_unit(tx, id))
+        .collect::<Result<Vec<_>, _>>()?;
+    tx.execute(
+        "UPDATE units SET state = ?3 WHERE job_id = ?1 AND state = ?2",
+        params![to_i64(job_id), UnitState::Pending, UnitState::Cancelled],
+    )?;
+    for (&id, before) in pending.iter().zip(before) {
+        deltas.replace(before, stored_unit(tx, id)?);
+    }
+    Ok(())
+}
+
+/// Deletes the rows of kind `rows` that `filter` (with `params`) selects,
+/// taking their hashes out of their jobs' seals first: a row gone without
+/// its seal following would read as one deleted behind orchard's back.
+fn delete_rows(
+    tx: &rusqlite::Transaction<'_>,
+    rows: Rows,
+    filter: &str,
+    params: &[&dyn rusqlite::ToSql],
+    deltas: &mut Deltas,
+) -> Result<(), rusqlite::Error> {
+    let gone = row_hashes(tx, rows, filter, params)?;
+    deltas.replace_rows(rows, &gone, &[]);
+    tx.prepare_cached(&format!("DELETE FROM {} WHERE {filter}", rows.table()))?
+        .execute(params)?;
     Ok(())
 }
 
