@@ -540,18 +540,12 @@ async fn a_failed_job_keeps_its_unsearched_units_for_a_retry() {
 fn a_unit_state_orchard_never_writes_is_refused_by_name() {
     let db = TempDb::new("unknown-state");
     let (mut conn, _) = schema::open_connection(&db.0).unwrap();
-    commit(
-        &mut conn,
-        vec![vec![
-            job(1),
-            Write::InsertUnits {
-                job_id: 1,
-                parent: None,
-                units: units(&[1, 2]),
-            },
-        ]],
-    )
-    .unwrap();
+    let roots = Write::InsertUnits {
+        job_id: 1,
+        parent: None,
+        units: units(&[1, 2]),
+    };
+    commit(&mut conn, vec![vec![job(1), roots]]).unwrap();
     assert_eq!(load(&conn).unwrap().units.len(), 2);
     conn.execute_batch("UPDATE units SET state = 'leased' WHERE id = 2")
         .unwrap();
