@@ -24,9 +24,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, ToSql};
 
-use crate::store::{self, StoreError, SCHEMA_VERSION};
+use crate::status::JobState;
+use crate::store::{self, StoreError, UnitState, SCHEMA_VERSION};
 
 /// What a backup holds, as counted in the verified copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,12 +165,15 @@ fn verify(copy: &Path) -> Result<BackupSummary, StoreError> {
         store::migrate(&conn, version)?;
     }
     let loaded = store::load(&conn)?;
-    let count = |sql: &str| -> Result<u64, StoreError> {
-        let n: i64 = conn.query_row(sql, [], |r| r.get(0))?;
+    let count = |sql: &str, params: &[&dyn ToSql]| -> Result<u64, StoreError> {
+        let n: i64 = conn.query_row(sql, params, |r| r.get(0))?;
         Ok(u64::try_from(n).unwrap_or(0))
     };
-    let units = count("SELECT count(*) FROM units")?;
-    let done_units = count("SELECT count(*) FROM units WHERE state = 'done'")?;
+    let units = count("SELECT count(*) FROM units", &[])?;
+    let done_units = count(
+        "SELECT count(*) FROM units WHERE state = ?1",
+        &[&UnitState::Done],
+    )?;
     drop(conn);
     let bytes = std::fs::metadata(copy)
         .map_err(|source| StoreError::Io {
@@ -179,7 +183,11 @@ fn verify(copy: &Path) -> Result<BackupSummary, StoreError> {
         .len();
     Ok(BackupSummary {
         jobs: loaded.jobs.len() as u64,
-        running_jobs: loaded.jobs.iter().filter(|j| j.state == "running").count() as u64,
+        running_jobs: loaded
+            .jobs
+            .iter()
+            .filter(|j| j.state == JobState::Running.as_str())
+            .count() as u64,
         units,
         done_units,
         bytes,

@@ -76,7 +76,7 @@ pub use finish::Finishing;
 pub use job::{Estimate, FinalResult, Job};
 pub use lease::Granted;
 pub use replicas::MAX_REPLICAS;
-pub use report::PendingReport;
+pub use report::{PendingReport, Report};
 pub use restore::Retried;
 pub use unit::TREE_DEPTH;
 

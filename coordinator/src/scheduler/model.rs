@@ -11,19 +11,21 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::report::PendingReport;
+use orchard_core::DynExploration;
+
+use super::report::{PendingReport, Report};
 use super::test_family;
 use super::{FinalResult, Finishing, JobState, Retried, Scheduler, SchedulerError, WorkerId};
 use crate::clock::ManualClock;
 use crate::store::{
     ExclusionRow, JobId, JobRow, JobUnits, Loaded, MismatchRow, NewUnit, ReplicaRow, UnitId,
-    UnitRow, Write,
+    UnitRow, UnitState, Write,
 };
 
 struct ModelUnit {
     job: JobId,
     position: Vec<u8>,
-    state: &'static str,
+    state: UnitState,
     payload: Vec<u8>,
     summary: Option<Vec<u8>>,
     nodes: Option<u64>,
@@ -37,7 +39,7 @@ impl ModelUnit {
             id,
             job_id: self.job,
             position: self.position.clone(),
-            state: self.state.to_string(),
+            state: self.state,
             payload: self.payload.clone(),
             summary: self.summary.clone(),
         }
@@ -65,7 +67,7 @@ impl ModelStore {
                 ModelUnit {
                     job,
                     position: u.position.clone(),
-                    state: "pending",
+                    state: UnitState::Pending,
                     payload: u.payload.clone(),
                     summary: None,
                     nodes: None,
@@ -91,7 +93,7 @@ impl ModelStore {
                         id: *id,
                         family: family.clone(),
                         params_json: params_json.clone(),
-                        state: "running".into(),
+                        state: JobState::Running.as_str().into(),
                         bound: 0,
                         created_ms: *created_ms,
                         finished_ms: None,
@@ -120,7 +122,7 @@ impl ModelStore {
                     let u = self.units.get_mut(unit_id).expect("completed unit exists");
                     // The results table's primary key: one result per unit.
                     assert!(u.summary.is_none(), "unit {unit_id} completed twice");
-                    u.state = "done";
+                    u.state = UnitState::Done;
                     u.summary = Some(summary.clone());
                     u.nodes = Some(*nodes);
                     self.insert_units(*job_id, rest);
@@ -176,8 +178,9 @@ impl ModelStore {
                 }
                 Write::CancelUnits { units } => {
                     for (id, discarded) in units {
-                        if let Some(u) = self.units.get_mut(id).filter(|u| u.state == "pending") {
-                            u.state = "cancelled";
+                        let pending = |u: &&mut ModelUnit| u.state == UnitState::Pending;
+                        if let Some(u) = self.units.get_mut(id).filter(pending) {
+                            u.state = UnitState::Cancelled;
                             u.discarded = *discarded;
                         }
                     }
@@ -197,10 +200,10 @@ impl ModelStore {
                     j.result_json = result_json.clone();
                     j.results_file = results_file.clone();
                     j.error = error.clone();
-                    if *state == "cancelled" {
+                    if *state == JobState::Cancelled.as_str() {
                         for u in self.units.values_mut() {
-                            if u.job == *job_id && u.state == "pending" {
-                                u.state = "cancelled";
+                            if u.job == *job_id && u.state == UnitState::Pending {
+                                u.state = UnitState::Cancelled;
                             }
                         }
                     }
@@ -208,7 +211,7 @@ impl ModelStore {
                 }
                 Write::RetryJob { job_id } => {
                     let j = self.jobs.get_mut(job_id).expect("retried job exists");
-                    j.state = "running".into();
+                    j.state = JobState::Running.as_str().into();
                     j.finished_ms = None;
                     j.result_json = None;
                     j.results_file = None;
@@ -223,11 +226,11 @@ impl ModelStore {
         let of_job = || self.units.iter().filter(move |(_, u)| u.job == job);
         JobUnits {
             units: of_job()
-                .filter(|(_, u)| matches!(u.state, "pending" | "done"))
+                .filter(|(_, u)| matches!(u.state, UnitState::Pending | UnitState::Done))
                 .map(|(&id, u)| u.row(id))
                 .collect(),
             cancelled: of_job()
-                .filter(|(_, u)| u.state == "cancelled")
+                .filter(|(_, u)| u.state == UnitState::Cancelled)
                 .map(|(_, u)| u.position.clone())
                 .collect(),
         }
@@ -237,15 +240,19 @@ impl ModelStore {
     /// an earlier version did when a job failed.
     pub fn drop_pending_of_failed(&mut self, job: JobId) {
         for u in self.units.values_mut() {
-            if u.job == job && u.state == "pending" {
-                u.state = "cancelled";
+            if u.job == job && u.state == UnitState::Pending {
+                u.state = UnitState::Cancelled;
             }
         }
     }
 
     /// What `store::load` reads from these tables.
     pub fn loaded(&self) -> Loaded {
-        let running = |job: JobId| self.jobs.get(&job).is_some_and(|j| j.state == "running");
+        let running = |job: JobId| {
+            self.jobs
+                .get(&job)
+                .is_some_and(|j| j.state == JobState::Running.as_str())
+        };
         let jobs = self
             .jobs
             .values()
@@ -255,10 +262,10 @@ impl ModelStore {
                     discarded_nodes: units().map(|u| u.discarded).sum(),
                     units_total: units().count() as u64,
                     units_resolved: units()
-                        .filter(|u| matches!(u.state, "done" | "cancelled"))
+                        .filter(|u| matches!(u.state, UnitState::Done | UnitState::Cancelled))
                         .count() as u64,
                     nodes: units().filter_map(|u| u.nodes).sum(),
-                    units_done: units().filter(|u| u.state == "done").count() as u64,
+                    units_done: units().filter(|u| u.state == UnitState::Done).count() as u64,
                     mismatches: self.mismatches.iter().filter(|(m, _)| *m == j.id).count() as u64,
                     ..j.clone()
                 }
@@ -267,13 +274,15 @@ impl ModelStore {
         let units = self
             .units
             .iter()
-            .filter(|(_, u)| running(u.job) && matches!(u.state, "pending" | "done"))
+            .filter(|(_, u)| {
+                running(u.job) && matches!(u.state, UnitState::Pending | UnitState::Done)
+            })
             .map(|(&id, u)| u.row(id))
             .collect();
         let cancelled = self
             .units
             .values()
-            .filter(|u| running(u.job) && u.state == "cancelled")
+            .filter(|u| running(u.job) && u.state == UnitState::Cancelled)
             .map(|u| (u.job, u.position.clone()))
             .collect();
         Loaded {
@@ -295,12 +304,32 @@ impl ModelStore {
     /// (units stored, units done, nodes of the done units) of a job.
     pub fn counts(&self, job: JobId) -> (u64, u64, u64) {
         let units = self.units.values().filter(|u| u.job == job);
-        let done: Vec<_> = units.clone().filter(|u| u.state == "done").collect();
+        let done: Vec<_> = units
+            .clone()
+            .filter(|u| u.state == UnitState::Done)
+            .collect();
         (
             units.count() as u64,
             done.len() as u64,
             done.iter().filter_map(|u| u.nodes).sum(),
         )
+    }
+}
+
+impl Report {
+    /// `worker`'s report of `unit_id` saying what `e` explored, as a worker
+    /// sends it (`stopped`: its search was asked to stop early). The test
+    /// family keeps no job-wide bound.
+    pub fn explored(worker: WorkerId, unit_id: UnitId, e: DynExploration, stopped: bool) -> Report {
+        Report {
+            worker,
+            unit_id,
+            summary: e.summary,
+            nodes: e.nodes,
+            rest: e.rest,
+            bound: 0,
+            stopped,
+        }
     }
 }
 
@@ -421,15 +450,8 @@ impl Harness {
             return Ok(None);
         };
         let e = test_family::explore(prepared.as_ref(), payload, budget);
-        self.s.begin_report(
-            worker,
-            unit,
-            e.summary,
-            e.nodes,
-            e.rest,
-            0,
-            budget != u64::MAX,
-        )
+        self.s
+            .begin_report(Report::explored(worker, unit, e, budget != u64::MAX))
     }
 
     fn job_of(&self, unit: UnitId) -> Option<JobId> {

@@ -12,6 +12,27 @@ use super::{Scheduler, SchedulerError, WorkerId};
 use crate::identity::WorkerIdentity;
 use crate::store::{JobId, MismatchRow, NewUnit, UnitId, Write};
 
+/// What a worker's report of a unit says, decoded once from its
+/// `ReportRequest`: the value the scheduler checks and reserves the unit
+/// for (see [`Scheduler::begin_report`]).
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The worker that reported.
+    pub worker: WorkerId,
+    pub unit_id: UnitId,
+    /// The family's summary of the part of the unit it explored.
+    pub summary: Vec<u8>,
+    pub nodes: u64,
+    /// The units it hands back (payloads): the part a stopped search did
+    /// not reach, or a split of the family's own.
+    pub rest: Vec<Vec<u8>>,
+    /// The job-wide bound the worker knew when it reported.
+    pub bound: u64,
+    /// Its search was asked to stop early, so `rest` is what it did not
+    /// reach.
+    pub stopped: bool,
+}
+
 /// A report accepted for commit; see [`Scheduler::begin_report`].
 pub struct PendingReport {
     pub unit_id: UnitId,
@@ -43,23 +64,16 @@ impl PendingReport {
 }
 
 impl Scheduler {
-    /// Checks a report of `worker` and reserves the unit for it (`stopped`:
-    /// its search was asked to stop early, so `rest` is what it did not
-    /// reach). `Ok(None)`: a late or duplicate report, to acknowledge and
-    /// ignore. A report of a unit the worker was never leased since the
-    /// coordinator started is refused ([`SchedulerError::NotHeld`]) and
-    /// never counted.
-    #[allow(clippy::too_many_arguments)]
+    /// Checks `report` and reserves its unit for its worker. Taken by
+    /// value: its summary and rest move into the [`PendingReport`].
+    /// `Ok(None)`: a late or duplicate report, to acknowledge and ignore. A
+    /// report of a unit the worker was never leased since the coordinator
+    /// started is refused ([`SchedulerError::NotHeld`]) and never counted.
     pub fn begin_report(
         &mut self,
-        worker: WorkerId,
-        unit_id: UnitId,
-        summary: Vec<u8>,
-        nodes: u64,
-        rest: Vec<Vec<u8>>,
-        bound: u64,
-        stopped: bool,
+        report: Report,
     ) -> Result<Option<PendingReport>, SchedulerError> {
+        let (worker, unit_id) = (report.worker, report.unit_id);
         let Some(unit) = self.units.get_mut(&unit_id) else {
             self.counters.reports_ignored += 1;
             return Ok(None);
@@ -81,16 +95,16 @@ impl Scheduler {
         }
         let prepared = job.prepared.as_ref().expect("running job is prepared");
         prepared
-            .check_summary(&summary)
+            .check_summary(&report.summary)
             .map_err(|e| SchedulerError::Invalid(format!("unit {unit_id}: bad summary: {e}")))?;
-        for r in &rest {
+        for r in &report.rest {
             prepared.check_unit(r).map_err(|e| {
                 SchedulerError::Invalid(format!("unit {unit_id}: bad rest unit: {e}"))
             })?;
         }
         let job_id = unit.job;
         let verified = if job.replicas > 1 {
-            match self.verify(worker, unit_id, &summary, nodes, &rest, bound, stopped)? {
+            match self.verify(&report)? {
                 Some(v) => Some(v),
                 None => {
                     self.counters.reports_ignored += 1;
@@ -101,6 +115,13 @@ impl Scheduler {
         } else {
             None
         };
+        let Report {
+            summary,
+            nodes,
+            rest,
+            bound,
+            ..
+        } = report;
         // A verified unit's children are those its replicas agreed on (none
         // until they do).
         let rest = match &verified {
@@ -131,21 +152,12 @@ impl Scheduler {
     /// `None`: it is not a replica to count — a search stopped early (its
     /// worker was stopping), from a worker found lying in the job, or a
     /// second report of the same worker.
-    #[allow(clippy::too_many_arguments)]
-    fn verify(
-        &self,
-        worker: WorkerId,
-        unit_id: UnitId,
-        summary: &[u8],
-        nodes: u64,
-        rest: &[Vec<u8>],
-        bound: u64,
-        stopped: bool,
-    ) -> Result<Option<Verification>, SchedulerError> {
+    fn verify(&self, report: &Report) -> Result<Option<Verification>, SchedulerError> {
+        let (worker, unit_id) = (report.worker, report.unit_id);
         let unit = &self.units[&unit_id];
         let job = &self.jobs[&unit.job];
         let prepared = job.prepared.as_ref().expect("running job is prepared");
-        if (stopped && !rest.is_empty())
+        if (report.stopped && !report.rest.is_empty())
             || self.is_excluded(unit.job, worker)
             || unit.replicas.iter().any(|r| r.worker == Some(worker))
         {
@@ -173,10 +185,10 @@ impl Scheduler {
             identity,
             describe,
             host,
-            nodes,
-            bound,
-            summary: summary.to_vec(),
-            rest: rest.to_vec(),
+            nodes: report.nodes,
+            bound: report.bound,
+            summary: report.summary.clone(),
+            rest: report.rest.clone(),
         };
         let mut all: Vec<&Replica> = unit.replicas.iter().collect();
         all.push(&replica);

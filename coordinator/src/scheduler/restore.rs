@@ -20,7 +20,7 @@ use super::unit::{Replica, Unit};
 use super::{Scheduler, SchedulerError};
 use crate::clock::Clock;
 use crate::status::JobState;
-use crate::store::{JobId, JobUnits, Loaded, NewUnit, UnitRow};
+use crate::store::{JobId, JobUnits, Loaded, NewUnit, UnitRow, UnitState};
 
 /// Binds a family, by name, to a job's canonical JSON parameters.
 pub type PrepareFn<'a> = &'a dyn Fn(&str, &str) -> Result<Arc<dyn PreparedJob>, String>;
@@ -104,7 +104,7 @@ impl Scheduler {
                 continue;
             };
             job.units_total += 1;
-            if u.state == "done" {
+            if u.state == UnitState::Done {
                 let summary = u.summary.unwrap_or_default();
                 agg.absorb(&summary).map_err(|e| {
                     format!(
@@ -194,8 +194,10 @@ impl Retried {
         let refused = |why: String| {
             SchedulerError::NotRetryable(format!("job {job_id} cannot be retried: {why}"))
         };
-        let (pending, done): (Vec<UnitRow>, Vec<UnitRow>) =
-            stored.units.into_iter().partition(|u| u.state == "pending");
+        let (pending, done): (Vec<UnitRow>, Vec<UnitRow>) = stored
+            .units
+            .into_iter()
+            .partition(|u| u.state == UnitState::Pending);
         if pending.is_empty() && !stored.cancelled.is_empty() {
             return Err(refused(
                 "it kept no unsearched unit while some of its units are cancelled (units an \

@@ -5,7 +5,7 @@
 
 use super::model::{Harness, TTL};
 use super::tests::MS;
-use super::JobState;
+use super::{JobState, Report};
 
 /// `worker`'s honest report of a leased unit, committed; true if taken.
 fn report_as(h: &mut Harness, worker: u64, unit: u64, payload: &[u8]) -> bool {
@@ -28,10 +28,13 @@ fn lie_as(h: &mut Harness, worker: u64, unit: u64, payload: &[u8], job: u64) {
     let mut v: super::test_family::Visited = orchard_core::codec::decode(&e.summary).unwrap();
     v.leaves += 1;
     let summary = orchard_core::codec::encode(&v);
-    let p =
-        h.s.begin_report(worker, unit, summary, e.nodes + 1, Vec::new(), 0, false)
-            .unwrap()
-            .expect("a replica");
+    let lie = Report {
+        summary,
+        nodes: e.nodes + 1,
+        rest: Vec::new(),
+        ..Report::explored(worker, unit, e, false)
+    };
+    let p = h.s.begin_report(lie).unwrap().expect("a replica");
     h.commit(p);
 }
 
@@ -306,7 +309,7 @@ fn a_split_of_the_familys_own_is_verified_with_the_summary_and_becomes_the_units
         let e = super::test_family::explore(prepared.as_ref(), &p, 4);
         assert!(!e.rest.is_empty());
         let p =
-            h.s.begin_report(w, u, e.summary, e.nodes, e.rest, 0, false)
+            h.s.begin_report(Report::explored(w, u, e, false))
                 .unwrap()
                 .expect("a replica");
         h.commit(p);

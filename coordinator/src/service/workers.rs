@@ -25,7 +25,7 @@ use tonic::{Request, Response, Status};
 
 use super::{internal, scheduler_status, Shared};
 use crate::identity::PeerIdentity;
-use crate::scheduler::PendingReport;
+use crate::scheduler::{PendingReport, Report};
 use crate::store::Write;
 
 /// The worker-facing service.
@@ -313,22 +313,19 @@ impl WorkerService for Workers {
                 ..Default::default()
             }));
         }
-        let pending = self
-            .0
-            .lock()
-            .begin_report(
-                r.worker_id,
-                r.unit_id,
-                r.summary,
-                r.nodes,
-                r.rest,
-                r.bound,
-                r.stopped,
-            )
-            .map_err(|e| {
-                tracing::warn!(unit = r.unit_id, %worker, "report refused: {e}");
-                scheduler_status(e)
-            })?;
+        let report = Report {
+            worker: r.worker_id,
+            unit_id: r.unit_id,
+            summary: r.summary,
+            nodes: r.nodes,
+            rest: r.rest,
+            bound: r.bound,
+            stopped: r.stopped,
+        };
+        let pending = self.0.lock().begin_report(report).map_err(|e| {
+            tracing::warn!(unit = r.unit_id, %worker, "report refused: {e}");
+            scheduler_status(e)
+        })?;
         let Some(pending) = pending else {
             tracing::debug!(unit = r.unit_id, "late or duplicate report ignored");
             return Ok(Response::new(ReportResponse {

@@ -40,6 +40,8 @@ use std::collections::HashMap;
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
+use super::UnitState;
+
 /// The columns of a unit row (with its result's) that [`unit_hash`]
 /// covers, in order; `u` is the unit, `r` its result (left-joined).
 pub(crate) const UNIT_COLUMNS: &str = "u.id, u.job_id, u.parent_id, u.position, u.state, \
@@ -95,6 +97,11 @@ impl Rows {
             Rows::Exclusions => "exclusion",
             Rows::Lemmas => "lemma",
         }
+    }
+
+    /// The table holding rows of this kind (not units).
+    pub(crate) fn table(self) -> &'static str {
+        self.table_columns().0
     }
 
     /// The table and the columns a row's hash covers, its job's id second
@@ -206,7 +213,7 @@ pub(crate) fn new_unit_hash(
         ValueRef::Integer(job_id),
         parent.map_or(ValueRef::Null, ValueRef::Integer),
         ValueRef::Blob(position),
-        ValueRef::Text(b"pending"),
+        ValueRef::Text(UnitState::Pending.as_str().as_bytes()),
         ValueRef::Integer(payload_crc),
         ValueRef::Integer(0),
         ValueRef::Null,

@@ -8,7 +8,7 @@ use rusqlite::params;
 
 use super::{
     crc, to_i64, to_u64, JobId, JobUnits, LedgerRow, MismatchRow, RecordedMismatch, Store,
-    StoreError,
+    StoreError, UnitState,
 };
 
 impl Store {
@@ -24,19 +24,26 @@ impl Store {
              FROM units u LEFT JOIN results r ON r.unit_id = u.id
              WHERE u.job_id = ?1 ORDER BY u.id",
         )?;
-        let rows = stmt.query_map(params![to_i64(job_id)], |r| {
-            Ok(LedgerRow {
-                id: to_u64(r.get(0)?),
+        let mut rows = stmt.query(params![to_i64(job_id)])?;
+        let mut ledger = Vec::new();
+        while let Some(r) = rows.next()? {
+            let id = to_u64(r.get(0)?);
+            let state = r
+                .get::<_, String>(2)?
+                .parse()
+                .map_err(|e| StoreError::Corrupt(format!("unit {id}: {e}")))?;
+            ledger.push(LedgerRow {
+                id,
                 parent: r.get::<_, Option<i64>>(1)?.map(to_u64),
-                state: r.get(2)?,
+                state,
                 leases: to_u64(r.get(3)?),
                 payload: r.get(4)?,
                 nodes: r.get::<_, Option<i64>>(5)?.map(to_u64),
                 worker: r.get(6)?,
                 discarded: to_u64(r.get(7)?),
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            });
+        }
+        Ok(ledger)
     }
 
     /// The stored results of a job's done units, in id order, each checked
@@ -48,9 +55,9 @@ impl Store {
         let mut stmt = conn.prepare(
             "SELECT u.id, r.summary, r.summary_crc
              FROM units u JOIN results r ON r.unit_id = u.id
-             WHERE u.job_id = ?1 AND u.state = 'done' ORDER BY u.id",
+             WHERE u.job_id = ?1 AND u.state = ?2 ORDER BY u.id",
         )?;
-        let mut rows = stmt.query(params![to_i64(job_id)])?;
+        let mut rows = stmt.query(params![to_i64(job_id), UnitState::Done])?;
         let mut summaries = Vec::new();
         while let Some(r) = rows.next()? {
             let summary: Vec<u8> = r.get(1)?;
@@ -107,8 +114,8 @@ impl Store {
         let job = to_i64(job_id);
         let (units, digests) = super::load::units_where(&conn, "u.job_id = ?1", params![job])?;
         let cancelled: Vec<Vec<u8>> = conn
-            .prepare("SELECT position FROM units WHERE job_id = ?1 AND state = 'cancelled'")?
-            .query_map(params![job], |r| r.get(0))?
+            .prepare("SELECT position FROM units WHERE job_id = ?1 AND state = ?2")?
+            .query_map(params![job, UnitState::Cancelled], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         let (count, digest): (i64, i64) = conn.query_row(
             "SELECT unit_count, unit_digest FROM jobs WHERE id = ?1",

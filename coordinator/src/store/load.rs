@@ -31,23 +31,59 @@ use super::digest::{
     UNIT_COLUMNS,
 };
 use super::{
-    crc, to_u64, ExclusionRow, JobRow, Loaded, ReplicaRow, StoreError, UnitRow, WorkerIdentity,
+    crc, to_u64, ExclusionRow, JobRow, Loaded, ReplicaRow, StoreError, UnitRow, UnitState,
+    WorkerIdentity,
 };
 
+/// Everything the coordinator rebuilds its state from, every row checked
+/// first (see the module's doc). A damaged database is refused in one line
+/// naming the first fault in this order: a job's row, a unit of no job, a
+/// unit row of a running job, the seals, a replica, an exclusion, the rows
+/// beside the units.
 pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
-    let mut jobs = Vec::new();
+    let jobs = job_rows(conn)?;
+    let seals = job_seals(conn)?;
+    check_no_orphan_units(conn)?;
+    // The units of the running jobs, and the sum of their rows' hashes.
+    let (units, mut digests) = units_where(conn, "j.state = 'running'", [])?;
+    add_digests_of_jobs_over(conn, &mut digests)?;
+    check_seals(conn, &jobs, &seals, &digests)?;
+    let cancelled = cancelled_of_running_jobs(conn)?;
+    let max_unit_id: Option<i64> = conn
+        .query_row("SELECT max(id) FROM units", [], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let lemma_bytes = lemma_bytes_of_running_jobs(conn)?;
+    let replicas = replicas_of_running_jobs(conn)?;
+    let exclusions = load_exclusions(conn)?;
+    check_beside_units(conn)?;
+    Ok(Loaded {
+        exclusions,
+        replicas,
+        jobs,
+        units,
+        cancelled,
+        max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
+        lemma_bytes,
+    })
+}
+
+/// Every job's row with the figures of its units and results, counted by
+/// SQL: a job that is over keeps them in its status after a restart
+/// without its units being loaded.
+fn job_rows(conn: &Connection) -> Result<Vec<JobRow>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT id, family, params_json, state, bound, created_ms, finished_ms, result_json, results_file, error,
                 (SELECT coalesce(sum(u.discarded_nodes), 0) FROM units u WHERE u.job_id = jobs.id),
                 (SELECT count(*) FROM units u WHERE u.job_id = jobs.id),
-                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state IN ('done', 'cancelled')),
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state IN (?1, ?2)),
                 (SELECT coalesce(sum(r.nodes), 0) FROM results r WHERE r.job_id = jobs.id),
                 replicas,
-                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state = 'done'),
+                (SELECT count(*) FROM units u WHERE u.job_id = jobs.id AND u.state = ?1),
                 (SELECT count(*) FROM mismatches m WHERE m.job_id = jobs.id)
          FROM jobs ORDER BY id",
     )?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([UnitState::Done, UnitState::Cancelled], |r| {
         Ok(JobRow {
             id: to_u64(r.get(0)?),
             family: r.get(1)?,
@@ -68,11 +104,14 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             mismatches: to_u64(r.get(16)?),
         })
     })?;
-    for row in rows {
-        jobs.push(row?);
-    }
-    // Each job's seals: (unit_count, unit_digest), checked below.
-    let mut seals: HashMap<u64, (i64, i64)> = HashMap::new();
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Each job's seals of its unit rows, `(unit_count, unit_digest)`, for
+/// [`check_seals`]; every job row is checked against its `row_crc` on the
+/// way, as an edited state or answer would otherwise be believed.
+fn job_seals(conn: &Connection) -> Result<HashMap<u64, (i64, i64)>, StoreError> {
+    let mut seals = HashMap::new();
     let mut stmt = conn.prepare(&format!(
         "SELECT row_crc, unit_count, unit_digest, {JOB_COLUMNS} FROM jobs ORDER BY id"
     ))?;
@@ -87,6 +126,11 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         }
         seals.insert(id, (r.get(1)?, r.get(2)?));
     }
+    Ok(seals)
+}
+
+/// A unit of a job that does not exist: no job's seals would count it.
+fn check_no_orphan_units(conn: &Connection) -> Result<(), StoreError> {
     let orphan: Option<(i64, i64)> = conn
         .query_row(
             "SELECT id, job_id FROM units WHERE job_id NOT IN (SELECT id FROM jobs) LIMIT 1",
@@ -94,15 +138,21 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    if let Some((unit, job)) = orphan {
-        return Err(StoreError::Corrupt(format!(
+    match orphan {
+        Some((unit, job)) => Err(StoreError::Corrupt(format!(
             "unit {unit} belongs to job {job}, which does not exist"
-        )));
+        ))),
+        None => Ok(()),
     }
-    // The units of the running jobs, and the sum of their rows' hashes.
-    let (units, mut digests) = units_where(conn, "j.state = 'running'", [])?;
-    // The units of the jobs that are over are not loaded, but their
-    // figures (units, nodes) are read from them: their digests too.
+}
+
+/// Adds to `digests` the hashes of the unit rows of the jobs that are over:
+/// their units are not loaded, but their figures (units, nodes) are read
+/// from those rows, so the rows are checked against their seals too.
+fn add_digests_of_jobs_over(
+    conn: &Connection,
+    digests: &mut HashMap<u64, u64>,
+) -> Result<(), StoreError> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {UNIT_COLUMNS} FROM units u JOIN jobs j ON j.id = u.job_id
          LEFT JOIN results r ON r.unit_id = u.id
@@ -113,18 +163,27 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         let digest = digests.entry(to_u64(r.get(1)?)).or_default();
         *digest = digest.wrapping_add(unit_hash(r, 0)?);
     }
-    check_seals(conn, &jobs, &seals, &digests)?;
+    Ok(())
+}
+
+/// (job, position) of the running jobs' cancelled units: never searched,
+/// but counted among their jobs' units and drawn in their trees.
+fn cancelled_of_running_jobs(conn: &Connection) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT u.job_id, u.position FROM units u JOIN jobs j ON j.id = u.job_id
-         WHERE j.state = 'running' AND u.state = 'cancelled'",
+         WHERE j.state = 'running' AND u.state = ?1",
     )?;
     let cancelled = stmt
-        .query_map([], |r| Ok((to_u64(r.get(0)?), r.get(1)?)))?
+        .query_map([UnitState::Cancelled], |r| {
+            Ok((to_u64(r.get(0)?), r.get(1)?))
+        })?
         .collect::<Result<Vec<_>, _>>()?;
-    let max_unit_id: Option<i64> = conn
-        .query_row("SELECT max(id) FROM units", [], |r| r.get(0))
-        .optional()?
-        .flatten();
+    Ok(cancelled)
+}
+
+/// Bytes of lemmas each running job holds, so that a restart does not
+/// reset the job's lemma quota.
+fn lemma_bytes_of_running_jobs(conn: &Connection) -> Result<Vec<(u64, u64)>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT l.job_id, sum(length(l.blob)) FROM lemmas l JOIN jobs j ON j.id = l.job_id
          WHERE j.state = 'running' GROUP BY l.job_id",
@@ -132,6 +191,13 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
     let lemma_bytes = stmt
         .query_map([], |r| Ok((to_u64(r.get(0)?), to_u64(r.get(1)?))))?
         .collect::<Result<Vec<_>, _>>()?;
+    Ok(lemma_bytes)
+}
+
+/// The replicas reported for the running jobs' undecided units, oldest
+/// first, each summary checked against its CRC, so that a unit's vote
+/// carries on across a restart instead of starting again.
+fn replicas_of_running_jobs(conn: &Connection) -> Result<Vec<ReplicaRow>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT p.unit_id, p.worker, p.host, p.nodes, p.bound, p.summary, p.summary_crc, p.rest,
                 p.identity, p.identity_label
@@ -166,17 +232,7 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
             summary,
         });
     }
-    let exclusions = load_exclusions(conn)?;
-    check_beside_units(conn)?;
-    Ok(Loaded {
-        exclusions,
-        replicas,
-        jobs,
-        units,
-        cancelled,
-        max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
-        lemma_bytes,
-    })
+    Ok(replicas)
 }
 
 /// The pending and done units of the jobs that `condition` (on `u`, the
@@ -203,16 +259,15 @@ pub(super) fn units_where(
     while let Some(r) = rows.next()? {
         let id = to_u64(r.get(0)?);
         let job_id: i64 = r.get(1)?;
-        let state: String = r.get(2)?;
         let digest = digests.entry(to_u64(job_id)).or_default();
         *digest = digest.wrapping_add(unit_hash(r, 10)?);
         let corrupt = |what: String| Err(StoreError::Corrupt(format!("unit {id}: {what}")));
-        match state.as_str() {
-            "pending" | "done" => {}
+        let state = match r.get::<_, String>(2)?.parse() {
             // Counted by the query below.
-            "cancelled" => continue,
-            _ => return corrupt(format!("unknown state {state:?}")),
-        }
+            Ok(UnitState::Cancelled) => continue,
+            Ok(state) => state,
+            Err(unknown) => return corrupt(unknown.to_string()),
+        };
         let parent_job: Option<i64> = r.get(8)?;
         if let Some(other) = parent_job.filter(|&p| p != job_id) {
             return corrupt(format!(
@@ -223,7 +278,7 @@ pub(super) fn units_where(
         if let Some(other) = result_job.filter(|&p| p != job_id) {
             return corrupt(format!("in job {job_id}, but its result is of job {other}"));
         }
-        if state == "pending" && result_job.is_some() {
+        if state == UnitState::Pending && result_job.is_some() {
             return corrupt("pending, but it has a result".into());
         }
         let payload: Vec<u8> = r.get(3)?;
@@ -233,7 +288,7 @@ pub(super) fn units_where(
             )));
         }
         let summary: Option<Vec<u8>> = r.get(5)?;
-        if state == "done" {
+        if state == UnitState::Done {
             let Some(s) = &summary else {
                 return Err(StoreError::Corrupt(format!(
                     "unit {id}: done without a result"

@@ -19,7 +19,7 @@
 //! [`Write`]s, the rows, [`Loaded`]). The rest, one concern each:
 //!
 //! * [`schema`] — creating the database, recognising an orchard one,
-//!   migrating an older schema.
+//!   migrating an older schema; the words of a unit's [`UnitState`].
 //! * [`writer`] — the one writer thread and its grouped commits.
 //! * [`load`](mod@load) — the state read at startup.
 //! * [`digest`] — each job's unit count and digest, and its row's
@@ -44,8 +44,8 @@ pub use crate::identity::WorkerIdentity;
 
 pub use digest::{reseal_job, reseal_job_row};
 pub(crate) use load::load;
-pub use schema::SCHEMA_VERSION;
 pub(crate) use schema::{migrate, schema_version};
+pub use schema::{UnitState, SCHEMA_VERSION};
 use writer::Batch;
 pub use writer::CommitOutcome;
 
@@ -173,7 +173,7 @@ pub struct UnitRow {
     pub id: UnitId,
     pub job_id: JobId,
     pub position: Vec<u8>,
-    pub state: String,
+    pub state: UnitState,
     pub payload: Vec<u8>,
     /// The committed summary, for done units.
     pub summary: Option<Vec<u8>>,
@@ -195,8 +195,7 @@ pub struct LedgerRow {
     pub id: UnitId,
     /// The unit whose split produced it (none for a root unit).
     pub parent: Option<UnitId>,
-    /// `done`, `cancelled` or `pending`.
-    pub state: String,
+    pub state: UnitState,
     /// How many times it was leased (more than once: a lease expired).
     pub leases: u64,
     pub payload: Vec<u8>,

@@ -1,10 +1,13 @@
 //! The database's schema: creating it in an empty file, recognising an
 //! orchard database by its header (`application_id`, `user_version`) and
 //! refusing anything else before writing a byte, and migrating an older
-//! schema version in place.
+//! schema version in place. And [`UnitState`], the words a unit row's
+//! `state` column holds.
 
 use std::path::Path;
+use std::str::FromStr;
 
+use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
 use rusqlite::Connection;
 
 use super::StoreError;
@@ -14,6 +17,69 @@ pub const APPLICATION_ID: i32 = 0x4F52_4348;
 /// `PRAGMA user_version`: the schema version. Older versions are migrated in
 /// place when opened (see [`migrate`]).
 pub const SCHEMA_VERSION: i32 = 7;
+
+/// Where a stored unit is in its life: the `state` column of `units`.
+/// A leased unit is still pending here: leases live in the scheduler's
+/// memory only, and a restart hands the unit out again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnitState {
+    /// Not searched yet (or leased, or given back).
+    Pending,
+    /// Searched: its result is in `results`.
+    Done,
+    /// Over without a result: moot, or its job was cancelled. Counted
+    /// among its job's units, never searched.
+    Cancelled,
+}
+
+impl UnitState {
+    /// Every state, for the tests that take each one through the database.
+    pub const ALL: [UnitState; 3] = [UnitState::Pending, UnitState::Done, UnitState::Cancelled];
+
+    /// The word stored in the database (and printed in a units file): the
+    /// only place these spellings live, so existing databases keep loading
+    /// as long as they do not change.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnitState::Pending => "pending",
+            UnitState::Done => "done",
+            UnitState::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A `state` column holding a word [`UnitState`] has no name for: a
+/// damaged or edited database, never something orchard writes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown state {0:?}")]
+pub struct UnknownUnitState(pub String);
+
+impl FromStr for UnitState {
+    type Err = UnknownUnitState;
+
+    fn from_str(s: &str) -> Result<UnitState, UnknownUnitState> {
+        UnitState::ALL
+            .into_iter()
+            .find(|state| state.as_str() == s)
+            .ok_or_else(|| UnknownUnitState(s.to_string()))
+    }
+}
+
+impl std::fmt::Display for UnitState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Bound as a parameter, a state is its word: SQL names states through
+/// parameters rather than literals of its own.
+impl ToSql for UnitState {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(ValueRef::Text(
+            self.as_str().as_bytes(),
+        )))
+    }
+}
 
 /// The lemmas table (schema version 3): blobs of lemmas in the order they
 /// were stored (`seq`, never reused), with the CRC32 of each.
@@ -245,4 +311,42 @@ pub(crate) fn migrate(conn: &Connection, from: i32) -> Result<(), StoreError> {
     super::digest::reseal_all(&tx)?;
     tx.commit()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_unit_state_goes_through_the_database_as_its_word() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE units (state TEXT NOT NULL)")
+            .unwrap();
+        for state in UnitState::ALL {
+            conn.execute("INSERT INTO units (state) VALUES (?1)", [state])
+                .unwrap();
+            let stored: String = conn
+                .query_row(
+                    "SELECT state FROM units WHERE rowid = last_insert_rowid()",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(stored, state.as_str());
+            assert_eq!(stored.parse::<UnitState>(), Ok(state));
+            assert_eq!(state.to_string(), stored);
+        }
+        // The words existing databases hold, pinned.
+        let words: Vec<&str> = UnitState::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(words, ["pending", "done", "cancelled"]);
+    }
+
+    #[test]
+    fn a_word_orchard_has_no_state_for_is_refused_by_name() {
+        for word in ["leased", "Done", "", "pending "] {
+            let err = word.parse::<UnitState>().unwrap_err();
+            assert_eq!(err, UnknownUnitState(word.to_string()));
+            assert_eq!(err.to_string(), format!("unknown state {word:?}"));
+        }
+    }
 }

@@ -23,9 +23,10 @@ use super::digest::{
     EXCLUSION_COLUMNS,
 };
 use super::{
-    crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, WorkerIdentity, Write,
-    SCHEMA_VERSION,
+    crc, to_i64, JobId, NewUnit, Store, StoreError, StoreHealth, UnitId, UnitState, WorkerIdentity,
+    Write, SCHEMA_VERSION,
 };
+use crate::status::JobState;
 
 /// Why a commit failed, as the writer tells the waiting caller.
 #[derive(Debug, Clone)]
@@ -271,7 +272,7 @@ fn insert_units(
 ) -> Result<(), rusqlite::Error> {
     let mut stmt = tx.prepare_cached(
         "INSERT INTO units (id, job_id, parent_id, position, state, payload, payload_crc)
-         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for u in units {
         let payload_crc = crc(&u.payload);
@@ -280,6 +281,7 @@ fn insert_units(
             to_i64(job_id),
             parent.map(to_i64),
             u.position,
+            UnitState::Pending,
             u.payload,
             payload_crc
         ])?;
@@ -334,8 +336,8 @@ fn apply_one(
             done_ms,
         } => {
             let before = stored_unit(tx, to_i64(*unit_id))?;
-            tx.prepare_cached("UPDATE units SET state = 'done', done_ms = ?2 WHERE id = ?1")?
-                .execute(params![to_i64(*unit_id), to_i64(*done_ms)])?;
+            tx.prepare_cached("UPDATE units SET state = ?3, done_ms = ?2 WHERE id = ?1")?
+                .execute(params![to_i64(*unit_id), to_i64(*done_ms), UnitState::Done])?;
             tx.prepare_cached(
                 "INSERT INTO results (unit_id, job_id, nodes, summary, summary_crc, worker, reported_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -351,15 +353,8 @@ fn apply_one(
             ])?;
             deltas.replace(before, stored_unit(tx, to_i64(*unit_id))?);
             insert_units(tx, *job_id, Some(*unit_id), rest, deltas)?;
-            let gone = row_hashes(
-                tx,
-                Rows::Replicas,
-                "unit_id = ?1",
-                params![to_i64(*unit_id)],
-            )?;
-            deltas.replace_rows(Rows::Replicas, &gone, &[]);
-            tx.prepare_cached("DELETE FROM replicas WHERE unit_id = ?1")?
-                .execute(params![to_i64(*unit_id)])?;
+            let unit = params![to_i64(*unit_id)];
+            delete_rows(tx, Rows::Replicas, "unit_id = ?1", unit, deltas)?;
         }
         Write::Replica {
             unit_id,
@@ -438,18 +433,7 @@ fn apply_one(
                 seal_job(tx, to_i64(*job_id))?;
             }
         }
-        Write::CancelUnits { units } => {
-            let mut stmt = tx.prepare_cached(
-                "UPDATE units SET state = 'cancelled', discarded_nodes = ?2
-                 WHERE id = ?1 AND state = 'pending'",
-            )?;
-            for (id, discarded) in units {
-                let before = stored_unit(tx, to_i64(*id))?;
-                if stmt.execute(params![to_i64(*id), to_i64(*discarded)])? > 0 {
-                    deltas.replace(before, stored_unit(tx, to_i64(*id))?);
-                }
-            }
-        }
+        Write::CancelUnits { units } => cancel_units(tx, units, deltas)?,
         Write::FinishJob {
             job_id,
             state,
@@ -466,35 +450,13 @@ fn apply_one(
             // A failed job keeps its pending units for a retry; they are
             // not searched while it is not running (only running jobs'
             // units are loaded).
-            if *state == "cancelled" {
-                let pending: Vec<i64> = tx
-                    .prepare_cached("SELECT id FROM units WHERE job_id = ?1 AND state = 'pending'")?
-                    .query_map(params![to_i64(*job_id)], |r| r.get(0))?
-                    .collect::<Result<_, _>>()?;
-                let before = pending
-                    .iter()
-                    .map(|&id| stored_unit(tx, id))
-                    .collect::<Result<Vec<_>, _>>()?;
-                tx.execute(
-                    "UPDATE units SET state = 'cancelled' WHERE job_id = ?1 AND state = 'pending'",
-                    params![to_i64(*job_id)],
-                )?;
-                for (&id, before) in pending.iter().zip(before) {
-                    deltas.replace(before, stored_unit(tx, id)?);
-                }
+            if *state == JobState::Cancelled.as_str() {
+                cancel_pending_units(tx, *job_id, deltas)?;
             }
             for rows in [Rows::Replicas, Rows::Lemmas] {
-                let gone = row_hashes(tx, rows, "job_id = ?1", params![to_i64(*job_id)])?;
-                deltas.replace_rows(rows, &gone, &[]);
+                let job = params![to_i64(*job_id)];
+                delete_rows(tx, rows, "job_id = ?1", job, deltas)?;
             }
-            tx.execute(
-                "DELETE FROM replicas WHERE job_id = ?1",
-                params![to_i64(*job_id)],
-            )?;
-            tx.execute(
-                "DELETE FROM lemmas WHERE job_id = ?1",
-                params![to_i64(*job_id)],
-            )?;
         }
         Write::RetryJob { job_id } => {
             tx.execute(
@@ -517,6 +479,71 @@ fn apply_one(
             track_insert(tx, Rows::Lemmas, "seq", deltas)?;
         }
     }
+    Ok(())
+}
+
+/// Cancels each of `units` that is still pending (one done meanwhile keeps
+/// its result), recording the nodes a worker had searched in it, which
+/// the job's figures count as discarded.
+fn cancel_units(
+    tx: &rusqlite::Transaction<'_>,
+    units: &[(UnitId, u64)],
+    deltas: &mut Deltas,
+) -> Result<(), rusqlite::Error> {
+    let mut stmt = tx.prepare_cached(
+        "UPDATE units SET state = ?3, discarded_nodes = ?2
+         WHERE id = ?1 AND state = ?4",
+    )?;
+    for (id, discarded) in units {
+        let before = stored_unit(tx, to_i64(*id))?;
+        let (cancelled, pending) = (UnitState::Cancelled, UnitState::Pending);
+        if stmt.execute(params![to_i64(*id), to_i64(*discarded), cancelled, pending])? > 0 {
+            deltas.replace(before, stored_unit(tx, to_i64(*id))?);
+        }
+    }
+    Ok(())
+}
+
+/// Cancels every pending unit of cancelled job `job_id` in one statement,
+/// reading each row's hash before and after it: the job's seal must follow
+/// every unit row the statement changes.
+fn cancel_pending_units(
+    tx: &rusqlite::Transaction<'_>,
+    job_id: JobId,
+    deltas: &mut Deltas,
+) -> Result<(), rusqlite::Error> {
+    let pending: Vec<i64> = tx
+        .prepare_cached("SELECT id FROM units WHERE job_id = ?1 AND state = ?2")?
+        .query_map(params![to_i64(job_id), UnitState::Pending], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let before = pending
+        .iter()
+        .map(|&id| stored_unit(tx, id))
+        .collect::<Result<Vec<_>, _>>()?;
+    tx.execute(
+        "UPDATE units SET state = ?3 WHERE job_id = ?1 AND state = ?2",
+        params![to_i64(job_id), UnitState::Pending, UnitState::Cancelled],
+    )?;
+    for (&id, before) in pending.iter().zip(before) {
+        deltas.replace(before, stored_unit(tx, id)?);
+    }
+    Ok(())
+}
+
+/// Deletes the rows of kind `rows` that `filter` (with `params`) selects,
+/// taking their hashes out of their jobs' seals first: a row gone without
+/// its seal following would read as one deleted behind orchard's back.
+fn delete_rows(
+    tx: &rusqlite::Transaction<'_>,
+    rows: Rows,
+    filter: &str,
+    params: &[&dyn rusqlite::ToSql],
+    deltas: &mut Deltas,
+) -> Result<(), rusqlite::Error> {
+    let gone = row_hashes(tx, rows, filter, params)?;
+    deltas.replace_rows(rows, &gone, &[]);
+    tx.prepare_cached(&format!("DELETE FROM {} WHERE {filter}", rows.table()))?
+        .execute(params)?;
     Ok(())
 }
 

@@ -491,7 +491,7 @@ async fn a_failed_job_keeps_its_unsearched_units_for_a_retry() {
         "a failed job's units are not loaded"
     );
     let stored = store.job_units(1).unwrap();
-    let of = |state: &str| -> Vec<UnitId> {
+    let of = |state: UnitState| -> Vec<UnitId> {
         stored
             .units
             .iter()
@@ -499,8 +499,8 @@ async fn a_failed_job_keeps_its_unsearched_units_for_a_retry() {
             .map(|u| u.id)
             .collect()
     };
-    assert_eq!(of("pending"), [3, 4, 5]);
-    assert_eq!(of("done"), [1]);
+    assert_eq!(of(UnitState::Pending), [3, 4, 5]);
+    assert_eq!(of(UnitState::Done), [1]);
     assert_eq!(stored.units[0].summary.as_deref(), Some(&[7u8][..]));
     assert_eq!(stored.cancelled, [2u64.to_be_bytes().to_vec()]);
     store
@@ -531,4 +531,24 @@ async fn a_failed_job_keeps_its_unsearched_units_for_a_retry() {
         err.contains("job 1: its unit rows do not match their seal"),
         "{err}"
     );
+}
+
+/// A unit row whose `state` holds a word orchard never writes (the
+/// scheduler's "leased" is not one: a lease is never stored) is refused
+/// when the store opens, naming the unit and the word.
+#[test]
+fn a_unit_state_orchard_never_writes_is_refused_by_name() {
+    let db = TempDb::new("unknown-state");
+    let (mut conn, _) = schema::open_connection(&db.0).unwrap();
+    let roots = Write::InsertUnits {
+        job_id: 1,
+        parent: None,
+        units: units(&[1, 2]),
+    };
+    commit(&mut conn, vec![vec![job(1), roots]]).unwrap();
+    assert_eq!(load(&conn).unwrap().units.len(), 2);
+    conn.execute_batch("UPDATE units SET state = 'leased' WHERE id = 2")
+        .unwrap();
+    let err = load(&conn).err().expect("refused").to_string();
+    assert_eq!(err, "database corrupt: unit 2: unknown state \"leased\"");
 }
