@@ -72,6 +72,7 @@
 //! the sorted listings: associative and commutative, ties broken by the
 //! tables' order and not by the merge order.
 
+pub mod audit;
 mod backward;
 pub mod cps;
 pub mod decide;
