@@ -217,6 +217,7 @@ pub fn write(
     let mut summary = BbSummary::default();
     let mut totals = Totals::default();
     let mut unit = usize::MAX;
+    let mut leaves = Vec::new();
     let written = (|| -> Result<(), AuditError> {
         for window in pieces.chunks(WINDOW) {
             let done: Vec<_> = window
@@ -240,6 +241,10 @@ pub fn write(
                 }
                 z.write_all(&bytes)?;
                 raw_bytes += bytes.len() as u64;
+                // The listings are sorted once at the end: merging each
+                // piece's into the whole would sort the whole every time.
+                let mut s = s;
+                leaves.append(&mut s.leaves);
                 job.merge(&mut summary, s)?;
                 for (a, b) in totals.never.iter_mut().zip(t.never) {
                     *a += b;
@@ -260,6 +265,8 @@ pub fn write(
             .sync_all()?;
         Ok(())
     })();
+    leaves.sort();
+    summary.leaves = leaves;
     let checked = written.and_then(|()| {
         compare(job.report(&summary).results_lines, &theirs).map_err(|what| AuditError::Disagrees {
             path: results.display().to_string(),
