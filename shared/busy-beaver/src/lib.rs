@@ -72,6 +72,7 @@
 //! the sorted listings: associative and commutative, ties broken by the
 //! tables' order and not by the merge order.
 
+pub mod audit;
 mod backward;
 pub mod cps;
 pub mod decide;
@@ -149,6 +150,10 @@ pub const RECHECK_ONE_IN: u64 = 1024;
 /// Steps of the plain run that re-checks a nonhalting verdict: 100 times
 /// the default watched run, past every step a decider looked at.
 pub const RECHECK_STEPS: u64 = 100_000;
+
+/// How the line of a results file that gives the counts begins (at more
+/// than [`LISTED_STATES`] states; below, every machine has its line).
+pub const TOTALS_LINE: &str = "totals:";
 
 /// Buckets of the halting machines' step histogram: bucket `i` counts the
 /// machines halting after `2^i ..= 2^(i+1) - 1` steps (steps are `u32`).
@@ -774,7 +779,14 @@ impl SearchFamily for BusyBeaver {
         } else {
             // 181 million lines at 5 states: the champions, every undecided
             // machine and the histogram instead.
-            let mut lines: Vec<String> = Vec::new();
+            let mut lines = vec![format!(
+                "{TOTALS_LINE} {} machines, {} halt, {} never halt ({}), {} undecided",
+                s.machines(),
+                s.halting,
+                s.nonhalting(),
+                settled.join(", "),
+                s.undecided
+            )];
             let mut champions: Vec<&Leaf> =
                 s.steps_champions.iter().chain(&s.ones_champions).collect();
             champions.sort();

@@ -1,0 +1,268 @@
+//! The audit file against the run: its counts are the summary's, it reads
+//! back as the whole tree with every machine once, the results file it
+//! makes must be the run's, a damaged file is one clear error, and the
+//! checker catches verdicts that are wrong.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use clap::Parser;
+use orchard_busy_beaver::audit::cli::AuditCli;
+use orchard_busy_beaver::audit::{
+    self, read_all, write_all, AuditError, Certificate, CheckOptions, Entry, Record,
+};
+use orchard_busy_beaver::{BbSummary, BusyBeaver, BusyBeaverParams, Leaf, Verdict};
+use orchard_core::{explore_all, Host, SearchFamily};
+
+/// A job's parameters: the defaults, as `orchard run` takes them.
+fn params(states: u32) -> BusyBeaverParams {
+    serde_json::from_value(serde_json::json!({ "states": states })).unwrap()
+}
+
+fn dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bb-audit-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The run (in this thread), its results file, and its audit file.
+fn run_and_audit(states: u32, tag: &str) -> (BbSummary, PathBuf, PathBuf) {
+    let job = BusyBeaver::new(params(states), &Host::default()).unwrap();
+    let summary = explore_all(&job, job.root_units(), u64::MAX).unwrap();
+    let d = dir(tag);
+    let results = d.join("job-1-busy-beaver.txt");
+    let mut lines = job.report(&summary).results_lines.join("\n");
+    lines.push('\n');
+    std::fs::write(&results, lines).unwrap();
+    let out = d.join("audit.bin.zst");
+    let w = audit::write(params(states), &results, &out, 3, &|_| {}).unwrap();
+    assert_eq!(w.totals.machines, summary.machines());
+    assert_eq!(w.totals.halting, summary.halting);
+    assert_eq!(w.totals.never, summary.never);
+    assert_eq!(w.totals.undecided, summary.undecided);
+    assert_eq!(w.summary.leaves, summary.leaves);
+    (summary, results, out)
+}
+
+fn leaf(r: &Record) -> Leaf {
+    Leaf {
+        table: r.table,
+        verdict: match r.entry {
+            Entry::Halts { steps, ones, at } => Verdict::Halts { steps, ones, at },
+            Entry::Never(c) => Verdict::Never(c.decider()),
+            Entry::Undecided => Verdict::Undecided,
+        },
+    }
+}
+
+fn read_back_and_check(states: u32, tag: &str, one_in: u64) {
+    let opts = CheckOptions {
+        one_in,
+        seed: 7,
+        steps: 100_000,
+    };
+    let (summary, _, out) = run_and_audit(states, tag);
+    let (p, units, totals) = read_all(std::fs::File::open(&out).unwrap()).unwrap();
+    assert_eq!(p, params(states));
+    let job = BusyBeaver::new(p, &Host::default()).unwrap();
+    let root: Vec<_> = units.iter().map(|(u, _)| u.clone()).collect();
+    assert_eq!(root, job.root_units());
+    let records: Vec<&Record> = units.iter().flat_map(|(_, r)| r).collect();
+    assert_eq!(records.len() as u64, summary.machines());
+    assert_eq!(totals.machines, summary.machines());
+    let distinct: HashSet<_> = records.iter().map(|r| r.table).collect();
+    assert_eq!(distinct.len(), records.len(), "a machine twice");
+    let mut leaves: Vec<Leaf> = records.iter().map(|r| leaf(r)).collect();
+    leaves.sort();
+    assert_eq!(leaves, summary.leaves, "the verdicts are the run's");
+    let report = audit::check(std::fs::File::open(&out).unwrap(), &opts).unwrap();
+    assert_eq!(report.failures, Vec::<String>::new());
+    assert_eq!(report.totals, totals);
+    assert_eq!(report.halting_checked, summary.halting);
+    if opts.one_in == 1 {
+        assert_eq!(report.nonhalting_checked, summary.nonhalting());
+    }
+    assert!(report.certificates_verified > 0);
+}
+
+#[test]
+fn three_states_read_back_whole_and_check_clean() {
+    read_back_and_check(3, "three", 1);
+}
+
+/// One nonhalting verdict in 64 re-checked: the 4-state tree has 858,909
+/// machines.
+#[test]
+fn four_states_read_back_whole_and_check_clean() {
+    read_back_and_check(4, "four", 64);
+}
+
+#[test]
+fn a_results_file_that_disagrees_is_refused() {
+    let (_, results, out) = run_and_audit(3, "disagrees");
+    let text = std::fs::read_to_string(&results).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("halts after 21 steps"))
+        .unwrap();
+    std::fs::write(
+        &results,
+        text.replace(line, &line.replace("21 steps", "22 steps")),
+    )
+    .unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let err = audit::write(params(3), &results, &out, 3, &|_| {}).unwrap_err();
+    assert!(matches!(err, AuditError::Disagrees { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(!msg.contains('\n') && msg.contains("22 steps"), "{msg}");
+    assert!(!out.exists());
+    assert!(!PathBuf::from(format!("{}.tmp", out.display())).exists());
+}
+
+#[test]
+fn damaged_files_are_one_clear_error() {
+    let (_, _, out) = run_and_audit(3, "damaged");
+    let bytes = std::fs::read(&out).unwrap();
+    let opts = CheckOptions::default();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("truncated", bytes[..bytes.len() / 2].to_vec()),
+        ("last byte cut", bytes[..bytes.len() - 1].to_vec()),
+        ("a byte flipped", {
+            let mut b = bytes.clone();
+            let i = b.len() / 2;
+            b[i] ^= 0x40;
+            b
+        }),
+        ("not zstd", b"1RB1LB_1LA0LC_---1LD_1RD0RA halts".to_vec()),
+        ("empty", Vec::new()),
+    ];
+    for (what, b) in cases {
+        let err = audit::check(&b[..], &opts).expect_err(what);
+        let msg = err.to_string();
+        assert!(!msg.is_empty() && !msg.contains('\n'), "{what}: {msg}");
+    }
+    let err = audit::check(&bytes[..bytes.len() / 2], &opts).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            AuditError::Truncated { .. } | AuditError::Corrupt { .. }
+        ),
+        "{err:?}"
+    );
+
+    // The binary: a non-zero exit and one line on stderr.
+    let cut = out.with_extension("cut.zst");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_orchard-bb-audit"))
+        .arg("check")
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(cut.to_str().unwrap()), "{stderr}");
+}
+
+/// Edits one record of the 3-state file and checks what the checker says.
+fn edited(edit: impl Fn(&mut Record) -> bool) -> audit::CheckReport {
+    let (_, _, out) = run_and_audit(3, "edited");
+    let (p, mut units, _) = read_all(std::fs::File::open(&out).unwrap()).unwrap();
+    let mut found = false;
+    for r in units.iter_mut().flat_map(|(_, r)| r.iter_mut()) {
+        if edit(r) {
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "a record to edit");
+    let bytes = write_all(&p, &units, 3).unwrap();
+    let opts = CheckOptions {
+        one_in: 1,
+        seed: 0,
+        steps: 10_000,
+    };
+    audit::check(&bytes[..], &opts).unwrap()
+}
+
+#[test]
+fn the_checker_catches_wrong_verdicts() {
+    // A halting machine with one step too many.
+    let r = edited(|r| match &mut r.entry {
+        Entry::Halts { steps, .. } if *steps == 21 => {
+            *steps += 1;
+            true
+        }
+        _ => false,
+    });
+    assert_eq!(r.failure_count, 1, "{:?}", r.failures);
+    assert!(
+        r.failures[0].contains("halts after 22 steps"),
+        "{:?}",
+        r.failures
+    );
+
+    // A cycler whose period is wrong.
+    let r = edited(|r| match &mut r.entry {
+        Entry::Never(Certificate::Cycler { period, .. }) if *period > 1 => {
+            *period += 1;
+            true
+        }
+        _ => false,
+    });
+    assert_eq!(r.failure_count, 1, "{:?}", r.failures);
+    assert!(r.failures[0].contains("cycler"), "{:?}", r.failures);
+
+    // A translated cycler said to be a cycler: its tape grows, so no
+    // configuration comes back.
+    let r = edited(|r| match r.entry {
+        Entry::Never(Certificate::TranslatedCycler { t1, t2 }) => {
+            r.entry = Entry::Never(Certificate::Cycler {
+                preperiod: t1,
+                period: t2 - t1,
+            });
+            true
+        }
+        _ => false,
+    });
+    assert_eq!(r.failure_count, 1, "{:?}", r.failures);
+}
+
+#[test]
+fn a_nonhalting_verdict_on_a_halting_machine_breaks_the_tree() {
+    let (_, _, out) = run_and_audit(3, "tree");
+    let (p, mut units, _) = read_all(std::fs::File::open(&out).unwrap()).unwrap();
+    let r = units
+        .iter_mut()
+        .flat_map(|(_, r)| r.iter_mut())
+        .find(|r| matches!(r.entry, Entry::Halts { .. }) && r.table[2] != 0)
+        .unwrap();
+    r.entry = Entry::Never(Certificate::Backward { depth: 30 });
+    let bytes = write_all(&p, &units, 3).unwrap();
+    let err = audit::check(&bytes[..], &CheckOptions::default()).unwrap_err();
+    assert!(matches!(err, AuditError::Corrupt { .. }), "{err}");
+}
+
+/// The `orchard-bb-audit` commands the guide quotes parse.
+#[test]
+fn quoted_commands_parse() {
+    let page = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/families/busy-beaver.md"
+    );
+    let text = std::fs::read_to_string(page).unwrap();
+    let mut parsed = 0;
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("orchard-bb-audit ") else {
+            continue;
+        };
+        let rest = rest.split(" #").next().unwrap();
+        let args = std::iter::once("orchard-bb-audit").chain(rest.split_whitespace());
+        if let Err(e) = AuditCli::try_parse_from(args) {
+            panic!("{line}: {e}");
+        }
+        parsed += 1;
+    }
+    assert!(parsed >= 2, "{parsed} commands");
+}
