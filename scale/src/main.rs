@@ -12,12 +12,18 @@
 //! `start` (the coordinator, the workers, the job submitted), `watch` (to
 //! the job's end, sampling the fan-out) and `summary` (the answer checked,
 //! the figures). The simulated worker is `worker`.
+//!
+//! `orchard-scale replay DB --workers 1,2,4,...` is the other mode: no
+//! coordinator, no gRPC; a finished `hip-solve` job's database replayed
+//! with N simulated workers in virtual time (see `replay`), to predict its
+//! work and wall time on N machines from one machine's run.
 
 #![recursion_limit = "256"]
 
 mod ideal;
 mod plan;
 mod process;
+mod replay;
 mod start;
 mod summary;
 mod watch;
@@ -25,14 +31,53 @@ mod worker;
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+
+/// Simulated workers against the real coordinator, or a job's replay.
+#[derive(Debug, Parser)]
+#[command(
+    name = "orchard-scale",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    mode: Option<Mode>,
+    #[command(flatten)]
+    run: Args,
+}
+
+#[derive(Debug, Subcommand)]
+enum Mode {
+    /// Replays a finished hip-solve job's scheduling with N simulated
+    /// workers in virtual time (one node a time step each); prints one
+    /// line a worker count, then one JSON object.
+    Replay(ReplayArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ReplayArgs {
+    /// The coordinator's database of a finished hip-solve job (one job),
+    /// best of a run with one worker: its units' costs are that worker's.
+    db: PathBuf,
+    /// The worker counts to replay, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,2,4,8,16,32,64,128,256,512,1024"
+    )]
+    workers: Vec<usize>,
+    /// The table of the census's searches (units the record has no
+    /// result for), MiB; default: the family's for the board.
+    #[arg(long)]
+    cache_mib: Option<u64>,
+}
 
 /// Simulated workers against the real coordinator.
-#[derive(Debug, Parser)]
-#[command(name = "orchard-scale")]
+#[derive(Debug, clap::Args)]
 struct Args {
     /// Simulated workers (10 .. 10,000; the coordinator accepts 10,000).
-    workers: usize,
+    workers: Option<usize>,
     /// The `orchard` binary to run as the coordinator.
     #[arg(long, default_value = "target/release/orchard")]
     orchard: PathBuf,
@@ -127,8 +172,12 @@ struct Args {
 
 #[tokio::main]
 async fn main() {
-    let args = Args::parse();
-    match run(args).await {
+    let cli = Cli::parse();
+    let out = match cli.mode {
+        Some(Mode::Replay(r)) => replay_table(&r),
+        None => run(cli.run).await,
+    };
+    match out {
         Ok(json) => println!("{json}"),
         Err(e) => {
             eprintln!("orchard-scale: {e}");
@@ -145,4 +194,64 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
     let mut started = start::start(&a, plan).await?;
     let watched = watch::watch(&a, &mut started, nodes).await?;
     summary::summarise(&a, planned, started, watched).await
+}
+
+/// The replay mode: a line a worker count on stderr, the table as JSON.
+fn replay_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
+    let context = |e: replay::hip::HipReplayError| format!("replaying {}: {e}", r.db.display());
+    let mut oracle = replay::hip::HipOracle::open(&r.db, r.cache_mib).map_err(context)?;
+    let rows = replay::table(&mut oracle, &r.workers);
+    // What the census searched is kept even if a replay failed after it.
+    oracle.save_census().map_err(context)?;
+    let rows = rows.map_err(context)?;
+    let (units, recorded, searched) = oracle.counts();
+    let (census_finished, census_nodes) = oracle.census();
+    eprintln!(
+        "{units} units in the record, {recorded} with a result ({} nodes, {} discarded); \
+         the census searched {searched} ({census_finished} to the end, {census_nodes} nodes)",
+        oracle.recorded_work.0, oracle.recorded_work.1,
+    );
+    eprintln!("N | nodes | discarded | W(N) | makespan (nodes) | efficiency | done | cancelled running / pending | speculative");
+    for row in &rows {
+        let o = &row.outcome;
+        eprintln!(
+            "{} | {} | {} | {:.3} | {} | {:.3} | {} | {} / {} | {}",
+            o.workers,
+            o.nodes,
+            o.discarded,
+            row.w,
+            o.makespan,
+            row.efficiency,
+            o.units_done,
+            o.cancelled_running,
+            o.cancelled_pending,
+            o.speculative
+        );
+    }
+    Ok(serde_json::json!({
+        "db": r.db.display().to_string(),
+        "units": units,
+        "units_recorded": recorded,
+        "units_census": searched,
+        "units_census_finished": census_finished,
+        "census_nodes": census_nodes,
+        "recorded_nodes": oracle.recorded_work.0,
+        "recorded_discarded": oracle.recorded_work.1,
+        "answer": oracle.answer(),
+        "rows": rows.iter().map(|row| {
+            let o = &row.outcome;
+            serde_json::json!({
+                "workers": o.workers,
+                "nodes": o.nodes,
+                "discarded": o.discarded,
+                "w": summary::round(row.w, 4),
+                "makespan_nodes": o.makespan,
+                "efficiency": summary::round(row.efficiency, 4),
+                "units_done": o.units_done,
+                "cancelled_running": o.cancelled_running,
+                "cancelled_pending": o.cancelled_pending,
+                "speculative": o.speculative,
+            })
+        }).collect::<Vec<_>>(),
+    }))
 }

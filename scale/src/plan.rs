@@ -43,11 +43,11 @@ fn uniform(seed: u64) -> f64 {
 
 /// Checks the arguments and plans the run.
 pub fn plan(a: &Args) -> Result<RunPlan, String> {
-    if a.workers == 0 || a.workers > 10_000 {
-        return Err(format!(
-            "WORKERS must be between 1 and 10000, got {}",
-            a.workers
-        ));
+    let n = a
+        .workers
+        .ok_or("WORKERS is required (or a mode, such as replay)")?;
+    if n == 0 || n > 10_000 {
+        return Err(format!("WORKERS must be between 1 and 10000, got {n}"));
     }
     for (name, f) in [("leave", a.leave), ("join", a.join)] {
         if !(0.0..1.0).contains(&f) {
@@ -66,7 +66,6 @@ pub fn plan(a: &Args) -> Result<RunPlan, String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
 
     // Who runs at what speed, who joins and leaves.
-    let n = a.workers;
     let leavers = (a.leave * n as f64).round() as usize;
     let joiners = (a.join * n as f64).round() as usize;
     let speeds: Vec<f64> = (0..n)

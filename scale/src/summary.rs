@@ -16,6 +16,7 @@ use crate::Args;
 
 /// What the plan fixed that the summary reports.
 pub struct Planned {
+    pub workers: usize,
     pub nodes: u64,
     pub budget: u64,
     pub ideal: f64,
@@ -26,6 +27,7 @@ pub struct Planned {
 impl Planned {
     pub fn of(plan: &RunPlan) -> Planned {
         Planned {
+            workers: plan.workers.len(),
             nodes: plan.nodes,
             budget: plan.budget,
             ideal: plan.ideal,
@@ -77,7 +79,7 @@ pub async fn summarise(
     let reports = st.reports_accepted.load(Ordering::Relaxed);
     let policy = s.shared.policy;
     Ok(serde_json::json!({
-        "workers": a.workers,
+        "workers": p.workers,
         "rtt_ms": a.rtt_ms,
         "speed_spread": a.speed_spread,
         "leave": a.leave,
