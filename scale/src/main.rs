@@ -237,7 +237,10 @@ fn replay_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         "census_nodes": census_nodes,
         "recorded_nodes": oracle.recorded_work.0,
         "recorded_discarded": oracle.recorded_work.1,
-        "answer": oracle.answer(),
+        // The last replay's root, as the family reports it: the record's
+        // value if the replay settled the job.
+        "value": oracle.answer()["value"],
+        "winner": oracle.answer()["winner"],
         "rows": rows.iter().map(|row| {
             let o = &row.outcome;
             serde_json::json!({
