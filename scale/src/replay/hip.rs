@@ -198,7 +198,8 @@ impl HipOracle {
         self.job.report(&self.merged).json
     }
 
-    /// Writes the census's new results beside the database.
+    /// Writes what the census learnt beside the database, if it learnt
+    /// anything since the last write.
     pub fn save_census(&mut self) -> Result<(), HipReplayError> {
         if !self.census_new {
             return Ok(());
