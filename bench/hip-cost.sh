@@ -55,7 +55,7 @@ measure() {
   echo "$nodes $(grep -oP 'I\s+refs:\s+\K[0-9,]+' <<<"$out" | tr -d ,)" \
     "$(grep -oP 'LL misses:\s+\K[0-9,]+' <<<"$out" | tr -d ,)"
 }
-echo "base $rev, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/hip || echo '+changes');" \
+echo "base $rev, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/families/hip || echo '+changes');" \
   "simulated last level $((ll_bytes >> 20)) MiB; $(date -u +%FT%TZ)"
 printf '%-34s %12s %12s %7s %14s %14s %7s %6s %6s %11s %11s %7s\n' case "base nodes" "new nodes" \
   nodes "base Ir" "new Ir" Ir "b Ir/n" "n Ir/n" "base LL" "new LL" LL

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tunes the six weights of hip-solve's static move order (issue 19 part 2)
 by coordinate descent on CPU time, the way `WEIGHTS`, `DOUBLE_WEIGHTS`
-and `THREE_ROW_WEIGHTS` in shared/hip/src/order.rs were found.
+and `THREE_ROW_WEIGHTS` in shared/families/hip/src/order.rs were found.
 
   bench/hip-order-descent.py [--double] [--start W] [--base W] [--steps S]
                              [--keep R] CASE...

@@ -18,7 +18,7 @@ import sys
 def squares(rows, cols):
     """Every square of any size and tilt, as four cells (r * cols + c): the
     corners (x, y), (x + a, y + b), (x + a - b, y + b + a), (x - b, y + a)
-    for a >= 1, b >= 0 list each square once (shared/hip/src/board.rs)."""
+    for a >= 1, b >= 0 list each square once (shared/families/hip/src/board.rs)."""
     out = []
     for y in range(rows):
         for x in range(cols):

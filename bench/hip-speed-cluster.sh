@@ -45,7 +45,7 @@ print(r["winner"], r["nodes"], sys.argv[2], float(sys.argv[3]) + float(sys.argv[
 PY
   rm -rf "$dir"
 }
-echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/hip || echo '+changes'), $workers workers; $(date -u +%FT%TZ)"
+echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/families/hip || echo '+changes'), $workers workers; $(date -u +%FT%TZ)"
 printf '%-24s %14s %14s %7s %8s %8s %7s %8s %8s %7s\n' case "base nodes" "new nodes" nodes \
   "base wall" "new wall" wall "base CPU" "new CPU" CPU
 for c in "${cases[@]}"; do

@@ -54,7 +54,7 @@ measure() {
 }
 median() { python3 -c 'import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"; }
 rounds="${ROUNDS:-1}"
-echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/hip || echo '+changes'); $rounds round(s), medians; $(date -u +%FT%TZ)"
+echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/families/hip || echo '+changes'); $rounds round(s), medians; $(date -u +%FT%TZ)"
 printf '%-44s %14s %14s %7s %8s %8s %7s %7s %7s\n' case "base nodes" "new nodes" nodes \
   "base s" "new s" user CPU wall
 for c in "${cases[@]}"; do

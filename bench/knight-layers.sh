@@ -40,7 +40,7 @@ fi
 cargo build --release --quiet -p orchard-knight-tours --example measure
 cp "$target/release/examples/measure" "$work/new"
 
-echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/knight-tours || echo '+changes'); $(date -u +%FT%TZ)"
+echo "base $base, new $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- shared/families/knight-tours || echo '+changes'); $(date -u +%FT%TZ)"
 printf '%-6s %-7s %20s %12s %11s %14s %8s %10s\n' board run tours nodes "peak st." "peak bytes" "CPU s" "RSS MiB"
 for board in "${boards[@]}"; do
   rows="${board%x*}"

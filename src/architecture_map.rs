@@ -91,8 +91,8 @@ fn every_end_to_end_test_module_is_on_the_map() {
 }
 
 /// The paths the map names in backticks: a word with a `/` or a file
-/// extension (`scheduler/moot.rs`, `shared/exec`, `bench/scale.sh`,
-/// `cli.rs`). URL paths (`/metrics`) and patterns (`shared/<family>`) are
+/// extension (`scheduler/moot.rs`, `shared/families/exec`, `bench/scale.sh`,
+/// `cli.rs`). URL paths (`/metrics`) and patterns (`shared/families/<family>`) are
 /// not paths.
 fn named_paths(map: &str) -> Vec<String> {
     const EXTENSIONS: &[&str] = &[
@@ -168,7 +168,7 @@ fn every_path_on_the_map_exists() {
     // The check itself: a path that is nowhere fails it.
     assert!(named_paths("`scheduler/moot.rs` and `scheduler/mooot.rs`").len() == 2);
     assert!(exists_in(&paths, "scheduler/moot.rs"));
-    assert!(exists_in(&paths, "shared/exec"));
+    assert!(exists_in(&paths, "shared/families/exec"));
     assert!(!exists_in(&paths, "scheduler/mooot.rs"));
     assert!(!exists_in(&paths, "heduler/moot.rs"));
 }

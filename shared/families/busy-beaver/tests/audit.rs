@@ -249,7 +249,7 @@ fn a_nonhalting_verdict_on_a_halting_machine_breaks_the_tree() {
 fn quoted_commands_parse() {
     let page = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../docs/families/busy-beaver.md"
+        "/../../../docs/families/busy-beaver.md"
     );
     let text = std::fs::read_to_string(page).unwrap();
     let mut parsed = 0;

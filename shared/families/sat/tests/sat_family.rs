@@ -256,7 +256,7 @@ fn cadical() -> Option<PathBuf> {
 
 /// `examples/sat/schur.py K N`: [1..N] in K colours, sum-free.
 fn schur(k: u32, n: u32) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sat/schur.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/sat/schur.py");
     let out = std::process::Command::new("python3")
         .arg(script)
         .args([k.to_string(), n.to_string()])
