@@ -34,7 +34,7 @@ const WINDOW: usize = 1024;
 /// (replicated runs' verification), which are not the family's.
 const COORDINATOR_LINE: &str = "# ";
 
-/// What [`write`] wrote.
+/// What [`write()`] wrote.
 #[derive(Debug, Clone)]
 pub struct Written {
     pub totals: Totals,
