@@ -91,38 +91,13 @@ impl Mode {
     }
 }
 
-/// Reads CaDiCaL's command-line answer as the family does (`s` line, exit
-/// code, `v` lines, `c conflicts:`).
+/// Reads CaDiCaL's command-line answer with the family's own reader.
 fn read_answer(vars: u32, code: Option<i32>, out: &str) -> Result<Call> {
-    let mut status = None;
-    let mut assignment = vec![false; vars as usize + 1];
-    let mut conflicts = 0u64;
-    for line in out.lines() {
-        if let Some(s) = line.strip_prefix("s ") {
-            status = Some(s.trim().to_string());
-        } else if let Some(v) = line.strip_prefix("v ") {
-            for w in v.split_whitespace() {
-                let l: i64 = w.parse().map_err(|_| anyhow!("bad value line {line:?}"))?;
-                if l.unsigned_abs() > u64::from(vars) {
-                    bail!("value {l} beyond {vars} variables");
-                }
-                if l > 0 {
-                    assignment[l as usize] = true;
-                }
-            }
-        } else if let Some(c) = line.strip_prefix("c conflicts:") {
-            conflicts = c
-                .split_whitespace()
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
-        }
-    }
-    let (verdict, model) = match (status.as_deref(), code) {
-        (Some("SATISFIABLE"), Some(10)) => (Verdict::Sat, Some(assignment)),
-        (Some("UNSATISFIABLE"), Some(20)) => (Verdict::Unsat, None),
-        (None | Some("UNKNOWN"), Some(0)) => (Verdict::Unknown, None),
-        (s, c) => bail!("the solver answered {s:?} with exit code {c:?}"),
+    let (answer, conflicts) = orchard_sat::read_answer(vars, code, out).map_err(|e| anyhow!(e))?;
+    let (verdict, model) = match answer {
+        orchard_sat::Answer::Sat(assignment) => (Verdict::Sat, Some(assignment)),
+        orchard_sat::Answer::Unsat => (Verdict::Unsat, None),
+        orchard_sat::Answer::Unknown => (Verdict::Unknown, None),
     };
     Ok(Call {
         verdict,

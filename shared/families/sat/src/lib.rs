@@ -293,18 +293,17 @@ fn share(cube: &Cube) -> u128 {
 }
 
 /// What the solver said about one cube.
-pub(crate) enum Answer {
+#[derive(Debug)]
+pub enum Answer {
     Sat(Vec<bool>),
     Unsat,
     Unknown,
 }
 
 /// Reads CaDiCaL's answer: `s` line, exit code, `v` lines, conflicts.
-pub(crate) fn read_answer(
-    vars: u32,
-    code: Option<i32>,
-    out: &str,
-) -> Result<(Answer, u64), String> {
+/// Public so that `bench/sat-inprocess` reads a solver's answer exactly as
+/// the family does.
+pub fn read_answer(vars: u32, code: Option<i32>, out: &str) -> Result<(Answer, u64), String> {
     let mut status = None;
     let mut assignment = vec![false; vars as usize + 1];
     let mut conflicts = 0u64;
