@@ -69,6 +69,7 @@ use crate::backward::Back;
 use crate::cps::{Augment, Cps};
 use crate::far::Far;
 use crate::machine::{Table, MAX_STATES};
+use crate::records::Records;
 use crate::repwl::RepWl;
 use crate::simulate::{Plain, PlainRun};
 use crate::watched::Ring;
@@ -220,6 +221,39 @@ pub const DEEPER_GAS_FACTOR: usize = 8;
 /// (Coq-BB5's counters need 1.3 to 1.7 million) and most pairs of 4.
 pub const WFAR_GAS_FACTOR: u64 = 2_000;
 
+/// The last-resort stage ([`Stage::LastResort`]), for the machines that
+/// ran to the halting horizon and that every decider before it failed on
+/// (a few dozen of the 181 million machines of 5 states): translated
+/// cyclers over a run of [`LAST_LOOP`] (steps, records kept per side,
+/// cells kept per record) ([`crate::records`]); weighted finite
+/// automata reduction over automata of up to 5 states, [`LAST_WFAR_SIZES`]
+/// with the bounds [`crate::wfar::BOUNDS`] and at most [`LAST_WFAR_GAS`]
+/// abstract configurations in all; then finite automata reduction with
+/// larger DFAs, each size of [`LAST_FAR_DFA`] searched with
+/// [`LAST_FAR_GAS`] DFA prefixes, guided by [`LAST_FAR_RUN`] (steps,
+/// configurations kept) of the machine's run
+/// ([`crate::far::Far::decide_guided`]). Coq-BB5's certificates of these
+/// machines use weighted automata of 5 and 3 or 4 states and DFAs of 9 to
+/// 13 states.
+pub const LAST_LOOP: (u32, usize, usize) = (1_050_000, 4096, 4096);
+pub const LAST_WFAR_SIZES: [(usize, usize); 4] = [(5, 3), (5, 4), (3, 5), (4, 5)];
+pub const LAST_WFAR_GAS: u64 = 700_000_000;
+pub const LAST_FAR_DFA: (usize, usize) = (8, 10);
+pub const LAST_FAR_GAS: u64 = 400_000;
+pub const LAST_FAR_RUN: (u32, usize) = (20_000, 64);
+
+/// What the last-resort stage found: the certificate a re-check needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LastResort {
+    /// A translated cycle: the records at `t1 < t2`.
+    TranslatedCycler { t1: u32, t2: u32 },
+    /// A DFA for finite automata reduction: `δ(q, b)` at `2 q + b`, read
+    /// over the mirrored machine when `mirror`.
+    Far { mirror: bool, dfa: Vec<u8> },
+    /// A weighted finite automata reduction certificate.
+    Wfar(crate::wfar::Certificate),
+}
+
 /// Steps of one RepWL macro step, and configurations of one RepWL graph.
 pub const REPWL_STEPS: u32 = 320;
 pub const REPWL_NODES: usize = 10_000;
@@ -339,12 +373,16 @@ pub struct Workspace {
     far: Far,
     /// The weighted finite automata reduction's buffers.
     wfar: Wfar,
+    /// The long translated-cycler run's buffers.
+    records: Records,
     /// The plain simulator of the halting horizon.
     plain: Plain,
     /// Most configurations (local configurations, word-list
     /// configurations, DFA prefixes) one attempt of the deep stage may
     /// meet (0: no deep stage).
     deep_gas: usize,
+    /// The certificate of the last machine the last-resort stage settled.
+    pub last_resort: Option<LastResort>,
     /// The cells the last run visited (to clear them).
     pub(crate) touched: (usize, usize),
     /// The stage that settled the last machine (or gave up on it).
@@ -386,12 +424,16 @@ pub enum Stage {
     Wfar,
     /// The plain run to the halting horizon.
     Horizon,
+    /// Long translated cyclers, larger weighted automata and larger
+    /// DFAs, for the machines that ran to the horizon ([`LAST_LOOP`],
+    /// [`LAST_WFAR_SIZES`], [`LAST_FAR_DFA`]).
+    LastResort,
     /// Nothing settled the machine.
     Undecided,
 }
 
 /// Number of [`Stage`]s.
-pub const STAGES: usize = 10;
+pub const STAGES: usize = 11;
 
 impl Stage {
     pub const ALL: [Stage; STAGES] = [
@@ -404,6 +446,7 @@ impl Stage {
         Stage::Deep,
         Stage::Wfar,
         Stage::Horizon,
+        Stage::LastResort,
         Stage::Undecided,
     ];
 
@@ -419,6 +462,7 @@ impl Stage {
             Stage::Deep => "deep",
             Stage::Wfar => "wfar",
             Stage::Horizon => "halting-horizon",
+            Stage::LastResort => "last-resort",
             Stage::Undecided => "undecided",
         }
     }
@@ -432,6 +476,7 @@ impl Stage {
             Stage::RepWl => "word-list configurations",
             Stage::Deep => "configurations and DFA prefixes",
             Stage::Wfar => "abstract configurations",
+            Stage::LastResort => "steps, abstract configurations and DFA prefixes",
             Stage::Undecided => "-",
         }
     }
@@ -475,8 +520,10 @@ impl Workspace {
             repwl: RepWl::default(),
             far: Far::default(),
             wfar: Wfar::default(),
+            records: Records::default(),
             plain: Plain::default(),
             deep_gas: 0,
+            last_resort: None,
             touched: (0, 0),
             last_stage: Stage::Run,
             effort: [0; STAGES],
@@ -616,8 +663,58 @@ impl Workspace {
             }
         }
         self.lap(Stage::Horizon, clock);
+        if self.deep_gas > 0 && self.horizon > self.steps.max(self.long) {
+            self.last_stage = Stage::LastResort;
+            self.last_resort = None;
+            let (found, effort) = self.last_resort(table, n);
+            self.effort[Stage::LastResort as usize] += effort;
+            if let Some(found) = found {
+                let decider = match found {
+                    LastResort::TranslatedCycler { .. } => Decider::TranslatedCycler,
+                    LastResort::Far { .. } => Decider::FiniteAutomataReduction,
+                    LastResort::Wfar(_) => Decider::WeightedFiniteAutomataReduction,
+                };
+                self.last_resort = Some(found);
+                return Outcome::Never(decider);
+            }
+            self.lap(Stage::LastResort, clock);
+        }
         self.last_stage = Stage::Undecided;
         Outcome::Undecided
+    }
+
+    /// The last-resort stage alone: its certificate, if it finds one,
+    /// and its work (steps, abstract configurations, DFA prefixes). A
+    /// WFAR certificate counts only once [`crate::wfar::verify`] accepted
+    /// it.
+    pub fn last_resort(&mut self, table: &Table, n: usize) -> (Option<LastResort>, u64) {
+        let (steps, kept, cells) = LAST_LOOP;
+        if let Some((t1, t2)) = self.records.find(table, steps, kept, cells) {
+            return (Some(LastResort::TranslatedCycler { t1, t2 }), u64::from(t2));
+        }
+        let found = self.wfar.search_sizes(
+            table,
+            n,
+            LAST_WFAR_GAS,
+            &LAST_WFAR_SIZES,
+            &crate::wfar::BOUNDS,
+        );
+        let mut effort = u64::from(steps) + self.wfar.configs;
+        if let Some(w) = found {
+            return (Some(LastResort::Wfar(w)), effort);
+        }
+        for d in LAST_FAR_DFA.0..=LAST_FAR_DFA.1 {
+            let ok = self
+                .far
+                .decide_guided(table, n, (d, d), LAST_FAR_GAS, LAST_FAR_RUN);
+            effort += self.far.prefixes;
+            if ok {
+                let (mirror, dfa) = self.far.found();
+                let dfa = dfa.to_vec();
+                return (Some(LastResort::Far { mirror, dfa }), effort);
+            }
+        }
+        (None, effort)
     }
 
     /// One attempt of the deep stage with `gas` configurations: the

@@ -89,6 +89,22 @@ pub struct Far {
     gas: u64,
     /// DFA prefixes looked at by the last [`Far::decide`].
     pub prefixes: u64,
+    /// Whether the DFA reads the mirrored machine.
+    mirror: bool,
+    /// Configurations of the machine's run, read left to right (index 0)
+    /// and mirrored (index 1), that a good DFA must reject
+    /// ([`Far::decide_guided`]); empty: an unguided search.
+    samples: [Vec<Sample>; 2],
+}
+
+/// A configuration reached from the blank tape, as the automaton reads it:
+/// the cells behind the head (from the far end towards the head), the
+/// state, and the cell under the head followed by the cells ahead.
+#[derive(Debug, Clone, Default)]
+struct Sample {
+    behind: Vec<u8>,
+    state: u8,
+    ahead: Vec<u8>,
 }
 
 impl Default for Far {
@@ -101,6 +117,8 @@ impl Default for Far {
             d: 0,
             gas: 0,
             prefixes: 0,
+            mirror: false,
+            samples: [Vec::new(), Vec::new()],
         }
     }
 }
@@ -115,12 +133,38 @@ impl Far {
     /// proves that the `n`-state `table` never halts from the blank tape,
     /// looking at most at `gas` DFA prefixes in all.
     pub fn decide(&mut self, table: &Table, n: usize, max_dfa: usize, gas: u64) -> bool {
-        assert!((1..=MAX_STATES).contains(&n) && max_dfa <= MAX_DFA);
+        self.samples.iter_mut().for_each(Vec::clear);
+        self.sizes(table, n, 1, max_dfa, gas)
+    }
+
+    /// The same search over the DFAs of `min_dfa..=max_dfa` states, guided
+    /// by the run: configurations the machine reaches from the blank tape
+    /// (`samples` of them, taken evenly over its first `steps` steps) must
+    /// be rejected by every good DFA, since the language of a good DFA is
+    /// closed backwards and does not hold the blank tape, so a DFA prefix
+    /// whose partial automaton already accepts one of them is abandoned
+    /// with everything below it. The prefixes this prunes lead to no
+    /// certificate, so the answer is the unguided search's with more gas.
+    pub fn decide_guided(
+        &mut self,
+        table: &Table,
+        n: usize,
+        dfa: (usize, usize),
+        gas: u64,
+        run: (u32, usize),
+    ) -> bool {
+        self.sample(table, n, run.0, run.1);
+        self.sizes(table, n, dfa.0, dfa.1, gas)
+    }
+
+    fn sizes(&mut self, table: &Table, n: usize, min_dfa: usize, max_dfa: usize, gas: u64) -> bool {
+        assert!((1..=MAX_STATES).contains(&n) && max_dfa <= MAX_DFA && min_dfa >= 1);
         self.n = n;
         self.gas = gas;
         self.prefixes = 0;
-        for d in 1..=max_dfa {
+        for d in min_dfa..=max_dfa {
             for mirror in [false, true] {
+                self.mirror = mirror;
                 self.set_rules(table, mirror);
                 if self.search(d) {
                     return true;
@@ -139,6 +183,12 @@ impl Far {
         &self.dfa[..2 * self.d]
     }
 
+    /// The last successful search's reading direction (mirrored or not)
+    /// and DFA.
+    pub fn found(&self) -> (bool, &[u8]) {
+        (self.mirror, self.dfa())
+    }
+
     fn set_rules(&mut self, table: &Table, mirror: bool) {
         for (i, rule) in self.rules.iter_mut().enumerate().take(2 * self.n) {
             *rule = match Transition::decode(table[i]) {
@@ -153,6 +203,80 @@ impl Far {
                 },
             };
         }
+    }
+
+    /// Runs `table` from the blank tape for up to `steps` steps and keeps
+    /// `count` of its configurations, evenly spaced in time, in both
+    /// reading directions (fewer if it halts first).
+    fn sample(&mut self, table: &Table, n: usize, steps: u32, count: usize) {
+        self.samples.iter_mut().for_each(Vec::clear);
+        let width = 2 * steps as usize + 3;
+        let mut tape = vec![0u8; width];
+        let (mut pos, mut lo, mut hi) =
+            (steps as usize + 1, steps as usize + 1, steps as usize + 1);
+        let mut state = 0usize;
+        let every = (steps as usize / count.max(1)).max(1);
+        for t in 1..=steps as usize {
+            let read = usize::from(tape[pos]);
+            let Some(tr) = Transition::decode(table[2 * state + read]) else {
+                return;
+            };
+            debug_assert!(usize::from(tr.next) < n);
+            tape[pos] = tr.write;
+            if tr.right {
+                pos += 1;
+            } else {
+                pos -= 1;
+            }
+            lo = lo.min(pos);
+            hi = hi.max(pos);
+            state = usize::from(tr.next);
+            if t % every == 0 && self.samples[0].len() < count {
+                self.samples[0].push(Sample {
+                    behind: tape[lo..pos].to_vec(),
+                    state: state as u8,
+                    ahead: tape[pos..=hi].to_vec(),
+                });
+                self.samples[1].push(Sample {
+                    behind: tape[pos + 1..=hi].iter().rev().copied().collect(),
+                    state: state as u8,
+                    ahead: tape[lo..=pos].iter().rev().copied().collect(),
+                });
+            }
+        }
+    }
+
+    /// Whether the automaton of DFA prefix `0..filled` (`nfa`) accepts a
+    /// sample whose cells behind the head the prefix reads to the end.
+    fn accepts_a_sample(&self, nfa: &Nfa, filled: usize) -> bool {
+        'samples: for s in &self.samples[usize::from(self.mirror)] {
+            let mut q = 0usize;
+            for &c in &s.behind {
+                let e = 2 * q + usize::from(c);
+                if e >= filled {
+                    continue 'samples;
+                }
+                q = usize::from(self.dfa[e]);
+            }
+            let mut set = bit(self.at(q, usize::from(s.state)));
+            for &c in &s.ahead {
+                let mut next = 0u64;
+                let mut m = set;
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    next |= nfa.t[usize::from(c)][i];
+                }
+                set = next;
+                if set == 0 {
+                    continue 'samples;
+                }
+            }
+            if set & nfa.accepted != 0 {
+                return true;
+            }
+        }
+        false
     }
 
     /// The NFA state `(q, state)`.
@@ -253,7 +377,7 @@ impl Far {
         }
         close_accepted(&mut nfa);
         self.plies[p + 1] = nfa;
-        nfa.accepted & bit(0) == 0
+        nfa.accepted & bit(0) == 0 && !self.accepts_a_sample(&nfa, p + 1)
     }
 }
 

@@ -56,9 +56,12 @@
 //! ([`decide::DEEP`], [`far`]; `deep_gas` configurations per attempt),
 //! weighted finite automata reduction ([`wfar`]; `deep_gas` times
 //! [`decide::WFAR_GAS_FACTOR`] abstract configurations, certificates
-//! checked by [`wfar::verify`]), and last a plain run to the `halt_horizon` ([`simulate`]): a machine is undecided only if it
-//! runs that far without halting and no decider proves it never halts, so
-//! a long halting run is never mistaken for an undecided machine below the
+//! checked by [`wfar::verify`]), a plain run to the `halt_horizon`
+//! ([`simulate`]), and last, for the machines that ran that far, a
+//! last-resort stage of larger weighted automata and larger DFAs
+//! ([`Stage::LastResort`]): a machine is undecided only if it runs to the
+//! horizon without halting and no decider proves it never halts, so a
+//! long halting run is never mistaken for an undecided machine below the
 //! horizon. For 4 states nothing is left undecided.
 //!
 //! **Units.** A unit is a TNF node and the subtree below it (or, for the
@@ -79,6 +82,7 @@ pub mod decide;
 pub mod far;
 pub mod machine;
 mod ngram;
+pub mod records;
 pub mod reference;
 mod repwl;
 mod search;
@@ -192,7 +196,8 @@ pub struct BusyBeaverParams {
     pub halt_horizon: u32,
     /// Most configurations one attempt of the deep stage (long n-grams,
     /// long repeated words, finite automata reduction) may meet (0: no
-    /// deep stage; at most 10000000).
+    /// deep stage, and no last resort after the halting horizon; at most
+    /// 10000000).
     #[arg(long, default_value_t = DEFAULT_DEEP_GAS)]
     #[serde(default = "default_deep_gas")]
     pub deep_gas: u32,
@@ -471,6 +476,17 @@ impl BusyBeaver {
         }
         if self.halt_horizon > self.step_limit.max(self.long_limit) {
             v.push(format!("plain run to {} steps", self.halt_horizon));
+        }
+        if self.deep_gas > 0 && self.halt_horizon > self.step_limit.max(self.long_limit) {
+            v.push(format!(
+                "last resort: weighted finite automata reduction with automata of up to 5 \
+                 states, {} abstract configurations, finite automata reduction with DFAs of \
+                 {} to {} states, {} prefixes each",
+                decide::LAST_WFAR_GAS,
+                decide::LAST_FAR_DFA.0,
+                decide::LAST_FAR_DFA.1,
+                decide::LAST_FAR_GAS
+            ));
         }
         v
     }

@@ -453,15 +453,13 @@ pub struct Wfar {
 }
 
 impl Wfar {
-    fn prepare(&mut self) {
-        if self.families.is_empty() {
-            for k in 3..=4 {
-                let left = family(k, 1).into_iter().map(Prepared::new).collect();
-                let mut right: Vec<Prepared> =
-                    family(k, -1).into_iter().map(Prepared::new).collect();
-                right.extend(family(k, 1).into_iter().map(Prepared::new));
-                self.families.push((k, left, right));
-            }
+    /// Builds the families of `k` states (left and right) if not built yet.
+    fn prepare(&mut self, k: usize) {
+        if !self.families.iter().any(|f| f.0 == k) {
+            let left = family(k, 1).into_iter().map(Prepared::new).collect();
+            let mut right: Vec<Prepared> = family(k, -1).into_iter().map(Prepared::new).collect();
+            right.extend(family(k, 1).into_iter().map(Prepared::new));
+            self.families.push((k, left, right));
         }
     }
 
@@ -469,17 +467,33 @@ impl Wfar {
     /// [`verify`] accepts for the `n`-state `table`, building at most
     /// `gas` abstract configurations in all.
     pub fn search(&mut self, table: &Table, n: usize, gas: u64) -> Option<Certificate> {
-        self.prepare();
+        self.search_sizes(table, n, gas, &SIZES, &BOUNDS)
+    }
+
+    /// The same over the automata of the given (left, right) sizes, in
+    /// order, each pair with each bound of `bounds`.
+    pub fn search_sizes(
+        &mut self,
+        table: &Table,
+        n: usize,
+        gas: u64,
+        sizes: &[(usize, usize)],
+        bounds: &[i32],
+    ) -> Option<Certificate> {
+        for &(kl, kr) in sizes {
+            self.prepare(kl);
+            self.prepare(kr);
+        }
         self.configs = 0;
         self.tried = 0;
         let families = std::mem::take(&mut self.families);
         let mut found = None;
-        'all: for &(kl, kr) in &SIZES {
+        'all: for &(kl, kr) in sizes {
             let left = &families.iter().find(|f| f.0 == kl).expect("family").1;
             let right = &families.iter().find(|f| f.0 == kr).expect("family").2;
             for l in left {
                 for r in right {
-                    for &max_d in &BOUNDS {
+                    for &max_d in bounds {
                         if self.configs >= gas {
                             break 'all;
                         }

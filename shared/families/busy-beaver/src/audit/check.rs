@@ -115,7 +115,9 @@ impl Checker {
                 (self.a, self.b) = (a, b);
                 ok
             }
-            Certificate::TranslatedCycler { t1, t2 } => self.translated(table, t1, t2),
+            Certificate::TranslatedCycler { t1, t2 } => {
+                translated(&mut self.a, &mut self.b, table, t1, t2)
+            }
             Certificate::Backward { depth } => {
                 if u32::from(depth) != self.depth {
                     return Some(format!(
@@ -167,6 +169,15 @@ impl Checker {
                     .err()
                     .map(|e| e.to_string())
             }
+            Certificate::FarDfa {
+                mirror,
+                states,
+                dfa,
+            } => {
+                return super::dfa::verify(table, n, mirror, &dfa[..2 * usize::from(states)])
+                    .err()
+                    .map(|e| e.to_string())
+            }
         };
         (!ok).then(|| {
             format!(
@@ -192,49 +203,6 @@ impl Checker {
             .ws
             .try_repwl(table, u32::from(len), t, steps, gas as usize)
             .0)
-    }
-
-    /// Whether the configurations at `t1` and `t2` are a translated cycle:
-    /// records on the same side, in the same state, equal on the cells
-    /// from the record back to the farthest cell the head went back to
-    /// between them.
-    fn translated(&mut self, table: &Table, t1: u32, t2: u32) -> bool {
-        if t1 == 0 || t1 >= t2 {
-            return false;
-        }
-        let (a, b) = (&mut self.a, &mut self.b);
-        a.reset(u64::from(t2));
-        let mut side = Step::Moved;
-        while a.time < u64::from(t1) {
-            side = a.step(table);
-            if side == Step::Halted {
-                return false;
-            }
-        }
-        if !matches!(side, Step::RightRecord | Step::LeftRecord) {
-            return false;
-        }
-        b.copy_from(a);
-        let p1 = a.head();
-        let mut back = p1;
-        let mut last = Step::Moved;
-        while a.time < u64::from(t2) {
-            last = a.step(table);
-            if last == Step::Halted {
-                return false;
-            }
-            back = if side == Step::RightRecord {
-                back.min(a.head())
-            } else {
-                back.max(a.head())
-            };
-        }
-        if last != side || a.state != b.state {
-            return false;
-        }
-        let p2 = a.head();
-        let dir = if side == Step::RightRecord { -1 } else { 1 };
-        (0..=(p1 - back).abs()).all(|i| b.cell(p1 + dir * i) == a.cell(p2 + dir * i))
     }
 
     /// Re-checks one record; a line saying what is wrong, if something is.
@@ -269,6 +237,60 @@ impl Checker {
             Entry::Undecided => (None, false),
         }
     }
+}
+
+/// Whether the configurations at `t1` and `t2` are a translated cycle:
+/// records on the same side, in the same state, equal on the cells
+/// from the record back to the farthest cell the head went back to
+/// between them.
+fn translated(a: &mut Config, b: &mut Config, table: &Table, t1: u32, t2: u32) -> bool {
+    if t1 == 0 || t1 >= t2 {
+        return false;
+    }
+    a.reset(u64::from(t2));
+    let mut side = Step::Moved;
+    while a.time < u64::from(t1) {
+        side = a.step(table);
+        if side == Step::Halted {
+            return false;
+        }
+    }
+    if !matches!(side, Step::RightRecord | Step::LeftRecord) {
+        return false;
+    }
+    b.copy_from(a);
+    let p1 = a.head();
+    let mut back = p1;
+    let mut last = Step::Moved;
+    while a.time < u64::from(t2) {
+        last = a.step(table);
+        if last == Step::Halted {
+            return false;
+        }
+        back = if side == Step::RightRecord {
+            back.min(a.head())
+        } else {
+            back.max(a.head())
+        };
+    }
+    if last != side || a.state != b.state {
+        return false;
+    }
+    let p2 = a.head();
+    let dir = if side == Step::RightRecord { -1 } else { 1 };
+    (0..=(p1 - back).abs()).all(|i| b.cell(p1 + dir * i) == a.cell(p2 + dir * i))
+}
+
+/// Whether the configurations of `table` at `t1` and `t2` are a translated
+/// cycle (the audit's own check of a `0x11` certificate, for tests).
+pub fn verify_translated(table: &Table, t1: u32, t2: u32) -> bool {
+    translated(
+        &mut Config::default(),
+        &mut Config::default(),
+        table,
+        t1,
+        t2,
+    )
 }
 
 /// Reads the audit file `source` and re-checks it (see the module doc).
@@ -367,6 +389,7 @@ pub fn check<R: Read>(source: R, opts: &CheckOptions) -> Result<CheckReport, Aud
                             Certificate::Cycler { .. }
                                 | Certificate::TranslatedCycler { .. }
                                 | Certificate::Wfar(_)
+                                | Certificate::FarDfa { .. }
                         )
                     ) {
                         report.certificates_verified += 1;

@@ -2,16 +2,18 @@
 //! after [`Workspace::decide`] settled the machine. The deciders say only
 //! which of them settled a machine; the parameters are found again by
 //! trying the stage's attempts in the pipeline's order (the first that
-//! settles it is the one the pipeline took), and the two loops of the
-//! watched run are measured on the tape ([`super::tape`]).
+//! settles it is the one the pipeline took), the two loops of the watched
+//! run are measured on the tape ([`super::tape`]), and the last-resort
+//! stage's automata are the ones it kept ([`Workspace::last_resort`]).
 
 use crate::audit::tape::{Config, Step};
 use crate::audit::Certificate;
 use crate::cps::Augment;
 use crate::decide::{
-    Attempt, Stage, Workspace, AUGMENTED, CPS_GAS, DEEP, DEEPER, DEEPER_GAS_FACTOR, REPWL,
-    REPWL_NODES, REPWL_STEPS, WFAR_GAS_FACTOR,
+    Attempt, LastResort, Stage, Workspace, AUGMENTED, CPS_GAS, DEEP, DEEPER, DEEPER_GAS_FACTOR,
+    REPWL, REPWL_NODES, REPWL_STEPS, WFAR_GAS_FACTOR,
 };
+use crate::far::MAX_DFA;
 use crate::machine::Table;
 use crate::{BusyBeaver, Decider, Outcome};
 
@@ -98,6 +100,21 @@ impl Finder {
                 let gas = u64::from(job.deep_gas).saturating_mul(WFAR_GAS_FACTOR);
                 ws.try_wfar(table, n, gas).map(Certificate::Wfar)
             }
+            Stage::LastResort => match ws.last_resort.clone()? {
+                LastResort::TranslatedCycler { t1, t2 } => {
+                    Some(Certificate::TranslatedCycler { t1, t2 })
+                }
+                LastResort::Far { mirror, dfa } => {
+                    let mut table = [0u8; 2 * MAX_DFA];
+                    table.get_mut(..dfa.len())?.copy_from_slice(&dfa);
+                    Some(Certificate::FarDfa {
+                        mirror,
+                        states: (dfa.len() / 2) as u8,
+                        dfa: table,
+                    })
+                }
+                LastResort::Wfar(w) => Some(Certificate::Wfar(w)),
+            },
             Stage::Horizon | Stage::Undecided => None,
         }
     }

@@ -5,6 +5,7 @@ use std::io::{BufReader, ErrorKind, Read};
 
 use crate::audit::{AuditError, MAGIC, VERSION};
 use crate::cps::Augment;
+use crate::far::MAX_DFA;
 use crate::machine::{Table, MAX_STATES};
 use crate::wfar::{self, Wdfa, MAX_WDFA};
 use crate::{BbUnit, BusyBeaverParams, Decider};
@@ -21,6 +22,7 @@ const CPS: u8 = 0x14;
 const REPWL: u8 = 0x15;
 const FAR: u8 = 0x16;
 const WFAR: u8 = 0x17;
+const FAR_DFA: u8 = 0x18;
 const UNDECIDED: u8 = 0x20;
 const UNIT: u8 = b'U';
 const END: u8 = b'E';
@@ -54,6 +56,14 @@ pub enum Certificate {
     Far { dfa: u8, gas: u32 },
     /// A weighted finite automata reduction certificate.
     Wfar(wfar::Certificate),
+    /// A finite automata reduction certificate: the DFA itself
+    /// ([`super::dfa`]), `states` states, `δ(q, b)` at `2 q + b`, read
+    /// over the mirrored machine when `mirror`.
+    FarDfa {
+        mirror: bool,
+        states: u8,
+        dfa: [u8; 2 * MAX_DFA],
+    },
 }
 
 impl Certificate {
@@ -169,6 +179,7 @@ pub(crate) fn put_record(out: &mut Vec<u8>, r: &Record, n: usize) {
             Certificate::RepWl { .. } => REPWL,
             Certificate::Far { .. } => FAR,
             Certificate::Wfar(_) => WFAR,
+            Certificate::FarDfa { .. } => FAR_DFA,
         },
     };
     out.push(tag);
@@ -213,6 +224,14 @@ pub(crate) fn put_record(out: &mut Vec<u8>, r: &Record, n: usize) {
                 out.extend_from_slice(&w.max_d.to_le_bytes());
                 put_wdfa(out, &w.left);
                 put_wdfa(out, &w.right);
+            }
+            Certificate::FarDfa {
+                mirror,
+                states,
+                dfa,
+            } => {
+                out.extend_from_slice(&[states, u8::from(mirror)]);
+                out.extend_from_slice(&dfa[..2 * usize::from(states)]);
             }
         },
     }
@@ -408,7 +427,7 @@ impl<R: Read> Reader<R> {
                 self.ended = true;
                 return Ok(Item::End(t));
             }
-            HALTS | UNDECIDED | CYCLER..=WFAR => tag,
+            HALTS | UNDECIDED | CYCLER..=FAR_DFA => tag,
             _ => return Err(self.corrupt(format!("unknown tag 0x{tag:02x}"))),
         };
         let table = self.table()?;
@@ -446,6 +465,26 @@ impl<R: Read> Reader<R> {
                 dfa: self.byte()?,
                 gas: self.u32()?,
             }),
+            FAR_DFA => {
+                let states = self.byte()?;
+                if states == 0 || usize::from(states) > MAX_DFA {
+                    return Err(self.corrupt(format!("a DFA of {states} states")));
+                }
+                let mirror = match self.byte()? {
+                    0 => false,
+                    1 => true,
+                    b => return Err(self.corrupt(format!("DFA direction {b}"))),
+                };
+                let mut dfa = [0u8; 2 * MAX_DFA];
+                self.inner
+                    .read_exact(&mut dfa[..2 * usize::from(states)])
+                    .map_err(|e| self.io(e))?;
+                Entry::Never(Certificate::FarDfa {
+                    mirror,
+                    states,
+                    dfa,
+                })
+            }
             _ => {
                 let max_d = self.u32()? as i32;
                 let left = self.wdfa()?;

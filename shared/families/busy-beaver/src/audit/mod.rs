@@ -42,6 +42,7 @@
 //! | `0x15` | repeated word list | word length `u8`, threshold `u8`, macro steps `u32`, gas `u32` |
 //! | `0x16` | finite automata reduction | most DFA states `u8`, gas `u32` |
 //! | `0x17` | weighted finite automata reduction | `max_d` `i32`, then each automaton: its states `u8`, per state next on 0 `u8`, weight `i8`, next on 1 `u8`, weight `i8` |
+//! | `0x18` | finite automata reduction, the DFA | its states `u8`, `1` if it reads the mirrored machine else `0` `u8`, `δ(q, b)` per `2 q + b` `u8` each |
 //! | `0x20` | undecided | nothing |
 //!
 //! **What re-checks it.** [`check::check`] reads the file back, walks the
@@ -51,10 +52,12 @@
 //! and re-checks a seeded sample of the nonhalting verdicts: a plain run
 //! of many steps, and the certificate: cycles and translated cycles are
 //! re-verified on the tape, a WFAR certificate by [`crate::wfar::verify`],
-//! the other deciders re-run with the parameters recorded.
+//! a DFA by [`dfa::verify`] (not the search's code), the other deciders
+//! re-run with the parameters recorded.
 
 pub mod check;
 pub mod cli;
+pub mod dfa;
 mod evidence;
 mod format;
 pub mod regenerate;
@@ -112,7 +115,9 @@ impl Certificate {
                 _ => Decider::NGramCpsHistory,
             },
             Certificate::RepWl { .. } => Decider::RepWl,
-            Certificate::Far { .. } => Decider::FiniteAutomataReduction,
+            Certificate::Far { .. } | Certificate::FarDfa { .. } => {
+                Decider::FiniteAutomataReduction
+            }
             Certificate::Wfar(_) => Decider::WeightedFiniteAutomataReduction,
         }
     }
