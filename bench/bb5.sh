@@ -4,12 +4,19 @@
 # explored whole in one thread, every stage timed, each machine also run
 # plainly for the step limit (the rate of a simulator that decides
 # nothing). Prints per seed the machines/s, what each stage settles and
-# costs, the undecided machines, and the estimate for the whole tree
-# (machines, undecided, CPU hours of a full run at this machine's speed).
+# costs, the undecided machines, the estimate for the whole tree
+# (machines, undecided, CPU hours of a full run at this machine's speed),
+# and the node rate: the sample's halting machines run to their halt
+# (steps counted exactly) in the pipeline's watched run, in its plain
+# simulator and in a plain array-tape simulator, steps/s and ratios.
+# With LAST=1 it runs instead the last-resort stage alone on the undecided
+# machines of a results file (RESULTS, a 5-state run's), one line per
+# machine: verdict, certificate check, time.
 #
 #   bench/bb5.sh                      # seeds 1 2 3, 400 subtrees each
 #   SEEDS="7" SAMPLES=1000 bench/bb5.sh
 #   PARAMS='{"long_limit":0}' bench/bb5.sh
+#   LAST=1 RESULTS=results/job-1-busy-beaver.txt bench/bb5.sh
 #
 # Each run is bounded (timeout 1200 s) and niced: the machine is shared.
 set -euo pipefail
@@ -19,6 +26,11 @@ SAMPLES=${SAMPLES:-400}
 DEPTH=${DEPTH:-5}
 PARAMS=${PARAMS:-'{}'}
 TARGET=${CARGO_TARGET_DIR:-/work/target-bb}
+if [ "${LAST:-0}" = 1 ]; then
+  RESULTS=${RESULTS:?LAST=1 needs RESULTS, a results file of a 5-state run}
+  CARGO_TARGET_DIR=$TARGET nice -n 10 cargo build -q -p orchard-busy-beaver --release --example bb_last
+  exec nice -n 19 "$TARGET/release/examples/bb_last" --results "$RESULTS"
+fi
 CARGO_TARGET_DIR=$TARGET nice -n 10 cargo build -q -p orchard-busy-beaver --release --example bb5_sample
 for seed in $SEEDS; do
   echo "== seed $seed, $SAMPLES subtrees at depth $DEPTH, params $PARAMS"

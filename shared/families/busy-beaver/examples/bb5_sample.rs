@@ -6,6 +6,12 @@
 //! machines, what each stage settles and costs, the undecided machines and
 //! the CPU time of a full run; each machine is also run plainly for the
 //! step limit, the baseline rate of a simulator that decides nothing.
+//! Last, the node rate: the halting machines of the sample (those that
+//! halt within the step limit) run to their halt, steps counted exactly,
+//! in the pipeline's watched run ([`Workspace::decide`], which settles
+//! them there), in its plain simulator ([`Plain`], the halting horizon),
+//! and in a plain array-tape simulator written here; machine steps per
+//! second on one core for each, and the ratios.
 //!
 //! ```text
 //! cargo run -p orchard-busy-beaver --release --example bb5_sample -- \
@@ -14,9 +20,10 @@
 
 use std::time::Instant;
 
+use orchard_busy_beaver::simulate::{Plain, PlainRun};
 use orchard_busy_beaver::{
     children, machine::undefined_count, to_text, BbSummary, BbUnit, BusyBeaver, BusyBeaverParams,
-    Decider, Outcome, Stage, Table, Timings, MAX_CHILDREN, STAGES,
+    Decider, Outcome, Stage, Table, Timings, Workspace, MAX_CHILDREN, STAGES,
 };
 use orchard_core::{Host, SearchFamily};
 
@@ -95,8 +102,10 @@ fn main() {
     let mut timings = Timings::default();
     let mut sizes = Vec::with_capacity(samples);
     let wall = Instant::now();
+    let mut drawn = Vec::with_capacity(samples);
     for _ in 0..samples {
         let t = frontier[(rng.next() % frontier.len() as u64) as usize];
+        drawn.push(t);
         let (s, tm) = job
             .measure(&BbUnit {
                 table: t,
@@ -167,6 +176,104 @@ fn main() {
     for l in sample.undecided_machines.iter().take(list) {
         println!("undecided: {}", to_text(&l.table, n, None));
     }
+    node_rates(&job, &drawn, n);
+}
+
+/// The halting machines of the drawn subtrees that the watched run
+/// settles, with their steps; then the three simulators' rates on them.
+fn node_rates(job: &BusyBeaver, drawn: &[Table], n: usize) {
+    let mut ws = job.workspace();
+    let mut kids = [[0u8; 10]; MAX_CHILDREN];
+    let mut halting: Vec<(Table, u64)> = Vec::new();
+    for &root in drawn {
+        let mut stack = vec![root];
+        while let Some(t) = stack.pop() {
+            if let Outcome::Halts { steps, at, .. } = ws.decide(&t, n) {
+                if ws.last_stage == Stage::Run {
+                    halting.push((t, u64::from(steps)));
+                }
+                let k = children(&t, n, at as usize, &mut kids);
+                stack.extend(kids[..k].iter().rev());
+            }
+        }
+    }
+    let steps: u64 = halting.iter().map(|&(_, s)| s).sum();
+    if steps == 0 {
+        return;
+    }
+    // Enough repetitions for about 10^8 steps per simulator.
+    let reps = (100_000_000 / steps).max(1);
+    let watched = rate(&halting, reps, |ws: &mut Workspace, _, t, s| {
+        assert!(matches!(ws.decide(t, n), Outcome::Halts { steps, .. } if u64::from(steps) == s));
+    });
+    let plain = rate(&halting, reps, |_, p: &mut Plain, t, s| {
+        assert!(matches!(p.run(t, n, s), PlainRun::Halts { steps, .. } if steps == s));
+    });
+    let mut tape = vec![0u8; 8192];
+    let array = rate(&halting, reps, |_, _, t, s| {
+        assert_eq!(array_run(t, &mut tape, s), s);
+    });
+    println!(
+        "node rate: {} halting machines, {steps} steps, each run {reps} times to its halt, one core:",
+        halting.len()
+    );
+    println!(
+        "  pipeline's watched run (cyclers and translated cyclers watched): {watched:.3e} steps/s"
+    );
+    println!("  pipeline's plain simulator (the halting horizon): {plain:.3e} steps/s");
+    println!("  plain array-tape simulator of this bench: {array:.3e} steps/s");
+    println!(
+        "  ratios to the plain array-tape simulator: watched run {:.3}, pipeline's plain simulator {:.3}",
+        watched / array,
+        plain / array
+    );
+
+    fn rate(
+        machines: &[(Table, u64)],
+        reps: u64,
+        mut run: impl FnMut(&mut Workspace, &mut Plain, &Table, u64),
+    ) -> f64 {
+        let mut ws = Workspace::new(1000, 0, 0);
+        let mut plain = Plain::default();
+        let start = Instant::now();
+        let mut steps = 0u64;
+        for _ in 0..reps {
+            for (t, s) in machines {
+                run(&mut ws, &mut plain, t, *s);
+                steps += s;
+            }
+        }
+        steps as f64 / start.elapsed().as_secs_f64()
+    }
+}
+
+/// The simplest simulator: a byte tape, the head in its middle (the runs
+/// measured halt within the step limit, far inside it), left blank again
+/// afterwards; the steps to the halt (at most `limit`).
+fn array_run(table: &Table, tape: &mut [u8], limit: u64) -> u64 {
+    let mut pos = tape.len() / 2;
+    let (mut lo, mut hi) = (pos, pos);
+    let mut state = 0usize;
+    let mut steps = limit;
+    for t in 1..=limit {
+        let cell = table[2 * state + usize::from(tape[pos])];
+        if cell == 0 {
+            steps = t;
+            break;
+        }
+        let x = cell - 1;
+        tape[pos] = x & 1;
+        if x & 2 != 0 {
+            pos += 1;
+            hi = hi.max(pos);
+        } else {
+            pos -= 1;
+            lo = lo.min(pos);
+        }
+        state = usize::from(x >> 2);
+    }
+    tape[lo..=hi].fill(0);
+    steps
 }
 
 fn job_step_limit(job: &BusyBeaver) -> String {
