@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if found.is_some() {
             settled += 1;
         }
-        println!("{text} {verdict} ({secs:.1} s, {effort} prefixes and configurations)");
+        println!("{text} {verdict} ({secs:.1} s, work {effort}: steps, abstract configurations, DFA prefixes)");
     }
     println!(
         "{settled} of {} machines settled, {total:.0} s in all",

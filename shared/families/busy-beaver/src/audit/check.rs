@@ -60,9 +60,10 @@ pub struct CheckReport {
     pub halting_checked: u64,
     /// Nonhalting verdicts re-checked (the sample).
     pub nonhalting_checked: u64,
-    /// Of those, the certificates re-verified on the tape or by
-    /// [`wfar::verify`] (cyclers, translated cyclers, WFAR) rather than by
-    /// re-running the decider with its recorded parameters.
+    /// Of those, the certificates re-verified on the tape, by
+    /// [`wfar::verify`] or by [`super::dfa::verify`] (cyclers, translated
+    /// cyclers, WFAR, DFAs) rather than by re-running the decider with its
+    /// recorded parameters.
     pub certificates_verified: u64,
     /// Verdicts a re-check refuted.
     pub failure_count: u64,
