@@ -68,9 +68,47 @@ struct ReplayArgs {
     )]
     workers: Vec<usize>,
     /// The table of the census's searches (units the record has no
-    /// result for), MiB; default: the family's for the board.
+    /// result for), MiB; default: the family's for the board. Under
+    /// `--policy pn`: the largest table of a leaf's search (default 256).
     #[arg(long)]
     cache_mib: Option<u64>,
+    /// The scheduling replayed: `order`, the coordinator's (units in
+    /// position order, young brothers wait), or `pn`, a proof-number tree
+    /// over the top of the game tree held at the coordinator
+    /// (`replay::pns`).
+    #[arg(long, value_enum, default_value_t = Policy::Order)]
+    policy: Policy,
+    /// `--policy pn`: nodes a worker searches a leaf for before the
+    /// coordinator expands it.
+    #[arg(long, default_value_t = 1 << 20)]
+    pn_budget: u64,
+    /// `--policy pn`: what a leaf a worker holds adds to its proof and
+    /// disproof numbers (virtual proof numbers).
+    #[arg(long, default_value_t = 1)]
+    pn_virtual: u64,
+    /// `--policy pn`: plies of the tree expanded before any worker starts
+    /// (default: the job's root units' depth).
+    #[arg(long)]
+    pn_depth: Option<u32>,
+    /// `--policy pn`: the question, does the first player reach at least a
+    /// draw or a win (default: a win if the job expects the first player to
+    /// win, else a draw).
+    #[arg(long, value_enum)]
+    pn_target: Option<PnTarget>,
+}
+
+/// A replay's scheduling policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Policy {
+    Order,
+    Pn,
+}
+
+/// The proof-number policy's question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PnTarget {
+    Draw,
+    Win,
 }
 
 /// Simulated workers against the real coordinator.
@@ -198,6 +236,9 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
 
 /// The replay mode: a line a worker count on stderr, the table as JSON.
 fn replay_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
+    if r.policy == Policy::Pn {
+        return replay_pn_table(r);
+    }
     let context = |e: replay::hip::HipReplayError| format!("replaying {}: {e}", r.db.display());
     let mut oracle = replay::hip::HipOracle::open(&r.db, r.cache_mib).map_err(context)?;
     let rows = replay::table(&mut oracle, &r.workers);
@@ -254,6 +295,102 @@ fn replay_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
                 "cancelled_running": o.cancelled_running,
                 "cancelled_pending": o.cancelled_pending,
                 "speculative": o.speculative,
+            })
+        }).collect::<Vec<_>>(),
+    }))
+}
+
+/// The replay mode under `--policy pn`: as [`replay_table`], with the
+/// figures also against the recorded one-worker run.
+fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
+    let context = |e: replay::hip::HipReplayError| format!("replaying {}: {e}", r.db.display());
+    let target = r.pn_target.map(|t| match t {
+        PnTarget::Draw => 0,
+        PnTarget::Win => 1,
+    });
+    let mut game =
+        replay::hip::HipPnGame::open(&r.db, target, r.pn_budget, r.cache_mib).map_err(context)?;
+    let policy = replay::pns::PnPolicy {
+        budget: r.pn_budget,
+        virtual_pn: r.pn_virtual,
+        depth: r.pn_depth.unwrap_or(game.root_depth()),
+    };
+    let recorded = game.recorded_work.0 + game.recorded_work.1;
+    let rows = replay::pns::pn_table(&mut game, policy, &r.workers, recorded);
+    // What the searches learnt is kept even if a replay failed after it.
+    game.save_census().map_err(context)?;
+    let rows = rows.map_err(context)?;
+    let (searched, finished, census_nodes) = game.census_counts();
+    eprintln!(
+        "proof-number policy: P1 reaches at least {} ?, budget {} nodes, virtual {}, depth {}; \
+         the recorded run: {} nodes, {} discarded, value {:?}; the census: {searched} positions \
+         ({finished} to the end, {census_nodes} nodes; {} searches, {} nodes in this process)",
+        game.target(),
+        policy.budget,
+        policy.virtual_pn,
+        policy.depth,
+        game.recorded_work.0,
+        game.recorded_work.1,
+        game.recorded_value,
+        game.searches.0,
+        game.searches.1,
+    );
+    eprintln!(
+        "N | nodes | discarded | W(N) | makespan (nodes) | efficiency | W vs recorded | \
+         efficiency vs recorded | leaf searches | settled / expanded | cancelled | tree | value"
+    );
+    let value = |p: &replay::pns::PnOutcome| p.root.map(|a| game.value_of_answer(a));
+    for row in &rows {
+        let o = &row.row.outcome;
+        eprintln!(
+            "{} | {} | {} | {:.3} | {} | {:.3} | {:.3} | {:.3} | {} | {} / {} | {} | {} | {:?}",
+            o.workers,
+            o.nodes,
+            o.discarded,
+            row.row.w,
+            o.makespan,
+            row.row.efficiency,
+            row.w_yardstick,
+            row.efficiency_yardstick,
+            o.units_done,
+            row.pn.leaves_solved,
+            row.pn.expansions,
+            o.cancelled_running,
+            row.pn.tree_nodes,
+            value(&row.pn),
+        );
+    }
+    Ok(serde_json::json!({
+        "db": r.db.display().to_string(),
+        "policy": "pn",
+        "pn_target": game.target(),
+        "pn_budget": policy.budget,
+        "pn_virtual": policy.virtual_pn,
+        "pn_depth": policy.depth,
+        "census_positions": searched,
+        "census_finished": finished,
+        "census_nodes": census_nodes,
+        "recorded_nodes": game.recorded_work.0,
+        "recorded_discarded": game.recorded_work.1,
+        "recorded_value": [game.recorded_value.0, game.recorded_value.1],
+        "rows": rows.iter().map(|row| {
+            let o = &row.row.outcome;
+            serde_json::json!({
+                "workers": o.workers,
+                "nodes": o.nodes,
+                "discarded": o.discarded,
+                "w": summary::round(row.row.w, 4),
+                "makespan_nodes": o.makespan,
+                "efficiency": summary::round(row.row.efficiency, 4),
+                "w_recorded": summary::round(row.w_yardstick, 4),
+                "efficiency_recorded": summary::round(row.efficiency_yardstick, 4),
+                "leaf_searches": o.units_done,
+                "leaves_settled": row.pn.leaves_solved,
+                "expansions": row.pn.expansions,
+                "budget_nodes": row.pn.budget_nodes,
+                "cancelled_running": o.cancelled_running,
+                "tree_nodes": row.pn.tree_nodes,
+                "value": value(&row.pn).map(|(lo, hi)| [lo, hi]),
             })
         }).collect::<Vec<_>>(),
     }))

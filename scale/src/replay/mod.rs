@@ -29,6 +29,7 @@
 //! what the record says).
 
 pub mod hip;
+pub mod pns;
 pub mod record;
 
 use std::collections::BTreeSet;
