@@ -316,15 +316,9 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         depth: r.pn_depth.unwrap_or(game.root_depth()),
     };
     let recorded = game.recorded_work.0 + game.recorded_work.1;
-    let rows = replay::pns::pn_table(&mut game, policy, &r.workers, recorded);
-    // What the searches learnt is kept even if a replay failed after it.
-    game.save_census().map_err(context)?;
-    let rows = rows.map_err(context)?;
-    let (searched, finished, census_nodes) = game.census_counts();
     eprintln!(
         "proof-number policy: P1 reaches at least {} ?, budget {} nodes, virtual {}, depth {}; \
-         the recorded run: {} nodes, {} discarded, value {:?}; the census: {searched} positions \
-         ({finished} to the end, {census_nodes} nodes; {} searches, {} nodes in this process)",
+         the recorded run: {} nodes, {} discarded, value {:?}",
         game.target(),
         policy.budget,
         policy.virtual_pn,
@@ -332,15 +326,12 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         game.recorded_work.0,
         game.recorded_work.1,
         game.recorded_value,
-        game.searches.0,
-        game.searches.1,
     );
     eprintln!(
         "N | nodes | discarded | W(N) | makespan (nodes) | efficiency | W vs recorded | \
          efficiency vs recorded | leaf searches | settled / expanded | cancelled | tree | value"
     );
-    let value = |p: &replay::pns::PnOutcome| p.root.map(|a| game.value_of_answer(a));
-    for row in &rows {
+    let mut line = |game: &mut replay::hip::HipPnGame, row: &replay::pns::PnRow| {
         let o = &row.row.outcome;
         eprintln!(
             "{} | {} | {} | {:.3} | {} | {:.3} | {:.3} | {:.3} | {} | {} / {} | {} | {} | {:?}",
@@ -357,9 +348,21 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
             row.pn.expansions,
             o.cancelled_running,
             row.pn.tree_nodes,
-            value(&row.pn),
+            row.pn.root.map(|a| game.value_of_answer(a)),
         );
-    }
+        // What the searches learnt is kept as each row is made.
+        game.save_census()
+    };
+    let rows = replay::pns::pn_table(&mut game, policy, &r.workers, recorded, &mut line);
+    game.save_census().map_err(context)?;
+    let rows = rows.map_err(context)?;
+    let (searched, finished, census_nodes) = game.census_counts();
+    eprintln!(
+        "the census: {searched} positions ({finished} to the end, {census_nodes} nodes; {} \
+         searches, {} nodes in this process)",
+        game.searches.0, game.searches.1,
+    );
+    let value = |p: &replay::pns::PnOutcome| p.root.map(|a| game.value_of_answer(a));
     Ok(serde_json::json!({
         "db": r.db.display().to_string(),
         "policy": "pn",
@@ -373,6 +376,10 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         "recorded_nodes": game.recorded_work.0,
         "recorded_discarded": game.recorded_work.1,
         "recorded_value": [game.recorded_value.0, game.recorded_value.1],
+        // Whether every replay settled the root to the record's value.
+        "values_match_record": rows
+            .iter()
+            .all(|row| value(&row.pn) == Some(game.recorded_value)),
         "rows": rows.iter().map(|row| {
             let o = &row.row.outcome;
             serde_json::json!({

@@ -559,12 +559,6 @@ impl HipPnGame {
         };
         self.searches.0 += 1;
         self.searches.1 += entry.0;
-        if self.searches.0.is_multiple_of(1000) {
-            eprintln!(
-                "pn census: {} searches, {} nodes (last: {label}, {} nodes, {:?})",
-                self.searches.0, self.searches.1, entry.0, entry.1
-            );
-        }
         let pos = &mut self.positions[p];
         match entry {
             (n, Some(v)) => pos.found = Some((n, v)),
@@ -572,6 +566,13 @@ impl HipPnGame {
         }
         self.census.insert((key, self.target), entry);
         self.census_new = true;
+        if self.searches.0.is_multiple_of(250) {
+            eprintln!(
+                "pn census: {} searches, {} nodes (last: {label}, {} nodes, {:?})",
+                self.searches.0, self.searches.1, entry.0, entry.1
+            );
+            self.save_census()?;
+        }
         Ok(())
     }
 }

@@ -288,6 +288,27 @@ impl Tree {
         Some(i)
     }
 
+    /// Marks every open leaf of `i`'s position held by a worker (or no
+    /// longer): one search settles them all.
+    fn hold(&mut self, i: usize, held: bool) {
+        let pos = self.nodes[i].pos;
+        for j in self.by_pos[&pos].clone() {
+            let n = &mut self.nodes[j];
+            if !n.expanded && n.value.is_none() && n.held != held {
+                n.held = held;
+                self.update(j);
+            }
+        }
+    }
+
+    /// Whether some node of `i`'s position is outside every settled
+    /// subtree (the root may still need its answer).
+    fn needed(&self, i: usize) -> bool {
+        self.by_pos[&self.nodes[i].pos]
+            .iter()
+            .any(|&j| !self.under_settled(j))
+    }
+
     /// Whether node `i` or one of its ancestors is settled.
     fn under_settled(&self, mut i: usize) -> bool {
         loop {
@@ -368,8 +389,7 @@ pub fn replay_pn<G: PnGame>(
             let Some(leaf) = tree.most_proving() else {
                 break;
             };
-            tree.nodes[leaf].held = true;
-            tree.update(leaf);
+            tree.hold(leaf, true);
             *slot = Some(Held {
                 leaf,
                 start: now,
@@ -387,29 +407,35 @@ pub fn replay_pn<G: PnGame>(
         now = end;
         out.outcome.nodes += end - done.start;
         out.outcome.units_done += 1;
-        tree.nodes[done.leaf].held = false;
+        tree.hold(done.leaf, false);
         match settled {
             Some(v) => {
                 out.leaves_solved += 1;
                 tree.nodes[done.leaf].value = Some(v);
+                tree.update(done.leaf);
             }
             None => {
                 out.expansions += 1;
                 out.budget_nodes += end - done.start;
-                tree.expand(game, done.leaf)?;
+                // Every node of the position: it is one position.
+                let pos = tree.nodes[done.leaf].pos;
+                for j in tree.by_pos[&pos].clone() {
+                    if !tree.nodes[j].expanded && tree.nodes[j].value.is_none() {
+                        tree.expand(game, j)?;
+                        tree.update(j);
+                    }
+                }
             }
         }
-        tree.update(done.leaf);
-        // Cancel what the tree no longer needs: a held leaf below a
-        // settled node, or settled itself (a transposition of it was).
+        // Cancel what the tree no longer needs: a held leaf none of whose
+        // nodes (transpositions) is outside a settled subtree.
         for slot in slots.iter_mut() {
             let Some(h) = *slot else { continue };
-            if tree.under_settled(h.leaf) {
+            if !tree.needed(h.leaf) {
                 out.outcome.discarded += now - h.start;
                 out.outcome.cancelled_running += 1;
                 *slot = None;
-                tree.nodes[h.leaf].held = false;
-                tree.update(h.leaf);
+                tree.hold(h.leaf, false);
             }
         }
     }
@@ -477,14 +503,20 @@ pub struct PnRow {
     pub efficiency_yardstick: f64,
 }
 
+/// What [`pn_table`] calls with each row as it is made.
+pub type RowDone<'a, G> = dyn FnMut(&mut G, &PnRow) -> Result<(), <G as PnGame>::Error> + 'a;
+
 /// Replays with each of `workers` (and one worker, the yardstick of W(N)
 /// and efficiency as the order policy's table has them); `yardstick`:
-/// another one-worker work, in nodes, for the second pair of figures.
+/// another one-worker work, in nodes, for the second pair of figures;
+/// `done` sees each row as it is made (with the game: to keep what it
+/// learnt so far).
 pub fn pn_table<G: PnGame>(
     game: &mut G,
     policy: PnPolicy,
     workers: &[usize],
     yardstick: u64,
+    done: &mut RowDone<'_, G>,
 ) -> Result<Vec<PnRow>, G::Error> {
     let one = replay_pn(game, policy, 1)?;
     workers
@@ -496,7 +528,7 @@ pub fn pn_table<G: PnGame>(
                 replay_pn(game, policy, n)?
             };
             let span = n as f64 * o.outcome.makespan.max(1) as f64;
-            Ok(PnRow {
+            let row = PnRow {
                 row: Row {
                     outcome: o.outcome,
                     w: o.outcome.work() as f64 / one.outcome.work().max(1) as f64,
@@ -505,7 +537,9 @@ pub fn pn_table<G: PnGame>(
                 pn: o,
                 w_yardstick: o.outcome.work() as f64 / yardstick.max(1) as f64,
                 efficiency_yardstick: yardstick as f64 / span,
-            })
+            };
+            done(game, &row)?;
+            Ok(row)
         })
         .collect()
 }
@@ -757,6 +791,41 @@ mod tests {
         let out = replay_pn(&mut g, policy(1000, 2), 1).unwrap();
         assert_eq!(out.root, Some(true));
         assert_eq!((out.outcome.nodes, out.leaves_solved), (70, 1));
+    }
+
+    /// A position met twice is searched by one worker at a time, and its
+    /// search goes on while one of its nodes is still needed.
+    #[test]
+    fn a_transposition_is_held_once_and_cancelled_when_no_node_needs_it() {
+        // AND root over a (OR: t) and b (OR: t, u); two workers: t (both
+        // nodes held) and u; u proves b at 20, t proves a at 70.
+        let mut g = Tiny::default();
+        let t = g.pos(false, &[], 70, true);
+        let u = g.pos(false, &[], 20, true);
+        let a = g.pos(true, &[t], 0, true);
+        let b = g.pos(true, &[t, u], 0, true);
+        g.pos(false, &[a, b], 0, true);
+        let out = replay_pn(&mut g, policy(1000, 2), 2).unwrap();
+        assert_eq!(out.root, Some(true));
+        assert_eq!((out.outcome.nodes, out.outcome.makespan), (90, 70));
+        assert_eq!((out.outcome.discarded, out.leaves_solved), (0, 2));
+        // OR root over a (AND: x, t) and b (AND: y, t); three workers take
+        // x, y and t. x disproves a at 10: t is still needed under b; y
+        // disproves b and the root at 15: t is cancelled then.
+        let mut g = Tiny::default();
+        let x = g.pos(true, &[], 10, false);
+        let y = g.pos(true, &[], 15, false);
+        let t = g.pos(true, &[], 100, true);
+        let a = g.pos(false, &[x, t], 0, false);
+        let b = g.pos(false, &[y, t], 0, false);
+        g.pos(true, &[a, b], 0, false);
+        let out = replay_pn(&mut g, policy(1000, 2), 3).unwrap();
+        assert_eq!(out.root, Some(false));
+        assert_eq!((out.outcome.nodes, out.outcome.makespan), (25, 15));
+        assert_eq!(
+            (out.outcome.discarded, out.outcome.cancelled_running),
+            (15, 1)
+        );
     }
 
     /// One worker's replay settles the root to the value of the game: a
