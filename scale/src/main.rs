@@ -95,6 +95,10 @@ struct ReplayArgs {
     /// win, else a draw).
     #[arg(long, value_enum)]
     pn_target: Option<PnTarget>,
+    /// `--policy pn`: every open leaf starts at proof and disproof numbers
+    /// 1 and 1, instead of by its mobility.
+    #[arg(long)]
+    pn_uniform: bool,
 }
 
 /// A replay's scheduling policy.
@@ -314,15 +318,17 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         budget: r.pn_budget,
         virtual_pn: r.pn_virtual,
         depth: r.pn_depth.unwrap_or(game.root_depth()),
+        mobility: !r.pn_uniform,
     };
     let recorded = game.recorded_work.0 + game.recorded_work.1;
     eprintln!(
-        "proof-number policy: P1 reaches at least {} ?, budget {} nodes, virtual {}, depth {}; \
-         the recorded run: {} nodes, {} discarded, value {:?}",
+        "proof-number policy: P1 reaches at least {} ?, budget {} nodes, virtual {}, depth {}, \
+         mobility {}; the recorded run: {} nodes, {} discarded, value {:?}",
         game.target(),
         policy.budget,
         policy.virtual_pn,
         policy.depth,
+        policy.mobility,
         game.recorded_work.0,
         game.recorded_work.1,
         game.recorded_value,
@@ -370,6 +376,7 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         "pn_budget": policy.budget,
         "pn_virtual": policy.virtual_pn,
         "pn_depth": policy.depth,
+        "pn_mobility": policy.mobility,
         "census_positions": searched,
         "census_finished": finished,
         "census_nodes": census_nodes,

@@ -10,8 +10,14 @@
 //!   canonical child; what the rules settle (a finished game, a ceiling
 //!   below the question) is settled when the node is made;
 //! - proof and disproof numbers as in plain proof-number search: an open
-//!   leaf 1 and 1, a proven node 0 and infinity, a disproven one infinity
-//!   and 0; at a node where the prover moves (OR) the proof number is the
+//!   leaf 1 and 1 (with `mobility`, the standard initialisation by
+//!   mobility: where the prover moves 1 and its number of moves, where the
+//!   other player moves the reverse, so that an unexplored position
+//!   weighs what disproving, or proving, it needs at least; without it, a
+//!   position whose every move must be refuted looks as cheap as one
+//!   move, and the walk tries every sibling before it goes one ply
+//!   deeper), a proven node 0 and infinity, a disproven one infinity and
+//!   0; at a node where the prover moves (OR) the proof number is the
 //!   least of its children's and the disproof number their sum; at the
 //!   other's (AND) the reverse;
 //! - an idle worker takes the most-proving leaf: from the root, at an OR
@@ -86,6 +92,9 @@ pub struct PnPolicy {
     pub virtual_pn: u64,
     /// Plies the tree is expanded to before any worker starts.
     pub depth: u32,
+    /// An open leaf starts at its mobility (see the module's doc) rather
+    /// than at 1 and 1.
+    pub mobility: bool,
 }
 
 /// What a proof-number replay found beyond the [`Outcome`] (whose `nodes`
@@ -119,6 +128,8 @@ struct Node {
     expanded: bool,
     /// The position has children to expand into.
     expandable: bool,
+    /// An open leaf's proof and disproof numbers, before virtual ones.
+    init: (u64, u64),
     value: Option<bool>,
     /// A worker searches this leaf.
     held: bool,
@@ -139,6 +150,7 @@ struct Tree {
     /// Positions settled since [`Tree::update`] last looked.
     newly: Vec<usize>,
     virtual_pn: u64,
+    mobility: bool,
 }
 
 impl Tree {
@@ -153,6 +165,12 @@ impl Tree {
         let p = game.position(pos)?;
         let value = p.settled.or_else(|| self.settled.get(&pos).copied());
         let i = self.nodes.len();
+        let kids = (p.children.len() as u64).max(1);
+        let init = match (self.mobility, p.or) {
+            (false, _) => (1, 1),
+            (true, true) => (1, kids),
+            (true, false) => (kids, 1),
+        };
         self.nodes.push(Node {
             pos,
             parent,
@@ -160,6 +178,7 @@ impl Tree {
             children: Vec::new(),
             expanded: false,
             expandable: !p.children.is_empty(),
+            init,
             value,
             held: false,
             pn: 1,
@@ -218,8 +237,12 @@ impl Tree {
                 None => (p, d, f),
             };
         } else {
-            let v = 1 + if n.held { self.virtual_pn } else { 0 };
-            (pn, dn, free) = (v, v, u64::from(!n.held && value.is_none()));
+            let v = if n.held { self.virtual_pn } else { 0 };
+            (pn, dn, free) = (
+                n.init.0 + v,
+                n.init.1 + v,
+                u64::from(!n.held && value.is_none()),
+            );
         }
         let (pn, dn) = match value {
             Some(true) => (0, INF),
@@ -348,6 +371,7 @@ pub fn replay_pn<G: PnGame>(
         by_pos: HashMap::new(),
         newly: Vec::new(),
         virtual_pn: policy.virtual_pn,
+        mobility: policy.mobility,
     };
     let root = game.root()?;
     tree.add(game, root, None)?;
@@ -604,6 +628,7 @@ mod tests {
             budget,
             virtual_pn: 1,
             depth,
+            mobility: false,
         }
     }
 
@@ -614,6 +639,7 @@ mod tests {
             by_pos: HashMap::new(),
             newly: Vec::new(),
             virtual_pn: 1,
+            mobility: false,
         };
         let root = game.root().unwrap();
         t.add(game, root, None).unwrap();
@@ -711,6 +737,31 @@ mod tests {
             held.push(t.nodes[leaf].pos);
         }
         assert_eq!(held, vec![l[0], l[1], l[2], l[3], l[4]]);
+    }
+
+    /// Mobility: an open OR leaf starts at (1, its moves), an AND leaf at
+    /// (its moves, 1); virtual numbers add to both.
+    #[test]
+    fn mobility_weighs_an_open_leaf_by_its_moves() {
+        let mut g = Tiny::default();
+        let l: Vec<usize> = (0..5).map(|_| g.pos(true, &[], 10, true)).collect();
+        let a = g.pos(false, &[l[0], l[1]], 100, true);
+        let b = g.pos(true, &[l[2], l[3], l[4]], 100, true);
+        g.pos(true, &[a, b], 1000, true);
+        let mut t = tree(&mut g, 0);
+        t.mobility = true;
+        t.expand(&mut g, 0).unwrap();
+        t.update(0);
+        let (na, nb) = (t.nodes[0].children[0], t.nodes[0].children[1]);
+        assert_eq!((t.nodes[na].pn, t.nodes[na].dn), (2, 1));
+        assert_eq!((t.nodes[nb].pn, t.nodes[nb].dn), (1, 3));
+        // The OR root: least proof number, sum of disproof numbers.
+        assert_eq!((t.nodes[0].pn, t.nodes[0].dn), (1, 4));
+        assert_eq!(t.most_proving(), Some(nb));
+        t.hold(nb, true);
+        assert_eq!((t.nodes[nb].pn, t.nodes[nb].dn), (2, 4));
+        assert_eq!((t.nodes[0].pn, t.nodes[0].dn), (2, 5));
+        assert_eq!(t.most_proving(), Some(na));
     }
 
     /// Two workers on an OR root over two leaves: the cheap one proves
