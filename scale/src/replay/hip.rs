@@ -13,6 +13,9 @@
 //! try to the next. What the census learns is kept in a file beside the
 //! database (`DB.census`), so a second replay of the same record searches
 //! only what the first did not need.
+//!
+//! [`HipPnGame`] is the same family as the proof-number policy's game
+//! (`super::pns`): the tree by the family's rules, leaves searched cold.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
