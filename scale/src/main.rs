@@ -16,7 +16,9 @@
 //! `orchard-scale replay DB --workers 1,2,4,...` is the other mode: no
 //! coordinator, no gRPC; a finished `hip-solve` job's database replayed
 //! with N simulated workers in virtual time (see `replay`), to predict its
-//! work and wall time on N machines from one machine's run.
+//! work and wall time on N machines from one machine's run; with
+//! `--policy pn`, under a proof-number tree held at the coordinator instead
+//! of the coordinator's own policy (see `replay::pns`).
 
 #![recursion_limit = "256"]
 
