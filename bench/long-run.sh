@@ -94,7 +94,7 @@ args_of() {
     mkdir -p "$programs"
     ln -sf /usr/bin/cadical "$programs/cadical"
     python3 "$repo/examples/sat/schur.py" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" --weak > "$cnf"
-    echo "--programs $programs sat --cnf $cnf --solver $programs/cadical --cubes 8 --conflicts 1000000"
+    echo "--programs $programs sat --cnf $cnf --solver $programs/cadical --cubes 8 --conflicts 1000000 --first-model"
   elif [[ "$1" =~ ^bb-([0-9]+)$ ]]; then
     echo "busy-beaver --states ${BASH_REMATCH[1]}"
   elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)-sandwich$ ]]; then

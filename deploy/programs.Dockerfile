@@ -7,8 +7,12 @@
 # has (the worker image has no Python: build one FROM orchard that adds it).
 #
 #   docker build -f deploy/programs.Dockerfile -t registry.example/orchard-programs:1 .
+#
+# BASE replaces the Debian image both stages start from (CI builds it with a
+# base made by mmdebstrap, as no registry is reachable there).
 ARG DEBIAN_RELEASE=bookworm
-FROM debian:${DEBIAN_RELEASE}-slim AS tools
+ARG BASE=debian:${DEBIAN_RELEASE}-slim
+FROM ${BASE} AS tools
 RUN apt-get update \
     && apt-get install -y --no-install-recommends cadical gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/*
@@ -18,6 +22,6 @@ RUN install -d /programs \
     && gcc -O2 -static -o /programs/collatz /src/collatz.c \
     && chmod 0555 /programs/collatz
 
-FROM debian:${DEBIAN_RELEASE}-slim
+FROM ${BASE}
 COPY --from=tools /programs /programs
 USER 10001:10001

@@ -16,7 +16,9 @@
 //! `orchard-scale replay DB --workers 1,2,4,...` is the other mode: no
 //! coordinator, no gRPC; a finished `hip-solve` job's database replayed
 //! with N simulated workers in virtual time (see `replay`), to predict its
-//! work and wall time on N machines from one machine's run.
+//! work and wall time on N machines from one machine's run; with
+//! `--policy pn`, under a proof-number tree held at the coordinator instead
+//! of the coordinator's own policy (see `replay::pns`).
 
 #![recursion_limit = "256"]
 
@@ -68,9 +70,51 @@ struct ReplayArgs {
     )]
     workers: Vec<usize>,
     /// The table of the census's searches (units the record has no
-    /// result for), MiB; default: the family's for the board.
+    /// result for), MiB; default: the family's for the board. Under
+    /// `--policy pn`: the largest table of a leaf's search (default 256).
     #[arg(long)]
     cache_mib: Option<u64>,
+    /// The scheduling replayed: `order`, the coordinator's (units in
+    /// position order, young brothers wait), or `pn`, a proof-number tree
+    /// over the top of the game tree held at the coordinator
+    /// (`replay::pns`).
+    #[arg(long, value_enum, default_value_t = Policy::Order)]
+    policy: Policy,
+    /// `--policy pn`: nodes a worker searches a leaf for before the
+    /// coordinator expands it.
+    #[arg(long, default_value_t = 1 << 20)]
+    pn_budget: u64,
+    /// `--policy pn`: what a leaf a worker holds adds to its proof and
+    /// disproof numbers (virtual proof numbers).
+    #[arg(long, default_value_t = 1)]
+    pn_virtual: u64,
+    /// `--policy pn`: plies of the tree expanded before any worker starts
+    /// (default: the job's root units' depth).
+    #[arg(long)]
+    pn_depth: Option<u32>,
+    /// `--policy pn`: the question, does the first player reach at least a
+    /// draw or a win (default: a win if the job expects the first player to
+    /// win, else a draw).
+    #[arg(long, value_enum)]
+    pn_target: Option<PnTarget>,
+    /// `--policy pn`: every open leaf starts at proof and disproof numbers
+    /// 1 and 1, instead of by its mobility.
+    #[arg(long)]
+    pn_uniform: bool,
+}
+
+/// A replay's scheduling policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Policy {
+    Order,
+    Pn,
+}
+
+/// The proof-number policy's question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PnTarget {
+    Draw,
+    Win,
 }
 
 /// Simulated workers against the real coordinator.
@@ -198,6 +242,9 @@ async fn run(a: Args) -> Result<serde_json::Value, String> {
 
 /// The replay mode: a line a worker count on stderr, the table as JSON.
 fn replay_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
+    if r.policy == Policy::Pn {
+        return replay_pn_table(r);
+    }
     let context = |e: replay::hip::HipReplayError| format!("replaying {}: {e}", r.db.display());
     let mut oracle = replay::hip::HipOracle::open(&r.db, r.cache_mib).map_err(context)?;
     let rows = replay::table(&mut oracle, &r.workers);
@@ -254,6 +301,112 @@ fn replay_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
                 "cancelled_running": o.cancelled_running,
                 "cancelled_pending": o.cancelled_pending,
                 "speculative": o.speculative,
+            })
+        }).collect::<Vec<_>>(),
+    }))
+}
+
+/// The replay mode under `--policy pn`: as [`replay_table`], with the
+/// figures also against the recorded one-worker run.
+fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
+    let context = |e: replay::hip::HipReplayError| format!("replaying {}: {e}", r.db.display());
+    let target = r.pn_target.map(|t| match t {
+        PnTarget::Draw => 0,
+        PnTarget::Win => 1,
+    });
+    let mut game =
+        replay::hip::HipPnGame::open(&r.db, target, r.pn_budget, r.cache_mib).map_err(context)?;
+    let policy = replay::pns::PnPolicy {
+        budget: r.pn_budget,
+        virtual_pn: r.pn_virtual,
+        depth: r.pn_depth.unwrap_or(game.root_depth()),
+        mobility: !r.pn_uniform,
+    };
+    let recorded = game.recorded_work.0 + game.recorded_work.1;
+    eprintln!(
+        "proof-number policy: P1 reaches at least {} ?, budget {} nodes, virtual {}, depth {}, \
+         mobility {}; the recorded run: {} nodes, {} discarded, value {:?}",
+        game.target(),
+        policy.budget,
+        policy.virtual_pn,
+        policy.depth,
+        policy.mobility,
+        game.recorded_work.0,
+        game.recorded_work.1,
+        game.recorded_value,
+    );
+    eprintln!(
+        "N | nodes | discarded | W(N) | makespan (nodes) | efficiency | W vs recorded | \
+         efficiency vs recorded | leaf searches | settled / expanded | cancelled | tree | value"
+    );
+    let mut line = |game: &mut replay::hip::HipPnGame, row: &replay::pns::PnRow| {
+        let o = &row.row.outcome;
+        eprintln!(
+            "{} | {} | {} | {:.3} | {} | {:.3} | {:.3} | {:.3} | {} | {} / {} | {} | {} | {:?}",
+            o.workers,
+            o.nodes,
+            o.discarded,
+            row.row.w,
+            o.makespan,
+            row.row.efficiency,
+            row.w_yardstick,
+            row.efficiency_yardstick,
+            o.units_done,
+            row.pn.leaves_solved,
+            row.pn.expansions,
+            o.cancelled_running,
+            row.pn.tree_nodes,
+            row.pn.root.map(|a| game.value_of_answer(a)),
+        );
+        // What the searches learnt is kept as each row is made.
+        game.save_census()
+    };
+    let rows = replay::pns::pn_table(&mut game, policy, &r.workers, recorded, &mut line);
+    game.save_census().map_err(context)?;
+    let rows = rows.map_err(context)?;
+    let (searched, finished, census_nodes) = game.census_counts();
+    eprintln!(
+        "the census: {searched} positions ({finished} to the end, {census_nodes} nodes; {} \
+         searches, {} nodes in this process)",
+        game.searches.0, game.searches.1,
+    );
+    let value = |p: &replay::pns::PnOutcome| p.root.map(|a| game.value_of_answer(a));
+    Ok(serde_json::json!({
+        "db": r.db.display().to_string(),
+        "policy": "pn",
+        "pn_target": game.target(),
+        "pn_budget": policy.budget,
+        "pn_virtual": policy.virtual_pn,
+        "pn_depth": policy.depth,
+        "pn_mobility": policy.mobility,
+        "census_positions": searched,
+        "census_finished": finished,
+        "census_nodes": census_nodes,
+        "recorded_nodes": game.recorded_work.0,
+        "recorded_discarded": game.recorded_work.1,
+        "recorded_value": [game.recorded_value.0, game.recorded_value.1],
+        // Whether every replay settled the root to the record's value.
+        "values_match_record": rows
+            .iter()
+            .all(|row| value(&row.pn) == Some(game.recorded_value)),
+        "rows": rows.iter().map(|row| {
+            let o = &row.row.outcome;
+            serde_json::json!({
+                "workers": o.workers,
+                "nodes": o.nodes,
+                "discarded": o.discarded,
+                "w": summary::round(row.row.w, 4),
+                "makespan_nodes": o.makespan,
+                "efficiency": summary::round(row.row.efficiency, 4),
+                "w_recorded": summary::round(row.w_yardstick, 4),
+                "efficiency_recorded": summary::round(row.efficiency_yardstick, 4),
+                "leaf_searches": o.units_done,
+                "leaves_settled": row.pn.leaves_solved,
+                "expansions": row.pn.expansions,
+                "budget_nodes": row.pn.budget_nodes,
+                "cancelled_running": o.cancelled_running,
+                "tree_nodes": row.pn.tree_nodes,
+                "value": value(&row.pn).map(|(lo, hi)| [lo, hi]),
             })
         }).collect::<Vec<_>>(),
     }))

@@ -193,3 +193,59 @@ fn schur_s3_with_the_users_cubes_and_gaps_refused() {
     );
     assert!(!db.exists(), "nothing stored");
 }
+
+/// `--first-model`: the job ends at its first checked model, the cubes
+/// still undecided cancelled. The formula is `x1 or PHP(12, 11)`: the cube
+/// `1` is satisfied at once, the cube `-1` is the pigeonhole formula of 12
+/// pigeons in 11 holes, which CaDiCaL cannot refute in the length of a
+/// test. So the job can only end if the model makes that cube moot.
+#[test]
+fn first_model_ends_the_job_and_cancels_the_hard_cube() {
+    let Some(cadical) = cadical() else { return };
+    let dir = TempDir::new("sat-first-model");
+    let (pigeons, holes) = (12usize, 11usize);
+    let var = |p: usize, h: usize| 2 + p * holes + h;
+    let mut clauses: Vec<Vec<i64>> = Vec::new();
+    for p in 0..pigeons {
+        clauses.push((0..holes).map(|h| var(p, h) as i64).collect());
+    }
+    for h in 0..holes {
+        for p in 0..pigeons {
+            for q in p + 1..pigeons {
+                clauses.push(vec![-(var(p, h) as i64), -(var(q, h) as i64)]);
+            }
+        }
+    }
+    let vars = 1 + pigeons * holes;
+    let mut cnf = format!("p cnf {vars} {}\n", clauses.len());
+    for c in &clauses {
+        let lits: Vec<String> = std::iter::once(1i64)
+            .chain(c.iter().copied())
+            .map(|l| l.to_string())
+            .collect();
+        cnf.push_str(&format!("{} 0\n", lits.join(" ")));
+    }
+    let path = dir.path("php.cnf");
+    std::fs::write(&path, cnf).unwrap();
+    let r = solve(
+        &dir,
+        &cadical,
+        &path,
+        &["--cube-vars", "1", "--first-model", "--conflicts", "20000"],
+    );
+    assert_eq!(r["verdict"], "satisfiable", "{r}");
+    assert_eq!(r["first_model"], true, "{r}");
+    assert_eq!(r["models"][0]["cube"], serde_json::json!([1]), "{r}");
+    assert!(
+        r["models"][0]["true_vars"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!(1)),
+        "{r}"
+    );
+    assert_eq!(
+        r["unsat_cubes"], 0,
+        "the pigeonhole cube is never refuted: {r}"
+    );
+    assert!(r["covered"].as_f64().unwrap() < 1.0, "{r}");
+}

@@ -13,13 +13,19 @@
 //! try to the next. What the census learns is kept in a file beside the
 //! database (`DB.census`), so a second replay of the same record searches
 //! only what the first did not need.
+//!
+//! [`HipPnGame`] is the same family as the proof-number policy's game
+//! (`super::pns`): the tree by the family's rules, leaves searched cold.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use orchard_core::{codec, Exploration, Host, LocalFlags, MootJudge, MootUnits, SearchFamily};
-use orchard_hip::solve::{HipSolve, SolveParams, SolveSummary, SolveUnit};
+use orchard_hip::solve::{
+    value_of, Expect, HipSolve, Key, SolveParams, SolveSummary, SolveUnit, TreeNode, Window,
+};
 
+use super::pns::{PnGame, Position};
 use super::record::{Record, RecordError};
 use super::Oracle;
 
@@ -34,6 +40,8 @@ pub enum HipReplayError {
     Params(String),
     #[error("unit {id}: {reason}")]
     Unit { id: u64, reason: String },
+    #[error("position {moves:?}: {reason}")]
+    Position { moves: Vec<u8>, reason: String },
     #[error("census file {path}: {source}")]
     Census {
         path: PathBuf,
@@ -308,5 +316,313 @@ impl Oracle for HipOracle {
 
     fn must_wait(&self, unit: usize) -> bool {
         self.judge.must_wait(&self.units[unit].unit)
+    }
+}
+
+/// `hip-solve` as the proof-number policy's game ([`PnGame`]): the
+/// family's rules give the tree ([`HipSolve::tree_node`], one node per
+/// canonical position), the family's solver the leaves. The question is
+/// whether the first player reaches at least `target` (0: a draw, 1: a
+/// win); a leaf is searched as a unit whose window asks exactly that
+/// (`(target - 1, target)`), on a fresh job (an empty table sized to the
+/// search: four entries a node of its budget, at most the job's), only as
+/// far as the replay needs, with a budget that at least doubles from one
+/// try to the next. What the searches learn is kept beside the database
+/// (`DB.pn-census`, by canonical position and question).
+pub struct HipPnGame {
+    job: HipSolve,
+    params: SolveParams,
+    /// The largest table of a leaf's search, MiB.
+    max_mib: u64,
+    target: i8,
+    /// The most a leaf is searched for (the policy's budget).
+    budget: u64,
+    positions: Vec<PnPos>,
+    index: HashMap<Key, usize>,
+    census: HashMap<(Key, i8), (u64, Option<bool>)>,
+    census_path: PathBuf,
+    census_new: bool,
+    /// The record's root value (P1's interval), and the recorded run's
+    /// nodes and discarded nodes.
+    pub recorded_value: (i8, i8),
+    pub recorded_work: (u64, u64),
+    /// Leaf searches run in this process, and their nodes.
+    pub searches: (usize, u64),
+}
+
+/// A position of the proof-number tree.
+struct PnPos {
+    moves: Vec<u8>,
+    node: TreeNode,
+    /// Nodes and answer, once a search finished; else the budget a search
+    /// ran out of.
+    found: Option<(u64, bool)>,
+    at_least: u64,
+}
+
+/// The smallest budget of a leaf's search.
+const MIN_LEAF_SEARCH: u64 = 1 << 12;
+
+/// The proof-number census file: (key, target, nodes, answer) of each
+/// position searched; without an answer, the budget it ran out of.
+type PnCensusFile = Vec<(u64, u64, i8, u64, Option<bool>)>;
+
+impl HipPnGame {
+    /// Reads the record at `db` (for the job and its value) and the
+    /// proof-number census beside it; `target`: the question (default:
+    /// from the job's guess, a win where the first player is expected to
+    /// win, else a draw); leaves are searched for at most `budget` nodes,
+    /// with a table of at most `cache_mib` MiB (default 256).
+    pub fn open(
+        db: &Path,
+        target: Option<i8>,
+        budget: u64,
+        cache_mib: Option<u64>,
+    ) -> Result<HipPnGame, HipReplayError> {
+        let record = Record::read(db)?;
+        if record.family != "hip-solve" {
+            return Err(HipReplayError::Family(record.family));
+        }
+        let params: SolveParams = serde_json::from_str(&record.params_json)
+            .map_err(|e| HipReplayError::Params(e.to_string()))?;
+        let job = HipSolve::new(params.clone(), &Host::default())
+            .map_err(|e| HipReplayError::Params(e.to_string()))?;
+        let mut merged = SolveSummary::default();
+        for row in &record.units {
+            let bad = |reason: String| HipReplayError::Unit { id: row.id, reason };
+            if let Some((_, s)) = &row.result {
+                let s: SolveSummary = codec::decode(s).map_err(|e| bad(e.to_string()))?;
+                job.merge(&mut merged, s).map_err(|e| bad(e.to_string()))?;
+            }
+        }
+        let recorded_value =
+            value_of(&params, &merged, &[]).map_err(|e| HipReplayError::Params(e.to_string()))?;
+        let target = target.unwrap_or(match params.expect {
+            Some(Expect::First) => 1,
+            _ => 0,
+        });
+        let census_path = PathBuf::from(format!("{}.pn-census", db.display()));
+        let census = match std::fs::read(&census_path) {
+            Ok(bytes) => codec::decode::<PnCensusFile>(&bytes)
+                .map_err(|e| HipReplayError::Census {
+                    path: census_path.clone(),
+                    source: std::io::Error::other(e),
+                })?
+                .into_iter()
+                .map(|(a, b, t, n, v)| (((a, b), t), (n, v)))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
+            Err(source) => {
+                return Err(HipReplayError::Census {
+                    path: census_path,
+                    source,
+                })
+            }
+        };
+        let mut game = HipPnGame {
+            job,
+            params,
+            max_mib: cache_mib.unwrap_or(256),
+            target,
+            budget,
+            positions: Vec::new(),
+            index: HashMap::new(),
+            census,
+            census_path,
+            census_new: false,
+            recorded_value,
+            recorded_work: record.work(),
+            searches: (0, 0),
+        };
+        game.intern(Vec::new())?;
+        Ok(game)
+    }
+
+    /// The depth of the job's root units.
+    pub fn root_depth(&self) -> u32 {
+        self.params.root_depth()
+    }
+
+    /// The question: does the first player reach at least this?
+    pub fn target(&self) -> i8 {
+        self.target
+    }
+
+    /// P1's value interval that an answer at the root means.
+    pub fn value_of_answer(&self, answer: bool) -> (i8, i8) {
+        let ceiling = self.positions[0].node.p1_ceiling;
+        if answer {
+            (self.target, ceiling)
+        } else {
+            (-1, self.target - 1)
+        }
+    }
+
+    /// Positions searched (in this process or an earlier one), to the
+    /// end, and their nodes (the last search of each).
+    pub fn census_counts(&self) -> (usize, usize, u64) {
+        let mine = self.census.iter().filter(|((_, t), _)| *t == self.target);
+        let finished = mine.clone().filter(|(_, (_, v))| v.is_some()).count();
+        let nodes = mine.clone().map(|(_, (n, _))| n).sum();
+        (mine.count(), finished, nodes)
+    }
+
+    /// The position reached by `moves`, numbered once per canonical key.
+    fn intern(&mut self, moves: Vec<u8>) -> Result<usize, HipReplayError> {
+        let node = self
+            .job
+            .tree_node(&moves)
+            .map_err(|e| HipReplayError::Params(e.to_string()))?;
+        if let Some(&i) = self.index.get(&node.key) {
+            return Ok(i);
+        }
+        let (found, at_least) = match self.census.get(&(node.key, self.target)) {
+            Some(&(n, Some(v))) => (Some((n, v)), 0),
+            Some(&(n, None)) => (None, n),
+            None => (None, 0),
+        };
+        let i = self.positions.len();
+        self.index.insert(node.key, i);
+        self.positions.push(PnPos {
+            moves,
+            node,
+            found,
+            at_least,
+        });
+        Ok(i)
+    }
+
+    /// Writes what the searches learnt beside the database, if anything
+    /// since the last write.
+    pub fn save_census(&mut self) -> Result<(), HipReplayError> {
+        if !self.census_new {
+            return Ok(());
+        }
+        let mut file: PnCensusFile = self
+            .census
+            .iter()
+            .map(|(&((a, b), t), &(n, v))| (a, b, t, n, v))
+            .collect();
+        file.sort_unstable();
+        std::fs::write(&self.census_path, codec::encode(&file)).map_err(|source| {
+            HipReplayError::Census {
+                path: self.census_path.clone(),
+                source,
+            }
+        })?;
+        self.census_new = false;
+        Ok(())
+    }
+
+    /// Searches position `p` on a fresh job for at most `budget` nodes.
+    fn search(&mut self, p: usize, budget: u64) -> Result<(), HipReplayError> {
+        let pos = &self.positions[p];
+        let bad = |reason: String| HipReplayError::Position {
+            moves: pos.moves.clone(),
+            reason,
+        };
+        // Four entries a node, in MiB, a power of two.
+        let mib = (budget.saturating_mul(32) >> 20)
+            .max(1)
+            .next_power_of_two()
+            .min(self.max_mib);
+        let host = Host {
+            cache_mib: Some(mib),
+            ..Host::default()
+        };
+        let cold = HipSolve::new(self.params.clone(), &host).map_err(|e| bad(e.to_string()))?;
+        let unit = SolveUnit {
+            moves: pos.moves.clone(),
+            window: Window::new(self.target - 1, self.target)
+                .expect("a target of 0 or 1 makes a window"),
+        };
+        let flags = LocalFlags::default();
+        let explored = cold
+            .explore(&unit, &flags.context(budget))
+            .map_err(|e| bad(e.to_string()))?;
+        let key = pos.node.key;
+        let label = self.job.unit_label(&unit);
+        let entry = match explored {
+            Exploration::Finished(s) => {
+                let (lo, hi) = s
+                    .known
+                    .get(&key)
+                    .map(|k| (k.lo, k.hi))
+                    .ok_or_else(|| bad("the search recorded nothing of it".into()))?;
+                let answer = if lo >= self.target {
+                    true
+                } else if hi < self.target {
+                    false
+                } else {
+                    return Err(bad(format!("{lo}..={hi} does not answer the question")));
+                };
+                (s.nodes, Some(answer))
+            }
+            Exploration::Split { explored, .. } => (explored.nodes.max(budget), None),
+        };
+        self.searches.0 += 1;
+        self.searches.1 += entry.0;
+        let pos = &mut self.positions[p];
+        match entry {
+            (n, Some(v)) => pos.found = Some((n, v)),
+            (n, None) => pos.at_least = pos.at_least.max(n),
+        }
+        self.census.insert((key, self.target), entry);
+        self.census_new = true;
+        if self.searches.0.is_multiple_of(250) {
+            eprintln!(
+                "pn census: {} searches, {} nodes (last: {label}, {} nodes, {:?})",
+                self.searches.0, self.searches.1, entry.0, entry.1
+            );
+            self.save_census()?;
+        }
+        Ok(())
+    }
+}
+
+impl PnGame for HipPnGame {
+    type Error = HipReplayError;
+
+    fn root(&mut self) -> Result<usize, HipReplayError> {
+        Ok(0)
+    }
+
+    fn position(&mut self, p: usize) -> Result<Position, HipReplayError> {
+        let node = &self.positions[p].node;
+        let settled = match node.over {
+            Some(v) => Some(v >= self.target),
+            None => (node.p1_ceiling < self.target).then_some(false),
+        };
+        let or = node.p1_to_move;
+        let kids = if settled.is_some() {
+            Vec::new()
+        } else {
+            node.children.clone()
+        };
+        let mut children = Vec::with_capacity(kids.len());
+        for m in kids {
+            children.push(self.intern(m)?);
+        }
+        Ok(Position {
+            or,
+            settled,
+            children,
+        })
+    }
+
+    fn cost_within(
+        &mut self,
+        p: usize,
+        budget: u64,
+    ) -> Result<Option<(u64, bool)>, HipReplayError> {
+        let pos = &self.positions[p];
+        if pos.found.is_none() && pos.at_least < budget {
+            let b = budget
+                .max(pos.at_least.saturating_mul(2))
+                .max(MIN_LEAF_SEARCH)
+                .min(self.budget.max(budget));
+            self.search(p, b)?;
+        }
+        Ok(self.positions[p].found.filter(|&(n, _)| n <= budget))
     }
 }

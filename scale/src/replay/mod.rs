@@ -27,8 +27,13 @@
 //! delays and the judge's refresh interval (here cancellation and leasing
 //! are instant); a unit's window narrowed at lease time (here it finds
 //! what the record says).
+//!
+//! That is the coordinator's policy (`--policy order`); `pns` replays
+//! another, a proof-number tree over the top of the game tree held at the
+//! coordinator, to predict what building it would give.
 
 pub mod hip;
+pub mod pns;
 pub mod record;
 
 use std::collections::BTreeSet;

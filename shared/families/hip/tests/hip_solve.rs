@@ -896,3 +896,47 @@ fn a_damaged_principal_variation_does_not_bring_the_report_down() {
     let after = j.report(&s).json;
     assert_eq!(after["winner"], before["winner"]);
 }
+
+/// Minimax over `tree_node`'s children and its ends of the game by the
+/// rules gives plain minimax's value (so the tree a scheduler holds plays
+/// by the same rules as the solver), and the rules' ceiling is never
+/// below a position's value.
+#[test]
+fn the_tree_nodes_minimax_is_the_games_value() {
+    fn tree_value(
+        j: &HipSolve,
+        moves: &[u8],
+        memo: &mut std::collections::HashMap<orchard_hip::solve::Key, i8>,
+    ) -> i8 {
+        let node = j.tree_node(moves).unwrap();
+        if let Some(&v) = memo.get(&node.key) {
+            return v;
+        }
+        let v = node.over.unwrap_or_else(|| {
+            let kids = node.children.iter().map(|m| tree_value(j, m, memo));
+            if node.p1_to_move {
+                kids.max().unwrap()
+            } else {
+                kids.min().unwrap()
+            }
+        });
+        assert!(v <= node.p1_ceiling, "{moves:?}: {v} above the ceiling");
+        memo.insert(node.key, v);
+        v
+    }
+    for (r, c) in [(2, 3), (3, 3), (2, 4), (2, 5)] {
+        for double in [false, true] {
+            let j = job(&params(r, c, double));
+            let mut memo = std::collections::HashMap::new();
+            let got = tree_value(&j, &[], &mut memo);
+            let mut cells = vec![0u8; (r * c) as usize];
+            let want = reference::minimax(r as usize, c as usize, double, &mut cells);
+            assert_eq!(got, want, "{r}x{c} double={double}");
+            assert!(memo.len() > 3, "{r}x{c}: the tree was walked");
+        }
+    }
+    // A full board is over (a draw), with no children.
+    let j = job(&params(2, 2, false));
+    let node = j.tree_node(&[0, 1, 3, 2]).unwrap();
+    assert_eq!((node.over, node.children.len()), (Some(0), 0));
+}

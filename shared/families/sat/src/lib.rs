@@ -47,7 +47,8 @@ use serde::{Deserialize, Serialize};
 
 use orchard_core::merge::checked_add;
 use orchard_core::{
-    Exploration, ExploreContext, FamilyError, FamilyReport, Host, ParamError, SearchFamily,
+    Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Host, MootJudge,
+    MootUnits, ParamError, SearchFamily,
 };
 use orchard_exec::program::{sha256_bytes, sha256_file, JobProgram};
 use orchard_exec::run::{call_raw, Limits};
@@ -90,6 +91,10 @@ pub struct SatParams {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cover_with_formula: bool,
     pub timeout_secs: u64,
+    /// The job ends at its first checked model: the verdict is all it
+    /// asks, and every cube still live is cancelled as moot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub first_model: bool,
 }
 
 /// The `sat` subcommand's flags.
@@ -129,6 +134,11 @@ pub struct SatArgs {
     /// at submission, without a conflict limit.
     #[arg(long)]
     pub cover_with_formula: bool,
+    /// Stop at the first model: the verdict `satisfiable` with one checked
+    /// model, the cubes not yet decided cancelled (a satisfiable formula's
+    /// other cubes may be as hard as an unsatisfiable one's).
+    #[arg(long)]
+    pub first_model: bool,
 }
 
 impl SatArgs {
@@ -195,6 +205,7 @@ impl SatArgs {
             conflicts: self.conflicts,
             cover_with_formula: self.cover_with_formula,
             timeout_secs: self.timeout_secs,
+            first_model: self.first_model,
         })
     }
 }
@@ -579,6 +590,7 @@ impl SearchFamily for Sat {
             "root_cubes": root_cubes,
             "user_cubes": self.user_cubes.is_some(),
             "cover_with_formula": self.params.cover_with_formula,
+            "first_model": self.params.first_model,
             "sat_cubes": s.sat_cubes,
             "unsat_cubes": s.unsat_cubes,
             "split_cubes": s.split_cubes,
@@ -587,7 +599,7 @@ impl SearchFamily for Sat {
             "models": models,
             "nodes": s.nodes,
         });
-        let text = vec![
+        let mut text = vec![
             format!(
                 "formula {}... ({} variables, {} clauses): {verdict}",
                 &self.params.cnf_sha256[..12],
@@ -610,6 +622,9 @@ impl SearchFamily for Sat {
             ),
             format!("solver calls: {}, conflicts and calls: {}", s.calls, s.nodes),
         ];
+        if self.params.first_model && s.sat_cubes > 0 {
+            text.push("stopped at the first model (--first-model): the cubes left undecided were cancelled".into());
+        }
         let results_lines = s
             .models
             .iter()
@@ -635,5 +650,34 @@ impl SearchFamily for Sat {
     fn unit_label(&self, cube: &Cube) -> String {
         let lits: Vec<String> = cube.0.iter().map(i32::to_string).collect();
         lits.join(" ")
+    }
+
+    /// With `--first-model`, every cube is moot once a model is merged.
+    fn capabilities(&self) -> Capabilities<'_, Self> {
+        Capabilities {
+            moot_units: self
+                .params
+                .first_model
+                .then_some(self as &dyn MootUnits<Self>),
+            ..Capabilities::default()
+        }
+    }
+}
+
+/// `--first-model`: a merged model settles the verdict, so no cube can
+/// change it. A model only ever joins the merged summary, so a cube moot
+/// once stays moot, as [`MootUnits`] asks.
+impl MootUnits<Sat> for Sat {
+    fn judge(&self, merged: &SatSummary) -> Box<dyn MootJudge<Cube>> {
+        Box::new(ModelFound(merged.sat_cubes > 0))
+    }
+}
+
+/// Whether a model is merged: then every cube is moot.
+struct ModelFound(bool);
+
+impl MootJudge<Cube> for ModelFound {
+    fn is_moot(&self, _cube: &Cube) -> bool {
+        self.0
     }
 }

@@ -33,6 +33,7 @@ fn job(dir: &Path, body: &str) -> Sat {
         conflicts: 100,
         cover_with_formula: false,
         timeout_secs: 10,
+        first_model: false,
     };
     let host = Host {
         programs: Some(dir.to_path_buf()),
@@ -150,6 +151,7 @@ fn icnf_job(dir: &Path, body: &str, text: &str) -> Sat {
         conflicts: 100,
         cover_with_formula: false,
         timeout_secs: 10,
+        first_model: false,
     };
     let host = Host {
         programs: Some(dir.to_path_buf()),
@@ -228,6 +230,7 @@ fn stored_icnf_parameters_are_checked_again() {
         conflicts: 100,
         cover_with_formula: false,
         timeout_secs: 10,
+        first_model: false,
     };
     let e = Sat::new(params(&icnf(""), vec![1]), &host).unwrap_err();
     assert!(e.to_string().contains("own cubes"), "{e}");
@@ -317,6 +320,7 @@ fn run_locally(
         conflicts: 300,
         cover_with_formula,
         timeout_secs: 600,
+        first_model: false,
     }
     .resolve()?;
     let host = Host {

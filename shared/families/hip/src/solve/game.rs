@@ -81,6 +81,16 @@ impl Game {
     /// Replays a move list; errors if a move is off the board, on a stone, or
     /// ends the game (a unit is a position still being played).
     pub(super) fn replay(&self, moves: &[u8]) -> Result<Pos, FamilyError> {
+        let pos = self.play_moves(moves)?;
+        if self.full(&pos) && !moves.is_empty() {
+            return Err(FamilyError::BadUnit(format!("{moves:?} fills the board")));
+        }
+        Ok(pos)
+    }
+
+    /// Plays a move list; errors if a move is off the board, on a stone, or
+    /// completes a square of its mover (a full board is a position here).
+    fn play_moves(&self, moves: &[u8]) -> Result<Pos, FamilyError> {
         let mut pos = Pos::EMPTY;
         for (i, &m) in moves.iter().enumerate() {
             let c = m as usize;
@@ -92,9 +102,6 @@ impl Game {
                 )));
             }
             pos = pos.play(&self.board, c, p1);
-        }
-        if self.full(&pos) && !moves.is_empty() {
-            return Err(FamilyError::BadUnit(format!("{moves:?} fills the board")));
         }
         Ok(pos)
     }
@@ -148,5 +155,61 @@ pub(super) fn absolute(lo: i8, hi: i8, p1: bool) -> (i8, i8) {
         (lo, hi)
     } else {
         (-hi, -lo)
+    }
+}
+
+/// A position of the game tree as a scheduler that holds the top of the
+/// tree sees it (the replay's proof-number policy): what the rules alone
+/// say of it and its children. Read with [`super::HipSolve::tree_node`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeNode {
+    /// The canonical position (equal keys: the same position up to the
+    /// board's symmetries).
+    pub key: Key,
+    pub p1_to_move: bool,
+    /// P1's value if the rules alone end the game here: a full board (a
+    /// draw), or a mover with no move that does not complete a square of
+    /// his (he loses).
+    pub over: Option<i8>,
+    /// The most P1 can get by the rules alone ([`Game::p1_ceiling`]).
+    pub p1_ceiling: i8,
+    /// One move list per canonical child reached by a safe move, in the
+    /// search's move order (empty when the game is over).
+    pub children: Vec<Vec<u8>>,
+}
+
+impl super::HipSolve {
+    /// The position reached by `moves` as a node of the game tree (see
+    /// [`TreeNode`]): the rules of this job's game, the same code the
+    /// solver and the units play by.
+    pub fn tree_node(&self, moves: &[u8]) -> Result<TreeNode, FamilyError> {
+        let game = Game::new(&self.params);
+        let pos = game.play_moves(moves)?;
+        let p1 = game.p1_to_move(&pos);
+        let (key, _) = game.key(&pos);
+        let p1_ceiling = game.p1_ceiling(&pos);
+        let mut children = Vec::new();
+        let over = if game.full(&pos) {
+            Some(0)
+        } else {
+            let list = game.ordered_moves(&pos, p1);
+            let mut seen = std::collections::HashSet::new();
+            for &c in &list.cells[..list.len] {
+                let child = pos.play(&game.board, c as usize, p1);
+                if seen.insert(game.key(&child).0) {
+                    let mut m = moves.to_vec();
+                    m.push(c);
+                    children.push(m);
+                }
+            }
+            children.is_empty().then_some(if p1 { -1 } else { 1 })
+        };
+        Ok(TreeNode {
+            key,
+            p1_to_move: p1,
+            over,
+            p1_ceiling,
+            children,
+        })
     }
 }

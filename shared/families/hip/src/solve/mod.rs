@@ -89,6 +89,7 @@ use relevance::RelevanceCache;
 
 pub use crate::search::{tuned_weights, MoveOrder};
 pub use eval::value_of;
+pub use game::TreeNode;
 pub use measure::{explore_pruned, PrunedRun, Searched};
 pub use params::{Expect, SolveParams};
 pub use summary::{Key, Known, SolveSummary, SolveUnit, Window};
