@@ -1,4 +1,4 @@
-//! The last-resort stage ([`orchard_busy_beaver::Stage::LastResort`]) alone
+//! The last resort ([`orchard_busy_beaver::Workspace::last_resort`]) alone
 //! on given machines: for each, the verdict, the decider, the time and the
 //! work, and whether the certificate passes the audit's checks (code apart
 //! from the searches: [`orchard_busy_beaver::audit::check::verify_translated`],

@@ -221,7 +221,7 @@ pub const DEEPER_GAS_FACTOR: usize = 8;
 /// (Coq-BB5's counters need 1.3 to 1.7 million) and most pairs of 4.
 pub const WFAR_GAS_FACTOR: u64 = 2_000;
 
-/// The last-resort stage ([`Stage::LastResort`]), for the machines that
+/// The last resort (in [`Stage::Horizon`]), for the machines that
 /// ran to the halting horizon and that every decider before it failed on
 /// (a few dozen of the 181 million machines of 5 states): translated
 /// cyclers over a run of [`LAST_LOOP`] (steps, records kept per side,
@@ -242,7 +242,7 @@ pub const LAST_FAR_DFA: (usize, usize) = (8, 10);
 pub const LAST_FAR_GAS: u64 = 400_000;
 pub const LAST_FAR_RUN: (u32, usize) = (20_000, 64);
 
-/// What the last-resort stage found: the certificate a re-check needs.
+/// What the last resort found: the certificate a re-check needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LastResort {
     /// A translated cycle: the records at `t1 < t2`.
@@ -381,7 +381,10 @@ pub struct Workspace {
     /// configurations, DFA prefixes) one attempt of the deep stage may
     /// meet (0: no deep stage).
     deep_gas: usize,
-    /// The certificate of the last machine the last-resort stage settled.
+    /// Whether machines that ran to the halting horizon go on to the last
+    /// resort ([`Workspace::with_last_resort`]).
+    last_resort_on: bool,
+    /// The certificate of the last machine the last resort settled.
     pub last_resort: Option<LastResort>,
     /// The cells the last run visited (to clear them).
     pub(crate) touched: (usize, usize),
@@ -422,18 +425,19 @@ pub enum Stage {
     Deep,
     /// Weighted finite automata reduction ([`crate::wfar`]).
     Wfar,
-    /// The plain run to the halting horizon.
+    /// The plain run to the halting horizon; then, for the machines that
+    /// ran that far, when the job asks for it, the last resort: long
+    /// translated cyclers, larger weighted automata and larger DFAs
+    /// ([`LAST_LOOP`], [`LAST_WFAR_SIZES`], [`LAST_FAR_DFA`];
+    /// [`Workspace::last_resort`] keeps its certificate). One stage, so
+    /// that a summary's per-stage counts keep their layout.
     Horizon,
-    /// Long translated cyclers, larger weighted automata and larger
-    /// DFAs, for the machines that ran to the horizon ([`LAST_LOOP`],
-    /// [`LAST_WFAR_SIZES`], [`LAST_FAR_DFA`]).
-    LastResort,
     /// Nothing settled the machine.
     Undecided,
 }
 
 /// Number of [`Stage`]s.
-pub const STAGES: usize = 11;
+pub const STAGES: usize = 10;
 
 impl Stage {
     pub const ALL: [Stage; STAGES] = [
@@ -446,7 +450,6 @@ impl Stage {
         Stage::Deep,
         Stage::Wfar,
         Stage::Horizon,
-        Stage::LastResort,
         Stage::Undecided,
     ];
 
@@ -462,7 +465,6 @@ impl Stage {
             Stage::Deep => "deep",
             Stage::Wfar => "wfar",
             Stage::Horizon => "halting-horizon",
-            Stage::LastResort => "last-resort",
             Stage::Undecided => "undecided",
         }
     }
@@ -470,13 +472,15 @@ impl Stage {
     /// What [`Workspace::effort`] counts for this stage.
     pub fn unit(self) -> &'static str {
         match self {
-            Stage::Run | Stage::LongRun | Stage::Horizon => "steps",
+            Stage::Run | Stage::LongRun => "steps",
+            Stage::Horizon => {
+                "steps (and the last resort's abstract configurations and DFA prefixes)"
+            }
             Stage::Backward => "backward configurations",
             Stage::NGramCps | Stage::Augmented => "local configurations",
             Stage::RepWl => "word-list configurations",
             Stage::Deep => "configurations and DFA prefixes",
             Stage::Wfar => "abstract configurations",
-            Stage::LastResort => "steps, abstract configurations and DFA prefixes",
             Stage::Undecided => "-",
         }
     }
@@ -523,6 +527,7 @@ impl Workspace {
             records: Records::default(),
             plain: Plain::default(),
             deep_gas: 0,
+            last_resort_on: false,
             last_resort: None,
             touched: (0, 0),
             last_stage: Stage::Run,
@@ -535,6 +540,13 @@ impl Workspace {
 
     /// The same with a deep stage of `gas` configurations per attempt
     /// (0: none).
+    /// Machines that run to the halting horizon go on to the last resort
+    /// (see [`Stage::Horizon`]).
+    pub fn with_last_resort(mut self, on: bool) -> Workspace {
+        self.last_resort_on = on;
+        self
+    }
+
     pub fn with_deep_gas(mut self, gas: u32) -> Workspace {
         self.deep_gas = gas as usize;
         self
@@ -646,6 +658,7 @@ impl Workspace {
             self.lap(Stage::Wfar, clock);
         }
         self.last_stage = Stage::Horizon;
+        self.last_resort = None;
         if self.horizon > self.steps.max(self.long) {
             match self.plain.run(table, n, u64::from(self.horizon)) {
                 PlainRun::Halts { steps, ones, at } => {
@@ -661,29 +674,26 @@ impl Workspace {
                     self.effort[Stage::Horizon as usize] += u64::from(self.horizon);
                 }
             }
+            if self.last_resort_on {
+                let (found, effort) = self.last_resort(table, n);
+                self.effort[Stage::Horizon as usize] += effort;
+                if let Some(found) = found {
+                    let decider = match found {
+                        LastResort::TranslatedCycler { .. } => Decider::TranslatedCycler,
+                        LastResort::Far { .. } => Decider::FiniteAutomataReduction,
+                        LastResort::Wfar(_) => Decider::WeightedFiniteAutomataReduction,
+                    };
+                    self.last_resort = Some(found);
+                    return Outcome::Never(decider);
+                }
+            }
         }
         self.lap(Stage::Horizon, clock);
-        if self.deep_gas > 0 && self.horizon > self.steps.max(self.long) {
-            self.last_stage = Stage::LastResort;
-            self.last_resort = None;
-            let (found, effort) = self.last_resort(table, n);
-            self.effort[Stage::LastResort as usize] += effort;
-            if let Some(found) = found {
-                let decider = match found {
-                    LastResort::TranslatedCycler { .. } => Decider::TranslatedCycler,
-                    LastResort::Far { .. } => Decider::FiniteAutomataReduction,
-                    LastResort::Wfar(_) => Decider::WeightedFiniteAutomataReduction,
-                };
-                self.last_resort = Some(found);
-                return Outcome::Never(decider);
-            }
-            self.lap(Stage::LastResort, clock);
-        }
         self.last_stage = Stage::Undecided;
         Outcome::Undecided
     }
 
-    /// The last-resort stage alone: its certificate, if it finds one,
+    /// The last resort alone: its certificate, if it finds one,
     /// and its work (steps, abstract configurations, DFA prefixes). A
     /// WFAR certificate counts only once [`crate::wfar::verify`] accepted
     /// it.

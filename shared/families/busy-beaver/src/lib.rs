@@ -57,9 +57,9 @@
 //! weighted finite automata reduction ([`wfar`]; `deep_gas` times
 //! [`decide::WFAR_GAS_FACTOR`] abstract configurations, certificates
 //! checked by [`wfar::verify`]), a plain run to the `halt_horizon`
-//! ([`simulate`]), and last, for the machines that ran that far, a
-//! last-resort stage of larger weighted automata and larger DFAs
-//! ([`Stage::LastResort`]): a machine is undecided only if it runs to the
+//! ([`simulate`]), and last, for the machines that ran that far, the last
+//! resort of long translated cyclers, larger weighted automata and larger
+//! DFAs (`--last-resort`, in [`Stage::Horizon`]): a machine is undecided only if it runs to the
 //! horizon without halting and no decider proves it never halts, so a
 //! long halting run is never mistaken for an undecided machine below the
 //! horizon. For 4 states nothing is left undecided.
@@ -196,11 +196,17 @@ pub struct BusyBeaverParams {
     pub halt_horizon: u32,
     /// Most configurations one attempt of the deep stage (long n-grams,
     /// long repeated words, finite automata reduction) may meet (0: no
-    /// deep stage, and no last resort after the halting horizon; at most
-    /// 10000000).
+    /// deep stage; at most 10000000).
     #[arg(long, default_value_t = DEFAULT_DEEP_GAS)]
     #[serde(default = "default_deep_gas")]
     pub deep_gas: u32,
+    /// Machines that run to the halting horizon go on to the last resort:
+    /// long translated cyclers, weighted automata of up to 5 states, DFAs
+    /// of 8 to 10 states (minutes a machine); `--last-resort false` skips
+    /// it.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub last_resort: bool,
 }
 
 fn default_deep_gas() -> u32 {
@@ -357,6 +363,7 @@ pub struct BusyBeaver {
     long_limit: u32,
     halt_horizon: u32,
     deep_gas: u32,
+    last_resort: bool,
 }
 
 /// Where the time of [`BusyBeaver::measure`] went.
@@ -418,6 +425,7 @@ impl BusyBeaver {
             self.halt_horizon,
         )
         .with_deep_gas(self.deep_gas)
+        .with_last_resort(self.last_resort)
     }
 
     /// Explores `unit` whole in this thread with every stage timed, and
@@ -477,7 +485,7 @@ impl BusyBeaver {
         if self.halt_horizon > self.step_limit.max(self.long_limit) {
             v.push(format!("plain run to {} steps", self.halt_horizon));
         }
-        if self.deep_gas > 0 && self.halt_horizon > self.step_limit.max(self.long_limit) {
+        if self.last_resort && self.halt_horizon > self.step_limit.max(self.long_limit) {
             v.push(format!(
                 "last resort: weighted finite automata reduction with automata of up to 5 \
                  states, {} abstract configurations, finite automata reduction with DFAs of \
@@ -569,6 +577,7 @@ impl SearchFamily for BusyBeaver {
         }
         Ok(BusyBeaver {
             deep_gas: p.deep_gas,
+            last_resort: p.last_resort,
             n: p.states as usize,
             step_limit: p.step_limit,
             depth: p.depth,
@@ -723,6 +732,7 @@ impl SearchFamily for BusyBeaver {
             "long_limit": self.long_limit,
             "halt_horizon": self.halt_horizon,
             "deep_gas": self.deep_gas,
+            "last_resort": self.last_resort,
             "enumerated": "machines of the tree normal form (Brady; bbchallenge's enumeration: \
                 the root, halting machines as inner nodes, decided machines as leaves, first \
                 move to the right, new states in order, fully defined machines left out)",

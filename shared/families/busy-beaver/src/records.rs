@@ -1,5 +1,5 @@
 //! Translated cyclers over a long run with many records kept, for the
-//! last-resort stage ([`crate::decide::Stage::LastResort`]): the watched
+//! last resort (in [`crate::decide::Stage::Horizon`]): the watched
 //! run ([`crate::watched`]) compares a record with the last
 //! [`crate::decide::RECORDS_KEPT`] records of its side on 128 cells, which
 //! misses translated cyclers whose period makes hundreds of records, or

@@ -21,6 +21,7 @@ fn params(states: u32) -> BusyBeaverParams {
         long_limit: DEFAULT_LONG_LIMIT,
         halt_horizon: DEFAULT_HALT_HORIZON,
         deep_gas: DEFAULT_DEEP_GAS,
+        last_resort: true,
     }
 }
 
@@ -146,6 +147,7 @@ fn undecided_machines_are_counted_and_listed() {
             long_limit: 0,
             halt_horizon: 0,
             deep_gas: 0,
+            last_resort: false,
         },
         &Host::default(),
     )
@@ -285,6 +287,7 @@ fn parameters_are_validated() {
         (
             BusyBeaverParams {
                 deep_gas: 10_000_001,
+                last_resort: false,
                 ..params(3)
             },
             "deep-gas",
@@ -301,6 +304,7 @@ fn parameters_are_validated() {
             long_limit: 0,
             halt_horizon: 0,
             deep_gas: 0,
+            last_resort: false,
             ..params(5)
         },
         &Host::default()

@@ -1,4 +1,4 @@
-//! The last-resort stage ([`Stage::LastResort`]): the guided DFA search
+//! The last resort (in [`Stage::Horizon`]): the guided DFA search
 //! against the plain one and plain simulation on the 3-state tree, and
 //! machines of the 5-state tree that every earlier stage leaves undecided
 //! (Coq-BB5 settles them with the same kinds of certificates: loops,
@@ -19,7 +19,9 @@ use orchard_busy_beaver::{
 /// The pipeline with a halting horizon of a million steps (the stage runs
 /// only on machines that ran to the horizon).
 fn workspace() -> Workspace {
-    Workspace::with_limits(1000, 30, 4, 100_000, 1_000_000).with_deep_gas(DEFAULT_DEEP_GAS)
+    Workspace::with_limits(1000, 30, 4, 100_000, 1_000_000)
+        .with_deep_gas(DEFAULT_DEEP_GAS)
+        .with_last_resort(true)
 }
 
 /// Asserts that `text` is settled by the last-resort stage of the whole
@@ -29,7 +31,8 @@ fn settled_last(text: &str, decider: Decider) {
     let (t, n) = from_text(text).unwrap();
     let mut ws = workspace();
     assert_eq!(ws.decide(&t, n), Outcome::Never(decider), "{text}");
-    assert_eq!(ws.last_stage, Stage::LastResort, "{text}");
+    assert_eq!(ws.last_stage, Stage::Horizon, "{text}");
+    assert!(ws.last_resort.is_some(), "{text}");
     match ws.last_resort.clone().expect("a certificate") {
         LastResort::TranslatedCycler { t1, t2 } => {
             assert_eq!(decider, Decider::TranslatedCycler);

@@ -100,7 +100,7 @@ impl Finder {
                 let gas = u64::from(job.deep_gas).saturating_mul(WFAR_GAS_FACTOR);
                 ws.try_wfar(table, n, gas).map(Certificate::Wfar)
             }
-            Stage::LastResort => match ws.last_resort.clone()? {
+            Stage::Horizon => match ws.last_resort.clone()? {
                 LastResort::TranslatedCycler { t1, t2 } => {
                     Some(Certificate::TranslatedCycler { t1, t2 })
                 }
@@ -115,7 +115,7 @@ impl Finder {
                 }
                 LastResort::Wfar(w) => Some(Certificate::Wfar(w)),
             },
-            Stage::Horizon | Stage::Undecided => None,
+            Stage::Undecided => None,
         }
     }
 

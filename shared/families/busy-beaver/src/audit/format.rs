@@ -139,6 +139,7 @@ pub(crate) fn header(p: &BusyBeaverParams) -> Vec<u8> {
     ] {
         out.extend_from_slice(&x.to_le_bytes());
     }
+    out.push(u8::from(p.last_resort));
     out
 }
 
@@ -282,6 +283,7 @@ impl<R: Read> Reader<R> {
                 long_limit: 0,
                 halt_horizon: 0,
                 deep_gas: 0,
+                last_resort: false,
             },
             n: 0,
             machines: 0,
@@ -299,7 +301,7 @@ impl<R: Read> Reader<R> {
             )));
         }
         let version = r.byte()?;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(AuditError::Version(version));
         }
         let states = r.byte()?;
@@ -315,7 +317,15 @@ impl<R: Read> Reader<R> {
             long_limit: r.u32()?,
             halt_horizon: r.u32()?,
             deep_gas: r.u32()?,
+            last_resort: false,
         };
+        if version >= 2 {
+            r.params.last_resort = match r.byte()? {
+                0 => false,
+                1 => true,
+                b => return Err(r.corrupt(format!("--last-resort byte {b}"))),
+            };
+        }
         Ok(r)
     }
 

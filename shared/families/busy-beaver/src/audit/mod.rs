@@ -69,8 +69,9 @@ pub use regenerate::{write, Written};
 
 use crate::Decider;
 
-/// The version byte this code writes and reads.
-pub const VERSION: u8 = 1;
+/// The version byte this code writes. It also reads version 1, whose
+/// header has no `--last-resort` byte (a run without the last resort).
+pub const VERSION: u8 = 2;
 
 /// The first bytes of the decompressed stream.
 pub const MAGIC: &[u8; 16] = b"ORCHARD-BB-AUDIT";
@@ -82,7 +83,7 @@ pub enum AuditError {
     Io(#[from] std::io::Error),
     #[error("not an audit file of busy-beaver ({0})")]
     NotAnAuditFile(String),
-    #[error("audit file version {0}, this program reads version {VERSION}")]
+    #[error("audit file version {0}, this program reads versions 1 to {VERSION}")]
     Version(u8),
     #[error("audit file truncated after {machines} machines (no end record)")]
     Truncated { machines: u64 },
