@@ -787,6 +787,7 @@ mod tests {
     /// leaves.
     #[test]
     fn one_worker_is_the_same_run_with_its_own_table_or_the_jobs() {
+        let mut expanded = 0;
         for params in boards() {
             for budget in [32, 256] {
                 let worker = replay(&params, 0, budget, Tables::Worker, 1);
@@ -799,9 +800,11 @@ mod tests {
                 assert!(w <= c, "{params:?} budget {budget}: warm {w} cold {c}");
                 if cold.expansions > 0 {
                     assert!(w < c, "{params:?} budget {budget}: warm {w} cold {c}");
+                    expanded += 1;
                 }
             }
         }
+        assert!(expanded > 0, "no replay expanded a leaf");
     }
 
     /// The warm models are deterministic: the same replay twice is the same.
