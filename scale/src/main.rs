@@ -105,7 +105,9 @@ struct ReplayArgs {
     pn_uniform: bool,
     /// `--policy pn`: what a leaf's search finds in its table: `cold`, an
     /// empty one each leaf; `worker`, each worker's own, kept across the
-    /// leaves it searches; `job`, one table all the workers share.
+    /// leaves it searches; `job`, one table all the workers share;
+    /// `lemmas`, each worker's own and the lemmas of the others' searches
+    /// ended by the time it starts a leaf.
     #[arg(long, value_enum, default_value_t = PnTables::Cold)]
     pn_tables: PnTables,
 }
@@ -116,6 +118,7 @@ enum PnTables {
     Cold,
     Worker,
     Job,
+    Lemmas,
 }
 
 /// A replay's scheduling policy.
@@ -340,6 +343,7 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
             PnTables::Cold => replay::pns::Tables::Cold,
             PnTables::Worker => replay::pns::Tables::Worker,
             PnTables::Job => replay::pns::Tables::Job,
+            PnTables::Lemmas => replay::pns::Tables::Lemmas,
         },
     };
     // The warm models' name; the cold one's output is as without them.
@@ -347,6 +351,7 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         replay::pns::Tables::Cold => None,
         replay::pns::Tables::Worker => Some("worker"),
         replay::pns::Tables::Job => Some("job"),
+        replay::pns::Tables::Lemmas => Some("lemmas"),
     };
     let recorded = game.recorded_work.0 + game.recorded_work.1;
     eprintln!(

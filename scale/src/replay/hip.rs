@@ -20,7 +20,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use orchard_core::{codec, Exploration, Host, LocalFlags, MootJudge, MootUnits, SearchFamily};
+use orchard_core::{
+    codec, Exploration, Host, LemmaExchange, LocalFlags, MootJudge, MootUnits, SearchFamily,
+};
 use orchard_hip::solve::{
     value_of, Expect, HipSolve, Key, SolveParams, SolveSummary, SolveUnit, TreeNode, Window,
 };
@@ -344,6 +346,9 @@ pub struct HipPnGame {
     /// The warm models' tables: `cache_mib` as given.
     warm_host: Host,
     warm: Vec<HipSolve>,
+    /// Sharing lemmas: each published blob (when, by which table), and
+    /// which tables learnt it.
+    lemmas: Option<Vec<Published>>,
     target: i8,
     /// The most a leaf is searched for (the policy's budget).
     budget: u64,
@@ -360,6 +365,14 @@ pub struct HipPnGame {
     pub recorded_work: (u64, u64),
     /// Leaf searches run in this process, and their nodes.
     pub searches: (usize, u64),
+}
+
+/// A search's lemmas, published at `at` by table `by`.
+struct Published {
+    at: u64,
+    by: usize,
+    blob: Vec<u8>,
+    learnt: Vec<bool>,
 }
 
 /// A position of the proof-number tree.
@@ -464,6 +477,7 @@ impl HipPnGame {
             max_mib: cache_mib.unwrap_or(256),
             warm_host,
             warm: Vec::new(),
+            lemmas: None,
             target,
             budget,
             positions: Vec::new(),
@@ -686,11 +700,18 @@ impl PnGame for HipPnGame {
         Ok(self.positions[p].found.filter(|&(n, _)| n <= budget))
     }
 
-    fn reset_tables(&mut self, tables: usize) -> Result<(), HipReplayError> {
+    fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), HipReplayError> {
         self.warm = (0..tables)
             .map(|_| HipSolve::new(self.params.clone(), &self.warm_host))
             .collect::<Result<_, _>>()
             .map_err(|e| HipReplayError::Params(e.to_string()))?;
+        self.lemmas = lemmas.then(Vec::new);
+        if lemmas {
+            // Taking (nothing yet) makes each table keep its lemmas.
+            for job in &self.warm {
+                job.take(0);
+            }
+        }
         Ok(())
     }
 
@@ -699,8 +720,31 @@ impl PnGame for HipPnGame {
         table: usize,
         p: usize,
         budget: u64,
+        start: u64,
     ) -> Result<Option<(u64, bool)>, HipReplayError> {
+        let tables = self.warm.len();
+        if let Some(pool) = self.lemmas.as_mut() {
+            for l in pool.iter_mut() {
+                if l.at <= start && l.by != table && !l.learnt[table] {
+                    self.warm[table]
+                        .learn(&l.blob)
+                        .map_err(|e| HipReplayError::Params(e.to_string()))?;
+                    l.learnt[table] = true;
+                }
+            }
+        }
         let (nodes, answer) = self.explore_on(&self.warm[table], p, budget)?;
+        if let Some(pool) = self.lemmas.as_mut() {
+            let blob = self.warm[table].take(usize::MAX);
+            if !blob.is_empty() {
+                pool.push(Published {
+                    at: start + nodes.min(budget),
+                    by: table,
+                    blob,
+                    learnt: vec![false; tables],
+                });
+            }
+        }
         self.searches.0 += 1;
         self.searches.1 += nodes;
         Ok(answer.map(|v| (nodes, v)).filter(|&(n, _)| n <= budget))
@@ -767,7 +811,7 @@ mod tests {
             assert_eq!(lo, hi, "{params:?} is solved exactly");
             for target in [0, 1] {
                 for budget in [256, 4096] {
-                    for tables in [Tables::Cold, Tables::Worker, Tables::Job] {
+                    for tables in [Tables::Cold, Tables::Worker, Tables::Job, Tables::Lemmas] {
                         for n in [1, 2, 5] {
                             let out = replay(&params, target, budget, tables, n);
                             assert_eq!(
@@ -782,8 +826,8 @@ mod tests {
         }
     }
 
-    /// With one worker its table is the job's: the two warm models are the
-    /// same run; and a table kept across leaves saves nodes against cold
+    /// With one worker its table is the job's: the three warm models are
+    /// the same run; and a table kept across leaves saves nodes against cold
     /// leaves.
     #[test]
     fn one_worker_is_the_same_run_with_its_own_table_or_the_jobs() {
@@ -793,6 +837,9 @@ mod tests {
                 let worker = replay(&params, 0, budget, Tables::Worker, 1);
                 let job = replay(&params, 0, budget, Tables::Job, 1);
                 assert_eq!(worker, job, "{params:?} budget {budget}");
+                // Alone, a worker learns no lemmas but its own.
+                let lemmas = replay(&params, 0, budget, Tables::Lemmas, 1);
+                assert_eq!(worker, lemmas, "{params:?} budget {budget}");
                 let cold = replay(&params, 0, budget, Tables::Cold, 1);
                 // Where leaves are expanded, their children find what the
                 // expanded search stored.
@@ -811,7 +858,7 @@ mod tests {
     #[test]
     fn a_warm_replay_is_deterministic() {
         let params = SolveParams::new(3, 4, false);
-        for tables in [Tables::Worker, Tables::Job] {
+        for tables in [Tables::Worker, Tables::Job, Tables::Lemmas] {
             let a = replay(&params, 0, 256, tables, 3);
             let b = replay(&params, 0, 256, tables, 3);
             assert_eq!(a, b, "{tables:?}");

@@ -52,7 +52,10 @@
 //! tables across leaves instead: each worker's own table, persisting across
 //! the leaves it searches ([`Tables::Worker`]), or one table that every
 //! worker's search reads and writes ([`Tables::Job`], an optimistic bound
-//! on a job-wide table of settled positions). A leaf's cost then depends on
+//! on a job-wide table of settled positions), or each worker's own table
+//! and the lemmas the other workers' searches published by the time it
+//! starts a leaf ([`Tables::Lemmas`]: a search publishes its lemmas when it
+//! ends, or would have ended had it not been cancelled). A leaf's cost then depends on
 //! what its table saw before, so it is searched, to its end or its budget,
 //! when its worker starts it, in the order of virtual time (workers that
 //! start at the same time in worker order); a search cancelled after x
@@ -81,16 +84,19 @@ pub trait PnGame {
     /// (`None`: more). Asked with no larger a budget than the replay needs.
     fn cost_within(&mut self, p: usize, budget: u64) -> Result<Option<(u64, bool)>, Self::Error>;
     /// The warm models: forgets every table and makes `tables` empty ones
-    /// (a replay starts).
-    fn reset_tables(&mut self, tables: usize) -> Result<(), Self::Error>;
+    /// (a replay starts); with `lemmas`, the tables share lemmas.
+    fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), Self::Error>;
     /// The warm models: searches `p`'s question on table `table` (whose
     /// contents persist from one search to the next) for at most `budget`
-    /// nodes: the nodes and the answer, or `None` if the budget ran out.
+    /// nodes, starting at time `start`: the nodes and the answer, or `None`
+    /// if the budget ran out. Sharing lemmas, the table first learns those
+    /// published by then, and the search publishes its own at its end.
     fn search_on(
         &mut self,
         table: usize,
         p: usize,
         budget: u64,
+        start: u64,
     ) -> Result<Option<(u64, bool)>, Self::Error>;
 }
 
@@ -105,6 +111,8 @@ pub enum Tables {
     Worker,
     /// One table for all the workers.
     Job,
+    /// A table per worker, and the lemmas of the others' ended searches.
+    Lemmas,
 }
 
 /// A position of the tree as the rules see it.
@@ -431,8 +439,9 @@ pub fn replay_pn<G: PnGame>(
     let mut slots: Vec<Option<Held>> = vec![None; workers.max(1)];
     match policy.tables {
         Tables::Cold => {}
-        Tables::Worker => game.reset_tables(slots.len())?,
-        Tables::Job => game.reset_tables(1)?,
+        Tables::Worker => game.reset_tables(slots.len(), false)?,
+        Tables::Job => game.reset_tables(1, false)?,
+        Tables::Lemmas => game.reset_tables(slots.len(), true)?,
     }
     let mut out = PnOutcome {
         outcome: Outcome {
@@ -464,14 +473,14 @@ pub fn replay_pn<G: PnGame>(
             // The warm models search the leaf now, on its worker's table.
             let table = match policy.tables {
                 Tables::Cold => None,
-                Tables::Worker => Some(w),
+                Tables::Worker | Tables::Lemmas => Some(w),
                 Tables::Job => Some(0),
             };
             let end = match table {
                 None => None,
                 Some(t) => {
                     let cap = leaf_cap(&tree, leaf, budget);
-                    Some(match game.search_on(t, tree.nodes[leaf].pos, cap)? {
+                    Some(match game.search_on(t, tree.nodes[leaf].pos, cap, now)? {
                         Some((cost, v)) if cost <= cap => (now + cost, Some(v)),
                         _ => (now + cap, None),
                     })
@@ -653,6 +662,8 @@ mod tests {
         asked: Vec<usize>,
         /// The warm models' tables: the positions each one searched.
         tables: Vec<Vec<usize>>,
+        /// Shared lemmas: (published at, by table, position).
+        lemmas: Option<Vec<(u64, usize, usize)>>,
     }
 
     impl Tiny {
@@ -691,24 +702,33 @@ mod tests {
             self.asked[p] += 1;
             Ok(Some(self.cost[p]).filter(|&(c, _)| c <= budget))
         }
-        fn reset_tables(&mut self, tables: usize) -> Result<(), ()> {
+        fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), ()> {
             self.tables = vec![Vec::new(); tables];
+            self.lemmas = lemmas.then(Vec::new);
             Ok(())
         }
-        /// A warm table: a position whose parent the table searched costs
-        /// half its cost.
+        /// A warm table: a position whose parent the table searched, or
+        /// another table published by `start`, costs half its cost.
         fn search_on(
             &mut self,
             table: usize,
             p: usize,
             budget: u64,
+            start: u64,
         ) -> Result<Option<(u64, bool)>, ()> {
+            let learnt = self.lemmas.iter().flatten();
+            let learnt = learnt.filter(|&&(at, _, _)| at <= start).map(|l| l.2);
             let warm = self.tables[table]
                 .iter()
-                .any(|&q| self.children[q].contains(&p));
+                .copied()
+                .chain(learnt)
+                .any(|q| self.children[q].contains(&p));
             self.tables[table].push(p);
             let (cost, answer) = self.cost[p];
             let cost = if warm { cost / 2 } else { cost };
+            if let Some(l) = self.lemmas.as_mut() {
+                l.push((start + cost.min(budget), table, p));
+            }
             Ok(Some((cost, answer)).filter(|&(c, _)| c <= budget))
         }
     }
@@ -949,6 +969,9 @@ mod tests {
         // The job's table: c1 is warm too (20) and disproves at 120; c2
         // is cancelled at 20 nodes.
         assert_eq!(run(&mut g, Tables::Job, 2), (120, 20, 120));
+        // Lemmas: big's search, published at its end (100), warms c1 on
+        // worker 1 as the job's table does.
+        assert_eq!(run(&mut g, Tables::Lemmas, 2), (120, 20, 120));
         // One worker: the two models are one; c2 (30) then c1 (20).
         assert_eq!(run(&mut g, Tables::Worker, 1), (150, 0, 150));
         assert_eq!(run(&mut g, Tables::Job, 1), (150, 0, 150));
@@ -1059,7 +1082,7 @@ mod tests {
             for budget in [1, 10, 1000] {
                 for depth in [0, 1] {
                     for n in [1, 3] {
-                        for tables in [Tables::Cold, Tables::Worker, Tables::Job] {
+                        for tables in [Tables::Cold, Tables::Worker, Tables::Job, Tables::Lemmas] {
                             let p = PnPolicy {
                                 tables,
                                 ..policy(budget, depth)
