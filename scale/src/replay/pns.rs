@@ -62,9 +62,9 @@
 //! nodes counts x nodes, but its table keeps all it stored (optimistic: a
 //! real worker stops storing at the cancellation).
 //!
-//! What it leaves out, as the order policy does: lemmas, round trips
-//! (leases, expansions and cancellations are instant), and the
-//! coordinator's own time on the tree.
+//! What it leaves out, as the order policy does: lemmas' delays (and, but
+//! for [`Tables::Lemmas`], lemmas), round trips (leases, expansions and
+//! cancellations are instant), and the coordinator's own time on the tree.
 
 use std::collections::HashMap;
 
