@@ -71,7 +71,9 @@ struct ReplayArgs {
     workers: Vec<usize>,
     /// The table of the census's searches (units the record has no
     /// result for), MiB; default: the family's for the board. Under
-    /// `--policy pn`: the largest table of a leaf's search (default 256).
+    /// `--policy pn`: the largest table of a cold leaf's search (default
+    /// 256), and each warm table's size (default: the family's for the
+    /// board, a worker's).
     #[arg(long)]
     cache_mib: Option<u64>,
     /// The scheduling replayed: `order`, the coordinator's (units in
@@ -101,6 +103,22 @@ struct ReplayArgs {
     /// 1 and 1, instead of by its mobility.
     #[arg(long)]
     pn_uniform: bool,
+    /// `--policy pn`: what a leaf's search finds in its table: `cold`, an
+    /// empty one each leaf; `worker`, each worker's own, kept across the
+    /// leaves it searches; `job`, one table all the workers share;
+    /// `lemmas`, each worker's own and the lemmas of the others' searches
+    /// ended by the time it starts a leaf.
+    #[arg(long, value_enum, default_value_t = PnTables::Cold)]
+    pn_tables: PnTables,
+}
+
+/// The proof-number policy's table model (`replay::pns::Tables`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PnTables {
+    Cold,
+    Worker,
+    Job,
+    Lemmas,
 }
 
 /// A replay's scheduling policy.
@@ -321,16 +339,30 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         virtual_pn: r.pn_virtual,
         depth: r.pn_depth.unwrap_or(game.root_depth()),
         mobility: !r.pn_uniform,
+        tables: match r.pn_tables {
+            PnTables::Cold => replay::pns::Tables::Cold,
+            PnTables::Worker => replay::pns::Tables::Worker,
+            PnTables::Job => replay::pns::Tables::Job,
+            PnTables::Lemmas => replay::pns::Tables::Lemmas,
+        },
+    };
+    // The warm models' name; the cold one's output is as without them.
+    let tables_name = match policy.tables {
+        replay::pns::Tables::Cold => None,
+        replay::pns::Tables::Worker => Some("worker"),
+        replay::pns::Tables::Job => Some("job"),
+        replay::pns::Tables::Lemmas => Some("lemmas"),
     };
     let recorded = game.recorded_work.0 + game.recorded_work.1;
     eprintln!(
         "proof-number policy: P1 reaches at least {} ?, budget {} nodes, virtual {}, depth {}, \
-         mobility {}; the recorded run: {} nodes, {} discarded, value {:?}",
+         mobility {}{}; the recorded run: {} nodes, {} discarded, value {:?}",
         game.target(),
         policy.budget,
         policy.virtual_pn,
         policy.depth,
         policy.mobility,
+        tables_name.map_or(String::new(), |t| format!(", tables {t}")),
         game.recorded_work.0,
         game.recorded_work.1,
         game.recorded_value,
@@ -371,7 +403,7 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         game.searches.0, game.searches.1,
     );
     let value = |p: &replay::pns::PnOutcome| p.root.map(|a| game.value_of_answer(a));
-    Ok(serde_json::json!({
+    let mut out = serde_json::json!({
         "db": r.db.display().to_string(),
         "policy": "pn",
         "pn_target": game.target(),
@@ -409,5 +441,9 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
                 "value": value(&row.pn).map(|(lo, hi)| [lo, hi]),
             })
         }).collect::<Vec<_>>(),
-    }))
+    });
+    if let Some(t) = tables_name {
+        out["pn_tables"] = t.into();
+    }
+    Ok(out)
 }

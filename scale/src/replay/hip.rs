@@ -20,7 +20,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use orchard_core::{codec, Exploration, Host, LocalFlags, MootJudge, MootUnits, SearchFamily};
+use orchard_core::{
+    codec, Exploration, Host, LemmaExchange, LocalFlags, MootJudge, MootUnits, SearchFamily,
+};
 use orchard_hip::solve::{
     value_of, Expect, HipSolve, Key, SolveParams, SolveSummary, SolveUnit, TreeNode, Window,
 };
@@ -329,18 +331,33 @@ impl Oracle for HipOracle {
 /// far as the replay needs, with a budget that at least doubles from one
 /// try to the next. What the searches learn is kept beside the database
 /// (`DB.pn-census`, by canonical position and question).
+///
+/// The warm models ([`super::pns::Tables`]) search leaves on jobs that
+/// persist across a replay's searches instead (each a `HipSolve` job, whose
+/// table lives as long as the job: what a worker keeps from one unit to the
+/// next), with the table a worker of the job would have (`--cache-mib`, else
+/// the family's for the board); their costs depend on the history, so the
+/// census neither answers nor keeps them.
 pub struct HipPnGame {
     job: HipSolve,
     params: SolveParams,
     /// The largest table of a leaf's search, MiB.
     max_mib: u64,
+    /// The warm models' tables: `cache_mib` as given.
+    warm_host: Host,
+    warm: Vec<HipSolve>,
+    /// Sharing lemmas: each published blob (when, by which table), and
+    /// which tables learnt it.
+    lemmas: Option<Vec<Published>>,
     target: i8,
     /// The most a leaf is searched for (the policy's budget).
     budget: u64,
     positions: Vec<PnPos>,
     index: HashMap<Key, usize>,
     census: HashMap<(Key, i8), (u64, Option<bool>)>,
-    census_path: PathBuf,
+    /// Where the census is kept (`None`: nowhere, a game made from
+    /// parameters alone).
+    census_path: Option<PathBuf>,
     census_new: bool,
     /// The record's root value (P1's interval), and the recorded run's
     /// nodes and discarded nodes.
@@ -348,6 +365,14 @@ pub struct HipPnGame {
     pub recorded_work: (u64, u64),
     /// Leaf searches run in this process, and their nodes.
     pub searches: (usize, u64),
+}
+
+/// A search's lemmas, published at `at` by table `by`.
+struct Published {
+    at: u64,
+    by: usize,
+    blob: Vec<u8>,
+    learnt: Vec<bool>,
 }
 
 /// A position of the proof-number tree.
@@ -397,10 +422,6 @@ impl HipPnGame {
         }
         let recorded_value =
             value_of(&params, &merged, &[]).map_err(|e| HipReplayError::Params(e.to_string()))?;
-        let target = target.unwrap_or(match params.expect {
-            Some(Expect::First) => 1,
-            _ => 0,
-        });
         let census_path = PathBuf::from(format!("{}.pn-census", db.display()));
         let census = match std::fs::read(&census_path) {
             Ok(bytes) => codec::decode::<PnCensusFile>(&bytes)
@@ -419,19 +440,53 @@ impl HipPnGame {
                 })
             }
         };
+        let mut game = HipPnGame::from_params(params, target, budget, cache_mib)?;
+        game.census = census;
+        game.census_path = Some(census_path);
+        game.recorded_value = recorded_value;
+        game.recorded_work = record.work();
+        // The root was interned before the census was read.
+        game.positions.clear();
+        game.index.clear();
+        game.intern(Vec::new())?;
+        Ok(game)
+    }
+
+    /// The game of a job of parameters `params`, without a record or a
+    /// census (nothing recorded: value (-1, 1), work 0); the rest as
+    /// [`HipPnGame::open`].
+    pub fn from_params(
+        params: SolveParams,
+        target: Option<i8>,
+        budget: u64,
+        cache_mib: Option<u64>,
+    ) -> Result<HipPnGame, HipReplayError> {
+        let job = HipSolve::new(params.clone(), &Host::default())
+            .map_err(|e| HipReplayError::Params(e.to_string()))?;
+        let target = target.unwrap_or(match params.expect {
+            Some(Expect::First) => 1,
+            _ => 0,
+        });
+        let warm_host = Host {
+            cache_mib,
+            ..Host::default()
+        };
         let mut game = HipPnGame {
             job,
             params,
             max_mib: cache_mib.unwrap_or(256),
+            warm_host,
+            warm: Vec::new(),
+            lemmas: None,
             target,
             budget,
             positions: Vec::new(),
             index: HashMap::new(),
-            census,
-            census_path,
+            census: HashMap::new(),
+            census_path: None,
             census_new: false,
-            recorded_value,
-            recorded_work: record.work(),
+            recorded_value: (-1, 1),
+            recorded_work: (0, 0),
             searches: (0, 0),
         };
         game.intern(Vec::new())?;
@@ -495,23 +550,65 @@ impl HipPnGame {
     /// Writes what the searches learnt beside the database, if anything
     /// since the last write.
     pub fn save_census(&mut self) -> Result<(), HipReplayError> {
-        if !self.census_new {
+        let Some(census_path) = self.census_path.clone().filter(|_| self.census_new) else {
             return Ok(());
-        }
+        };
         let mut file: PnCensusFile = self
             .census
             .iter()
             .map(|(&((a, b), t), &(n, v))| (a, b, t, n, v))
             .collect();
         file.sort_unstable();
-        std::fs::write(&self.census_path, codec::encode(&file)).map_err(|source| {
+        std::fs::write(&census_path, codec::encode(&file)).map_err(|source| {
             HipReplayError::Census {
-                path: self.census_path.clone(),
+                path: census_path.clone(),
                 source,
             }
         })?;
         self.census_new = false;
         Ok(())
+    }
+
+    /// Searches position `p`'s question on `job` (its table as it is) for
+    /// at most `budget` nodes: the nodes, and the answer if it finished.
+    fn explore_on(
+        &self,
+        job: &HipSolve,
+        p: usize,
+        budget: u64,
+    ) -> Result<(u64, Option<bool>), HipReplayError> {
+        let pos = &self.positions[p];
+        let bad = |reason: String| HipReplayError::Position {
+            moves: pos.moves.clone(),
+            reason,
+        };
+        let unit = SolveUnit {
+            moves: pos.moves.clone(),
+            window: Window::new(self.target - 1, self.target)
+                .expect("a target of 0 or 1 makes a window"),
+        };
+        let flags = LocalFlags::default();
+        let explored = job
+            .explore(&unit, &flags.context(budget))
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(match explored {
+            Exploration::Finished(s) => {
+                let (lo, hi) = s
+                    .known
+                    .get(&pos.node.key)
+                    .map(|k| (k.lo, k.hi))
+                    .ok_or_else(|| bad("the search recorded nothing of it".into()))?;
+                let answer = if lo >= self.target {
+                    true
+                } else if hi < self.target {
+                    false
+                } else {
+                    return Err(bad(format!("{lo}..={hi} does not answer the question")));
+                };
+                (s.nodes, Some(answer))
+            }
+            Exploration::Split { explored, .. } => (explored.nodes.max(budget), None),
+        })
     }
 
     /// Searches position `p` on a fresh job for at most `budget` nodes.
@@ -531,35 +628,12 @@ impl HipPnGame {
             ..Host::default()
         };
         let cold = HipSolve::new(self.params.clone(), &host).map_err(|e| bad(e.to_string()))?;
-        let unit = SolveUnit {
-            moves: pos.moves.clone(),
-            window: Window::new(self.target - 1, self.target)
-                .expect("a target of 0 or 1 makes a window"),
-        };
-        let flags = LocalFlags::default();
-        let explored = cold
-            .explore(&unit, &flags.context(budget))
-            .map_err(|e| bad(e.to_string()))?;
         let key = pos.node.key;
-        let label = self.job.unit_label(&unit);
-        let entry = match explored {
-            Exploration::Finished(s) => {
-                let (lo, hi) = s
-                    .known
-                    .get(&key)
-                    .map(|k| (k.lo, k.hi))
-                    .ok_or_else(|| bad("the search recorded nothing of it".into()))?;
-                let answer = if lo >= self.target {
-                    true
-                } else if hi < self.target {
-                    false
-                } else {
-                    return Err(bad(format!("{lo}..={hi} does not answer the question")));
-                };
-                (s.nodes, Some(answer))
-            }
-            Exploration::Split { explored, .. } => (explored.nodes.max(budget), None),
-        };
+        let label = self.job.unit_label(&SolveUnit {
+            moves: pos.moves.clone(),
+            window: Window::FULL,
+        });
+        let entry = self.explore_on(&cold, p, budget)?;
         self.searches.0 += 1;
         self.searches.1 += entry.0;
         let pos = &mut self.positions[p];
@@ -624,5 +698,171 @@ impl PnGame for HipPnGame {
             self.search(p, b)?;
         }
         Ok(self.positions[p].found.filter(|&(n, _)| n <= budget))
+    }
+
+    fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), HipReplayError> {
+        self.warm = (0..tables)
+            .map(|_| HipSolve::new(self.params.clone(), &self.warm_host))
+            .collect::<Result<_, _>>()
+            .map_err(|e| HipReplayError::Params(e.to_string()))?;
+        self.lemmas = lemmas.then(Vec::new);
+        if lemmas {
+            // Taking (nothing yet) makes each table keep its lemmas.
+            for job in &self.warm {
+                job.take(0);
+            }
+        }
+        Ok(())
+    }
+
+    fn search_on(
+        &mut self,
+        table: usize,
+        p: usize,
+        budget: u64,
+        start: u64,
+    ) -> Result<Option<(u64, bool)>, HipReplayError> {
+        let tables = self.warm.len();
+        if let Some(pool) = self.lemmas.as_mut() {
+            for l in pool.iter_mut() {
+                if l.at <= start && l.by != table && !l.learnt[table] {
+                    self.warm[table]
+                        .learn(&l.blob)
+                        .map_err(|e| HipReplayError::Params(e.to_string()))?;
+                    l.learnt[table] = true;
+                }
+            }
+        }
+        let (nodes, answer) = self.explore_on(&self.warm[table], p, budget)?;
+        if let Some(pool) = self.lemmas.as_mut() {
+            let blob = self.warm[table].take(usize::MAX);
+            if !blob.is_empty() {
+                pool.push(Published {
+                    at: start + nodes.min(budget),
+                    by: table,
+                    blob,
+                    learnt: vec![false; tables],
+                });
+            }
+        }
+        self.searches.0 += 1;
+        self.searches.1 += nodes;
+        Ok(answer.map(|v| (nodes, v)).filter(|&(n, _)| n <= budget))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::pns::{replay_pn, PnOutcome, PnPolicy, Tables};
+    use super::*;
+
+    /// The first player's value of the empty board, by the family's solver
+    /// on one job, whole.
+    fn value(params: &SolveParams) -> (i8, i8) {
+        let job = HipSolve::new(params.clone(), &Host::default()).unwrap();
+        let root = SolveUnit {
+            moves: Vec::new(),
+            window: Window::FULL,
+        };
+        let Exploration::Finished(s) = job
+            .explore(&root, &LocalFlags::default().context(u64::MAX))
+            .unwrap()
+        else {
+            panic!("a search without a budget finishes");
+        };
+        let key = job.tree_node(&[]).unwrap().key;
+        let k = s.known.get(&key).unwrap();
+        (k.lo, k.hi)
+    }
+
+    fn replay(
+        params: &SolveParams,
+        target: i8,
+        budget: u64,
+        tables: Tables,
+        n: usize,
+    ) -> PnOutcome {
+        let mut game = HipPnGame::from_params(params.clone(), Some(target), budget, None).unwrap();
+        let policy = PnPolicy {
+            budget,
+            virtual_pn: 1,
+            depth: params.root_depth(),
+            mobility: true,
+            tables,
+        };
+        replay_pn(&mut game, policy, n).unwrap()
+    }
+
+    fn boards() -> Vec<SolveParams> {
+        vec![
+            SolveParams::new(3, 4, false),
+            SolveParams::new(3, 3, true),
+            SolveParams::new(2, 5, false),
+        ]
+    }
+
+    /// Whatever the tables keep, every replay settles the question to the
+    /// game's value: both questions, fine and coarse budgets, one and
+    /// several workers.
+    #[test]
+    fn a_warm_table_never_changes_a_settled_value() {
+        for params in boards() {
+            let (lo, hi) = value(&params);
+            assert_eq!(lo, hi, "{params:?} is solved exactly");
+            for target in [0, 1] {
+                for budget in [256, 4096] {
+                    for tables in [Tables::Cold, Tables::Worker, Tables::Job, Tables::Lemmas] {
+                        for n in [1, 2, 5] {
+                            let out = replay(&params, target, budget, tables, n);
+                            assert_eq!(
+                                out.root,
+                                Some(lo >= target),
+                                "{params:?} target {target} budget {budget} {tables:?} N {n}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// With one worker its table is the job's: the three warm models are
+    /// the same run; and a table kept across leaves saves nodes against cold
+    /// leaves.
+    #[test]
+    fn one_worker_is_the_same_run_with_its_own_table_or_the_jobs() {
+        let mut expanded = 0;
+        for params in boards() {
+            for budget in [32, 256] {
+                let worker = replay(&params, 0, budget, Tables::Worker, 1);
+                let job = replay(&params, 0, budget, Tables::Job, 1);
+                assert_eq!(worker, job, "{params:?} budget {budget}");
+                // Alone, a worker learns no lemmas but its own.
+                let lemmas = replay(&params, 0, budget, Tables::Lemmas, 1);
+                assert_eq!(worker, lemmas, "{params:?} budget {budget}");
+                let cold = replay(&params, 0, budget, Tables::Cold, 1);
+                // Where leaves are expanded, their children find what the
+                // expanded search stored.
+                let (w, c) = (worker.outcome.nodes, cold.outcome.nodes);
+                assert!(w <= c, "{params:?} budget {budget}: warm {w} cold {c}");
+                if cold.expansions > 0 {
+                    assert!(w < c, "{params:?} budget {budget}: warm {w} cold {c}");
+                    expanded += 1;
+                }
+            }
+        }
+        assert!(expanded > 0, "no replay expanded a leaf");
+    }
+
+    /// The warm models are deterministic: the same replay twice is the same.
+    #[test]
+    fn a_warm_replay_is_deterministic() {
+        let params = SolveParams::new(3, 4, false);
+        for tables in [Tables::Worker, Tables::Job, Tables::Lemmas] {
+            let a = replay(&params, 0, 256, tables, 3);
+            let b = replay(&params, 0, 256, tables, 3);
+            assert_eq!(a, b, "{tables:?}");
+            assert!(a.outcome.units_done > 3, "{tables:?}: {a:?}");
+        }
     }
 }

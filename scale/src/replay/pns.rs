@@ -46,9 +46,24 @@
 //! largest amount of work a leaf can add to the critical path, and the
 //! work lost on each expansion.
 //!
-//! What it leaves out, as the order policy does: tables and lemmas (every
-//! leaf costs its cold cost, a search that ran out of budget hands nothing
-//! down to the children), round trips (leases, expansions and
+//! Tables (`tables`, [`Tables`]): by default every leaf costs its cold cost
+//! (a fresh job, an empty table: the cost is a property of the position and
+//! is asked for only as far as the replay needs it). The warm models keep
+//! tables across leaves instead: each worker's own table, persisting across
+//! the leaves it searches ([`Tables::Worker`]), or one table that every
+//! worker's search reads and writes ([`Tables::Job`], an optimistic bound
+//! on a job-wide table of settled positions), or each worker's own table
+//! and the lemmas the other workers' searches published by the time it
+//! starts a leaf ([`Tables::Lemmas`]: a search publishes its lemmas when it
+//! ends, or would have ended had it not been cancelled). A leaf's cost then depends on
+//! what its table saw before, so it is searched, to its end or its budget,
+//! when its worker starts it, in the order of virtual time (workers that
+//! start at the same time in worker order); a search cancelled after x
+//! nodes counts x nodes, but its table keeps all it stored (optimistic: a
+//! real worker stops storing at the cancellation).
+//!
+//! What it leaves out, as the order policy does: lemmas' delays (and, but
+//! for [`Tables::Lemmas`], lemmas), round trips (leases, expansions and
 //! cancellations are instant), and the coordinator's own time on the tree.
 
 use std::collections::HashMap;
@@ -68,6 +83,36 @@ pub trait PnGame {
     /// nothing, in nodes, and the answer, if the cost is at most `budget`
     /// (`None`: more). Asked with no larger a budget than the replay needs.
     fn cost_within(&mut self, p: usize, budget: u64) -> Result<Option<(u64, bool)>, Self::Error>;
+    /// The warm models: forgets every table and makes `tables` empty ones
+    /// (a replay starts); with `lemmas`, the tables share lemmas.
+    fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), Self::Error>;
+    /// The warm models: searches `p`'s question on table `table` (whose
+    /// contents persist from one search to the next) for at most `budget`
+    /// nodes, starting at time `start`: the nodes and the answer, or `None`
+    /// if the budget ran out. Sharing lemmas, the table first learns those
+    /// published by then, and the search publishes its own at its end.
+    fn search_on(
+        &mut self,
+        table: usize,
+        p: usize,
+        budget: u64,
+        start: u64,
+    ) -> Result<Option<(u64, bool)>, Self::Error>;
+}
+
+/// Where a leaf's search finds what earlier searches stored (see the
+/// module's doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tables {
+    /// A fresh, empty table every leaf.
+    #[default]
+    Cold,
+    /// A table per worker, kept across the leaves it searches.
+    Worker,
+    /// One table for all the workers.
+    Job,
+    /// A table per worker, and the lemmas of the others' ended searches.
+    Lemmas,
 }
 
 /// A position of the tree as the rules see it.
@@ -95,6 +140,8 @@ pub struct PnPolicy {
     /// An open leaf starts at its mobility (see the module's doc) rather
     /// than at 1 and 1.
     pub mobility: bool,
+    /// What a leaf's search finds in its table.
+    pub tables: Tables,
 }
 
 /// What a proof-number replay found beyond the [`Outcome`] (whose `nodes`
@@ -390,6 +437,12 @@ pub fn replay_pn<G: PnGame>(
         level = next;
     }
     let mut slots: Vec<Option<Held>> = vec![None; workers.max(1)];
+    match policy.tables {
+        Tables::Cold => {}
+        Tables::Worker => game.reset_tables(slots.len(), false)?,
+        Tables::Job => game.reset_tables(1, false)?,
+        Tables::Lemmas => game.reset_tables(slots.len(), true)?,
+    }
     let mut out = PnOutcome {
         outcome: Outcome {
             workers,
@@ -409,15 +462,34 @@ pub fn replay_pn<G: PnGame>(
     };
     let mut now = 0u64;
     while tree.nodes[0].value.is_none() {
-        for slot in slots.iter_mut().filter(|s| s.is_none()) {
+        for (w, slot) in slots.iter_mut().enumerate() {
+            if slot.is_some() {
+                continue;
+            }
             let Some(leaf) = tree.most_proving() else {
                 break;
             };
             tree.hold(leaf, true);
+            // The warm models search the leaf now, on its worker's table.
+            let table = match policy.tables {
+                Tables::Cold => None,
+                Tables::Worker | Tables::Lemmas => Some(w),
+                Tables::Job => Some(0),
+            };
+            let end = match table {
+                None => None,
+                Some(t) => {
+                    let cap = leaf_cap(&tree, leaf, budget);
+                    Some(match game.search_on(t, tree.nodes[leaf].pos, cap, now)? {
+                        Some((cost, v)) if cost <= cap => (now + cost, Some(v)),
+                        _ => (now + cap, None),
+                    })
+                }
+            };
             *slot = Some(Held {
                 leaf,
                 start: now,
-                end: None,
+                end,
             });
         }
         if tree.nodes[0].value.is_some() {
@@ -492,12 +564,7 @@ fn next_end<G: PnGame>(
         let Some(h) = slot.as_mut().filter(|h| h.end.is_none()) else {
             continue;
         };
-        // A leaf with no children to expand into is searched to its end.
-        let cap = if tree.nodes[h.leaf].expandable {
-            budget
-        } else {
-            u64::MAX
-        };
+        let cap = leaf_cap(tree, h.leaf, budget);
         let ask = first.map_or(cap, |(e, _)| (e - h.start).min(cap));
         let end = match game.cost_within(tree.nodes[h.leaf].pos, ask)? {
             Some((cost, v)) => Some((h.start + cost, Some(v))),
@@ -512,6 +579,16 @@ fn next_end<G: PnGame>(
         }
     }
     Ok(first.map(|(_, w)| w))
+}
+
+/// The most a worker searches leaf `i` for: the budget, or to its end if
+/// it has no children to expand into.
+fn leaf_cap(tree: &Tree, i: usize, budget: u64) -> u64 {
+    if tree.nodes[i].expandable {
+        budget
+    } else {
+        u64::MAX
+    }
 }
 
 /// One row of a proof-number replay table: the figures against its own
@@ -583,6 +660,10 @@ mod tests {
         cost: Vec<(u64, bool)>,
         /// How often each position's cost was asked for.
         asked: Vec<usize>,
+        /// The warm models' tables: the positions each one searched.
+        tables: Vec<Vec<usize>>,
+        /// Shared lemmas: (published at, by table, position).
+        lemmas: Option<Vec<(u64, usize, usize)>>,
     }
 
     impl Tiny {
@@ -621,6 +702,35 @@ mod tests {
             self.asked[p] += 1;
             Ok(Some(self.cost[p]).filter(|&(c, _)| c <= budget))
         }
+        fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), ()> {
+            self.tables = vec![Vec::new(); tables];
+            self.lemmas = lemmas.then(Vec::new);
+            Ok(())
+        }
+        /// A warm table: a position whose parent the table searched, or
+        /// another table published by `start`, costs half its cost.
+        fn search_on(
+            &mut self,
+            table: usize,
+            p: usize,
+            budget: u64,
+            start: u64,
+        ) -> Result<Option<(u64, bool)>, ()> {
+            let learnt = self.lemmas.iter().flatten();
+            let learnt = learnt.filter(|&&(at, _, _)| at <= start).map(|l| l.2);
+            let warm = self.tables[table]
+                .iter()
+                .copied()
+                .chain(learnt)
+                .any(|q| self.children[q].contains(&p));
+            self.tables[table].push(p);
+            let (cost, answer) = self.cost[p];
+            let cost = if warm { cost / 2 } else { cost };
+            if let Some(l) = self.lemmas.as_mut() {
+                l.push((start + cost.min(budget), table, p));
+            }
+            Ok(Some((cost, answer)).filter(|&(c, _)| c <= budget))
+        }
     }
 
     fn policy(budget: u64, depth: u32) -> PnPolicy {
@@ -629,6 +739,7 @@ mod tests {
             virtual_pn: 1,
             depth,
             mobility: false,
+            tables: Tables::Cold,
         }
     }
 
@@ -827,6 +938,49 @@ mod tests {
         assert_eq!((out.expansions, out.outcome.nodes), (0, 5000));
     }
 
+    /// The warm models: a leaf is searched on its worker's table (worker
+    /// tables) or on the one table (job), so that a child of a position
+    /// searched on the same table costs less (the game's model: half).
+    /// AND `big` over c2 (60, proved) and c1 (40, disproved), budget 100:
+    /// `big` runs out on worker 0 and is expanded; worker 0 takes c2, worker
+    /// 1 takes c1.
+    #[test]
+    fn warm_tables_price_a_leaf_by_what_its_table_saw() {
+        let mut g = Tiny::default();
+        let c1 = g.pos(true, &[], 40, false);
+        let c2 = g.pos(true, &[], 60, true);
+        let big = g.pos(false, &[c2, c1], 5000, false);
+        g.pos(true, &[big], 0, false);
+        let run = |g: &mut Tiny, tables, n| {
+            let p = PnPolicy {
+                tables,
+                ..policy(100, 1)
+            };
+            let out = replay_pn(g, p, n).unwrap();
+            assert_eq!(out.root, Some(false));
+            let o = out.outcome;
+            (o.nodes, o.discarded, o.makespan)
+        };
+        // Cold: c1 (40) disproves big at 140; c2 is cancelled at 40 nodes.
+        assert_eq!(run(&mut g, Tables::Cold, 2), (140, 40, 140));
+        // Worker tables: c2 is warm on worker 0 (30), c1 cold on worker 1
+        // (40): c2 ends at 130, c1 disproves at 140.
+        assert_eq!(run(&mut g, Tables::Worker, 2), (170, 0, 140));
+        // The job's table: c1 is warm too (20) and disproves at 120; c2
+        // is cancelled at 20 nodes.
+        assert_eq!(run(&mut g, Tables::Job, 2), (120, 20, 120));
+        // Lemmas: big's search, published at its end (100), warms c1 on
+        // worker 1 as the job's table does.
+        assert_eq!(run(&mut g, Tables::Lemmas, 2), (120, 20, 120));
+        // One worker: the two models are one; c2 (30) then c1 (20).
+        assert_eq!(run(&mut g, Tables::Worker, 1), (150, 0, 150));
+        assert_eq!(run(&mut g, Tables::Job, 1), (150, 0, 150));
+        // The cold model never searches on a table.
+        g.tables.clear();
+        run(&mut g, Tables::Cold, 2);
+        assert!(g.tables.is_empty());
+    }
+
     /// A position met twice (a transposition) is searched once: the
     /// second leaf is settled by the first's answer, for nothing.
     #[test]
@@ -928,8 +1082,18 @@ mod tests {
             for budget in [1, 10, 1000] {
                 for depth in [0, 1] {
                     for n in [1, 3] {
-                        let out = replay_pn(&mut g, policy(budget, depth), n).unwrap();
-                        assert_eq!(out.root, Some(want), "round {round} budget {budget} N {n}");
+                        for tables in [Tables::Cold, Tables::Worker, Tables::Job, Tables::Lemmas] {
+                            let p = PnPolicy {
+                                tables,
+                                ..policy(budget, depth)
+                            };
+                            let out = replay_pn(&mut g, p, n).unwrap();
+                            assert_eq!(
+                                out.root,
+                                Some(want),
+                                "round {round} budget {budget} N {n} {tables:?}"
+                            );
+                        }
                     }
                 }
             }
