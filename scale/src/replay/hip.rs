@@ -106,23 +106,11 @@ impl HipOracle {
         let job = HipSolve::new(params.clone(), &host)
             .map_err(|e| HipReplayError::Params(e.to_string()))?;
         let census_path = PathBuf::from(format!("{}.census", db.display()));
-        let census: HashMap<u64, (u64, Option<Vec<u8>>)> = match std::fs::read(&census_path) {
-            Ok(bytes) => codec::decode::<CensusFile>(&bytes)
-                .map_err(|e| HipReplayError::Census {
-                    path: census_path.clone(),
-                    source: std::io::Error::other(e),
-                })?
-                .into_iter()
-                .map(|(id, n, s)| (id, (n, s)))
-                .collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
-            Err(source) => {
-                return Err(HipReplayError::Census {
-                    path: census_path,
-                    source,
-                })
-            }
-        };
+        let census: HashMap<u64, (u64, Option<Vec<u8>>)> = read_census::<CensusFile>(&census_path)?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(id, n, s)| (id, (n, s)))
+            .collect();
         let index: HashMap<u64, usize> = record
             .units
             .iter()
@@ -423,23 +411,11 @@ impl HipPnGame {
         let recorded_value =
             value_of(&params, &merged, &[]).map_err(|e| HipReplayError::Params(e.to_string()))?;
         let census_path = PathBuf::from(format!("{}.pn-census", db.display()));
-        let census = match std::fs::read(&census_path) {
-            Ok(bytes) => codec::decode::<PnCensusFile>(&bytes)
-                .map_err(|e| HipReplayError::Census {
-                    path: census_path.clone(),
-                    source: std::io::Error::other(e),
-                })?
-                .into_iter()
-                .map(|(a, b, t, n, v)| (((a, b), t), (n, v)))
-                .collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
-            Err(source) => {
-                return Err(HipReplayError::Census {
-                    path: census_path,
-                    source,
-                })
-            }
-        };
+        let census = read_census::<PnCensusFile>(&census_path)?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(a, b, t, n, v)| (((a, b), t), (n, v)))
+            .collect();
         let mut game = HipPnGame::from_params(params, target, budget, cache_mib)?;
         game.census = census;
         game.census_path = Some(census_path);
@@ -748,6 +724,24 @@ impl PnGame for HipPnGame {
         self.searches.0 += 1;
         self.searches.1 += nodes;
         Ok(answer.map(|v| (nodes, v)).filter(|&(n, _)| n <= budget))
+    }
+}
+
+/// A census file's entries, or `None` when there is no file yet (a replay
+/// that has searched nothing).
+fn read_census<T: serde::de::DeserializeOwned>(
+    path: &std::path::Path,
+) -> Result<Option<T>, HipReplayError> {
+    let census = |source| HipReplayError::Census {
+        path: path.to_path_buf(),
+        source,
+    };
+    match std::fs::read(path) {
+        Ok(bytes) => codec::decode::<T>(&bytes)
+            .map(Some)
+            .map_err(|e| census(std::io::Error::other(e))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(census(e)),
     }
 }
 

@@ -81,6 +81,22 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Nothing done yet, by `workers` workers.
+    pub fn none(workers: usize) -> Outcome {
+        Outcome {
+            workers,
+            nodes: 0,
+            discarded: 0,
+            makespan: 0,
+            units_done: 0,
+            cancelled_running: 0,
+            cancelled_pending: 0,
+            speculative: 0,
+        }
+    }
+}
+
+impl Outcome {
     /// The work done, kept and discarded.
     pub fn work(&self) -> u64 {
         self.nodes + self.discarded
@@ -103,16 +119,7 @@ pub fn replay<O: Oracle>(oracle: &mut O, workers: usize) -> Result<Outcome, O::E
     oracle.reset();
     let mut pending: BTreeSet<usize> = oracle.roots().into_iter().collect();
     let mut slots: Vec<Option<Running>> = vec![None; workers.max(1)];
-    let mut out = Outcome {
-        workers,
-        nodes: 0,
-        discarded: 0,
-        makespan: 0,
-        units_done: 0,
-        cancelled_running: 0,
-        cancelled_pending: 0,
-        speculative: 0,
-    };
+    let mut out = Outcome::none(workers);
     let mut now = 0u64;
     loop {
         for slot in slots.iter_mut().filter(|s| s.is_none()) {

@@ -444,16 +444,7 @@ pub fn replay_pn<G: PnGame>(
         Tables::Lemmas => game.reset_tables(slots.len(), true)?,
     }
     let mut out = PnOutcome {
-        outcome: Outcome {
-            workers,
-            nodes: 0,
-            discarded: 0,
-            makespan: 0,
-            units_done: 0,
-            cancelled_running: 0,
-            cancelled_pending: 0,
-            speculative: 0,
-        },
+        outcome: Outcome::none(workers),
         expansions: 0,
         budget_nodes: 0,
         leaves_solved: 0,
