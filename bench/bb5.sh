@@ -16,6 +16,9 @@
 #   bench/bb5.sh                      # seeds 1 2 3, 400 subtrees each
 #   SEEDS="7" SAMPLES=1000 bench/bb5.sh
 #   PARAMS='{"long_limit":0}' bench/bb5.sh
+#   PARAMS='{"last_resort":true}' bench/bb5.sh   # as `orchard run` does;
+#                                     # without it the sample skips the last
+#                                     # resort (minutes a machine it fails on)
 #   LAST=1 RESULTS=results/job-1-busy-beaver.txt bench/bb5.sh
 #
 # Each run is bounded (timeout 1200 s) and niced: the machine is shared.
