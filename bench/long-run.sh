@@ -16,7 +16,8 @@
 #   draws-RxC-kK-sandwich     the same count by the sandwich method (inner
 #                             rows walked, outer rows counted per leaf)
 #   bb-N                      busy-beaver with N states: every machine of
-#                             the tree normal form decided
+#                             the tree normal form decided (the last
+#                             resort with Debian's CaDiCaL as --far-solver)
 #   weak-schur-K-N            sat: is [1..N] weakly sum-free in K colours
 #                             (examples/sat/schur.py --weak), cube-and-conquer
 #                             with Debian's CaDiCaL (apt-get install cadical)
@@ -96,7 +97,11 @@ args_of() {
     python3 "$repo/examples/sat/schur.py" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" --weak > "$cnf"
     echo "--programs $programs sat --cnf $cnf --solver $programs/cadical --cubes 8 --conflicts 1000000 --first-model"
   elif [[ "$1" =~ ^bb-([0-9]+)$ ]]; then
-    echo "busy-beaver --states ${BASH_REMATCH[1]}"
+    # The last resort's SAT solver: Debian's CaDiCaL, as for weak-schur-*.
+    local programs="$run_dir/programs"
+    mkdir -p "$programs"
+    ln -sf /usr/bin/cadical "$programs/cadical"
+    echo "--programs $programs busy-beaver --states ${BASH_REMATCH[1]} --far-solver $programs/cadical"
   elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)-sandwich$ ]]; then
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "--colors ${BASH_REMATCH[3]} --method sandwich"
@@ -113,6 +118,7 @@ http_of() {
   case "$1" in
   hip-*) echo "${HTTP_ADDR:-127.0.0.1:7080}" ;;
   queens-*) echo "${HTTP_ADDR:-127.0.0.1:7081}" ;;
+  bb-*) echo "${HTTP_ADDR:-127.0.0.1:7083}" ;;
   *) echo "${HTTP_ADDR:-127.0.0.1:7082}" ;;
   esac
 }

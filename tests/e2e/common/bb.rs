@@ -29,6 +29,7 @@ pub fn single_process_answer() -> &'static (serde_json::Value, String) {
             long_limit: orchard_busy_beaver::DEFAULT_LONG_LIMIT,
             halt_horizon: orchard_busy_beaver::DEFAULT_HALT_HORIZON,
             deep_gas: orchard_busy_beaver::DEFAULT_DEEP_GAS,
+            far_solver: None,
             last_resort: true,
         };
         let job = BusyBeaver::new(p, &Host::default()).unwrap();

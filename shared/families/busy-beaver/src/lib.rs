@@ -80,6 +80,7 @@ mod backward;
 pub mod cps;
 pub mod decide;
 pub mod far;
+pub mod far_sat;
 pub mod machine;
 mod ngram;
 pub mod records;
@@ -89,6 +90,8 @@ mod search;
 pub mod simulate;
 mod watched;
 pub mod wfar;
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -207,6 +210,14 @@ pub struct BusyBeaverParams {
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub last_resort: bool,
+    /// A SAT solver (CaDiCaL's command line), as a file on this machine:
+    /// the last resort then asks it for DFAs of up to 13 states instead of
+    /// searching DFAs itself (finite automata reduction as a CNF formula,
+    /// each model checked as a certificate). Every worker runs its own copy of that name from its
+    /// --programs directory, only if the SHA-256 matches.
+    #[arg(long, value_name = "FILE", value_parser = far_sat::SolverRef::from_path)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub far_solver: Option<far_sat::SolverRef>,
 }
 
 fn default_deep_gas() -> u32 {
@@ -364,6 +375,9 @@ pub struct BusyBeaver {
     halt_horizon: u32,
     deep_gas: u32,
     last_resort: bool,
+    /// The last resort's SAT solver (`--far-solver`), as the job names it
+    /// and as this host runs it.
+    far_solver: Option<(far_sat::SolverRef, Arc<dyn far_sat::Solver>)>,
 }
 
 /// Where the time of [`BusyBeaver::measure`] went.
@@ -426,6 +440,7 @@ impl BusyBeaver {
         )
         .with_deep_gas(self.deep_gas)
         .with_last_resort(self.last_resort)
+        .with_far_solver(self.far_solver.as_ref().map(|(_, s)| Arc::clone(s)))
     }
 
     /// Explores `unit` whole in this thread with every stage timed, and
@@ -486,14 +501,28 @@ impl BusyBeaver {
             v.push(format!("plain run to {} steps", self.halt_horizon));
         }
         if self.last_resort && self.halt_horizon > self.step_limit.max(self.long_limit) {
+            let far = match &self.far_solver {
+                None => format!(
+                    "DFAs of {} to {} states, {} prefixes each",
+                    decide::LAST_FAR_DFA.0,
+                    decide::LAST_FAR_DFA.1,
+                    decide::LAST_FAR_GAS
+                ),
+                Some((r, _)) => format!(
+                    "DFAs of {} states found by the SAT solver {} (sha256 {}...), {} conflicts \
+                     a formula",
+                    far_sat::SIZES.map(|d| d.to_string()).join(", "),
+                    r.name,
+                    &r.sha256[..12],
+                    far_sat::CONFLICTS
+                ),
+            };
             v.push(format!(
-                "last resort: weighted finite automata reduction with automata of up to 5 \
-                 states, {} abstract configurations, finite automata reduction with DFAs of \
-                 {} to {} states, {} prefixes each",
+                "last resort: translated cyclers over {} steps, weighted finite automata \
+                 reduction with automata of up to 5 states, {} abstract configurations, finite \
+                 automata reduction with {far}",
+                decide::LAST_LOOP.0,
                 decide::LAST_WFAR_GAS,
-                decide::LAST_FAR_DFA.0,
-                decide::LAST_FAR_DFA.1,
-                decide::LAST_FAR_GAS
             ));
         }
         v
@@ -524,7 +553,7 @@ impl SearchFamily for BusyBeaver {
     type Unit = BbUnit;
     type Summary = BbSummary;
 
-    fn new(p: BusyBeaverParams, _: &Host) -> Result<Self, ParamError> {
+    fn new(p: BusyBeaverParams, host: &Host) -> Result<Self, ParamError> {
         if p.states == 0 || p.states as usize > MAX_STATES {
             return Err(ParamError::new(
                 "states",
@@ -575,7 +604,23 @@ impl SearchFamily for BusyBeaver {
                 format!("must be at most {MAX_DEEP_GAS}, got {}", p.deep_gas),
             ));
         }
+        if let Some(r) = &p.far_solver {
+            r.check().map_err(|e| ParamError::new("far-solver", e))?;
+            if !p.last_resort || p.halt_horizon <= watched {
+                return Err(ParamError::new(
+                    "far-solver",
+                    "the solver serves the last resort: not with --last-resort false or without \
+                     a halting horizon",
+                ));
+            }
+        }
+        let far_solver = p.far_solver.clone().map(|r| {
+            let solver: Arc<dyn far_sat::Solver> =
+                Arc::new(far_sat::ProgramSolver::new(host.programs.clone(), &r));
+            (r, solver)
+        });
         Ok(BusyBeaver {
+            far_solver,
             deep_gas: p.deep_gas,
             last_resort: p.last_resort,
             n: p.states as usize,
@@ -733,6 +778,10 @@ impl SearchFamily for BusyBeaver {
             "halt_horizon": self.halt_horizon,
             "deep_gas": self.deep_gas,
             "last_resort": self.last_resort,
+            "far_solver": self.far_solver.as_ref().map(|(r, _)| serde_json::json!({
+                "name": r.name,
+                "sha256": r.sha256,
+            })),
             "enumerated": "machines of the tree normal form (Brady; bbchallenge's enumeration: \
                 the root, halting machines as inner nodes, decided machines as leaves, first \
                 move to the right, new states in order, fully defined machines left out)",

@@ -161,6 +161,16 @@ impl Search<'_, '_> {
         }
     }
 
+    /// Decides one machine; a failure of the job's far solver fails the
+    /// attempt (nothing of the unit is merged; it is tried again).
+    fn decide(&mut self, table: &Table) -> Result<Outcome, FamilyError> {
+        let outcome = self.ws.decide(table, self.n);
+        match self.ws.take_failure() {
+            Some(e) => Err(FamilyError::Attempt(e)),
+            None => Ok(outcome),
+        }
+    }
+
     pub fn explore(
         &mut self,
         unit: &BbUnit,
@@ -171,7 +181,7 @@ impl Search<'_, '_> {
         let mut kids = [[0u8; 2 * MAX_STATES]; MAX_CHILDREN];
         let mut rest = Vec::new();
         if !unit.subtree {
-            let outcome = self.ws.decide(&unit.table, self.n);
+            let outcome = self.decide(&unit.table)?;
             self.recheck(&mut s, &unit.table, outcome);
             record(&mut s, &unit.table, outcome, self.ws.last_stage, self.list);
         } else {
@@ -195,7 +205,7 @@ impl Search<'_, '_> {
                 }));
                 break;
             }
-            let outcome = self.ws.decide(&table, self.n);
+            let outcome = self.decide(&table)?;
             self.recheck(&mut s, &table, outcome);
             record(&mut s, &table, outcome, self.ws.last_stage, self.list);
             if let Outcome::Halts { at, .. } = outcome {

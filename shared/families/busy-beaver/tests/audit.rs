@@ -37,7 +37,7 @@ fn run_and_audit(states: u32, tag: &str) -> (BbSummary, PathBuf, PathBuf) {
     lines.push('\n');
     std::fs::write(&results, lines).unwrap();
     let out = d.join("audit.bin.zst");
-    let w = audit::write(params(states), &results, &out, 3, &|_| {}).unwrap();
+    let w = audit::write(params(states), None, &results, &out, 3, &|_| {}).unwrap();
     assert_eq!(w.totals.machines, summary.machines());
     assert_eq!(w.totals.halting, summary.halting);
     assert_eq!(w.totals.never, summary.never);
@@ -157,7 +157,7 @@ fn a_results_file_that_disagrees_is_refused() {
     )
     .unwrap();
     std::fs::remove_file(&out).unwrap();
-    let err = audit::write(params(3), &results, &out, 3, &|_| {}).unwrap_err();
+    let err = audit::write(params(3), None, &results, &out, 3, &|_| {}).unwrap_err();
     assert!(matches!(err, AuditError::Disagrees { .. }), "{err}");
     let msg = err.to_string();
     assert!(!msg.contains('\n') && msg.contains("22 steps"), "{msg}");

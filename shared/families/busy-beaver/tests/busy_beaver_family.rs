@@ -21,6 +21,7 @@ fn params(states: u32) -> BusyBeaverParams {
         long_limit: DEFAULT_LONG_LIMIT,
         halt_horizon: DEFAULT_HALT_HORIZON,
         deep_gas: DEFAULT_DEEP_GAS,
+        far_solver: None,
         last_resort: true,
     }
 }
@@ -147,6 +148,7 @@ fn undecided_machines_are_counted_and_listed() {
             long_limit: 0,
             halt_horizon: 0,
             deep_gas: 0,
+            far_solver: None,
             last_resort: false,
         },
         &Host::default(),

@@ -34,6 +34,11 @@ pub struct WriteArgs {
     /// The run's results file (`results file:` in its report).
     #[arg(long)]
     pub results: PathBuf,
+    /// The directory holding the run's `--far-solver`, as a worker's
+    /// `--programs` (the solver is run from it only if its SHA-256 is the
+    /// run's).
+    #[arg(long, value_name = "DIR")]
+    pub programs: Option<PathBuf>,
     /// The audit file to write.
     #[arg(long)]
     pub out: PathBuf,
@@ -73,7 +78,7 @@ pub fn run(cli: AuditCli) -> Result<bool, String> {
             }
             let started = Instant::now();
             let progress = |m: u64| eprint!("\r{m} machines");
-            let w = audit::write(a.params, &a.results, &a.out, a.level, &progress)
+            let w = audit::write(a.params, a.programs, &a.results, &a.out, a.level, &progress)
                 .map_err(|e| format!("writing {}: {e}", a.out.display()))?;
             eprintln!();
             let t = &w.totals;

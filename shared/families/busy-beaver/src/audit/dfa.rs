@@ -26,13 +26,13 @@
 
 use std::collections::BTreeSet;
 
-use crate::far::MAX_DFA;
+use crate::audit::MAX_CERTIFICATE_DFA;
 use crate::machine::{Table, Transition, MAX_STATES};
 
 /// Why a DFA is not a certificate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum DfaError {
-    /// No state, more than [`MAX_DFA`], an odd table or a transition
+    /// No state, more than [`MAX_CERTIFICATE_DFA`], an odd table or a transition
     /// leaving the states.
     #[error("malformed DFA")]
     Malformed,
@@ -52,7 +52,7 @@ pub fn verify(table: &Table, n: usize, mirror: bool, dfa: &[u8]) -> Result<(), D
     if n == 0
         || n > MAX_STATES
         || d == 0
-        || d > MAX_DFA
+        || d > MAX_CERTIFICATE_DFA
         || !dfa.len().is_multiple_of(2)
         || dfa.iter().any(|&x| usize::from(x) >= d)
     {

@@ -8,12 +8,12 @@
 
 use crate::audit::tape::{Config, Step};
 use crate::audit::Certificate;
+use crate::audit::MAX_CERTIFICATE_DFA;
 use crate::cps::Augment;
 use crate::decide::{
     Attempt, LastResort, Stage, Workspace, AUGMENTED, CPS_GAS, DEEP, DEEPER, DEEPER_GAS_FACTOR,
     REPWL, REPWL_NODES, REPWL_STEPS, WFAR_GAS_FACTOR,
 };
-use crate::far::MAX_DFA;
 use crate::machine::Table;
 use crate::{BusyBeaver, Decider, Outcome};
 
@@ -105,7 +105,7 @@ impl Finder {
                     Some(Certificate::TranslatedCycler { t1, t2 })
                 }
                 LastResort::Far { mirror, dfa } => {
-                    let mut table = [0u8; 2 * MAX_DFA];
+                    let mut table = [0u8; 2 * MAX_CERTIFICATE_DFA];
                     table.get_mut(..dfa.len())?.copy_from_slice(&dfa);
                     Some(Certificate::FarDfa {
                         mirror,

@@ -3,9 +3,9 @@
 
 use std::io::{BufReader, ErrorKind, Read};
 
+use crate::audit::MAX_CERTIFICATE_DFA;
 use crate::audit::{AuditError, MAGIC, VERSION};
 use crate::cps::Augment;
-use crate::far::MAX_DFA;
 use crate::machine::{Table, MAX_STATES};
 use crate::wfar::{self, Wdfa, MAX_WDFA};
 use crate::{BbUnit, BusyBeaverParams, Decider};
@@ -62,7 +62,7 @@ pub enum Certificate {
     FarDfa {
         mirror: bool,
         states: u8,
-        dfa: [u8; 2 * MAX_DFA],
+        dfa: [u8; 2 * MAX_CERTIFICATE_DFA],
     },
 }
 
@@ -283,6 +283,7 @@ impl<R: Read> Reader<R> {
                 long_limit: 0,
                 halt_horizon: 0,
                 deep_gas: 0,
+                far_solver: None,
                 last_resort: false,
             },
             n: 0,
@@ -317,6 +318,7 @@ impl<R: Read> Reader<R> {
             long_limit: r.u32()?,
             halt_horizon: r.u32()?,
             deep_gas: r.u32()?,
+            far_solver: None,
             last_resort: false,
         };
         if version >= 2 {
@@ -477,7 +479,7 @@ impl<R: Read> Reader<R> {
             }),
             FAR_DFA => {
                 let states = self.byte()?;
-                if states == 0 || usize::from(states) > MAX_DFA {
+                if states == 0 || usize::from(states) > MAX_CERTIFICATE_DFA {
                     return Err(self.corrupt(format!("a DFA of {states} states")));
                 }
                 let mirror = match self.byte()? {
@@ -485,7 +487,7 @@ impl<R: Read> Reader<R> {
                     1 => true,
                     b => return Err(self.corrupt(format!("DFA direction {b}"))),
                 };
-                let mut dfa = [0u8; 2 * MAX_DFA];
+                let mut dfa = [0u8; 2 * MAX_CERTIFICATE_DFA];
                 self.inner
                     .read_exact(&mut dfa[..2 * usize::from(states)])
                     .map_err(|e| self.io(e))?;

@@ -73,6 +73,11 @@ use crate::Decider;
 /// header has no `--last-resort` byte (a run without the last resort).
 pub const VERSION: u8 = 2;
 
+/// Most states of a DFA certificate (tag `0x18`): more than the direct
+/// search's [`crate::far::MAX_DFA`], for the DFAs a SAT solver finds
+/// ([`crate::far_sat`]; Coq-BB5 needs 13).
+pub const MAX_CERTIFICATE_DFA: usize = 16;
+
 /// The first bytes of the decompressed stream.
 pub const MAGIC: &[u8; 16] = b"ORCHARD-BB-AUDIT";
 

@@ -117,6 +117,9 @@ fn decide_piece(
     w.stack.push(p.table);
     while let Some(table) = w.stack.pop() {
         let outcome = w.ws.decide(&table, n);
+        if let Some(e) = w.ws.take_failure() {
+            return Err(AuditError::Params(e));
+        }
         record(&mut s, &table, outcome, w.ws.last_stage, list);
         let entry = match outcome {
             Outcome::Halts { steps, ones, at } => {
@@ -197,13 +200,18 @@ fn temporary(out: &Path) -> PathBuf {
 /// left out); `progress` is told the machines done after each window.
 pub fn write(
     params: BusyBeaverParams,
+    programs: Option<PathBuf>,
     results: &Path,
     out: &Path,
     level: i32,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Written, AuditError> {
-    let job = BusyBeaver::new(params.clone(), &Host::default())
-        .map_err(|e| AuditError::Params(e.to_string()))?;
+    let host = Host {
+        programs,
+        ..Host::default()
+    };
+    let job =
+        BusyBeaver::new(params.clone(), &host).map_err(|e| AuditError::Params(e.to_string()))?;
     let theirs = results_lines(results)?;
     let units = job.root_units();
     let pieces = pieces(&job, &units);

@@ -68,13 +68,21 @@
 use crate::backward::Back;
 use crate::cps::{Augment, Cps};
 use crate::far::Far;
+use crate::far_sat::Solver;
 use crate::machine::{Table, MAX_STATES};
 use crate::records::Records;
 use crate::repwl::RepWl;
 use crate::simulate::{Plain, PlainRun};
 use crate::watched::Ring;
 use crate::wfar::Wfar;
+use std::sync::Arc;
 use std::time::Instant;
+
+mod last_resort;
+
+pub use last_resort::{
+    LastResort, LAST_FAR_DFA, LAST_FAR_GAS, LAST_FAR_RUN, LAST_LOOP, LAST_WFAR_GAS, LAST_WFAR_SIZES,
+};
 
 /// The augmented closed position sets tried, in order, after the plain
 /// ones: (augmentation, n-gram length), after Coq-BB5's 4-state pipeline.
@@ -221,39 +229,6 @@ pub const DEEPER_GAS_FACTOR: usize = 8;
 /// (Coq-BB5's counters need 1.3 to 1.7 million) and most pairs of 4.
 pub const WFAR_GAS_FACTOR: u64 = 2_000;
 
-/// The last resort (in [`Stage::Horizon`]), for the machines that
-/// ran to the halting horizon and that every decider before it failed on
-/// (a few dozen of the 181 million machines of 5 states): translated
-/// cyclers over a run of [`LAST_LOOP`] (steps, records kept per side,
-/// cells kept per record) ([`crate::records`]); weighted finite
-/// automata reduction over automata of up to 5 states, [`LAST_WFAR_SIZES`]
-/// with the bounds [`crate::wfar::BOUNDS`] and at most [`LAST_WFAR_GAS`]
-/// abstract configurations in all; then finite automata reduction with
-/// larger DFAs, each size of [`LAST_FAR_DFA`] searched with
-/// [`LAST_FAR_GAS`] DFA prefixes, guided by [`LAST_FAR_RUN`] (steps,
-/// configurations kept) of the machine's run
-/// ([`crate::far::Far::decide_guided`]). Coq-BB5's certificates of these
-/// machines use weighted automata of 5 and 3 or 4 states and DFAs of 9 to
-/// 13 states.
-pub const LAST_LOOP: (u32, usize, usize) = (1_050_000, 4096, 4096);
-pub const LAST_WFAR_SIZES: [(usize, usize); 4] = [(5, 3), (5, 4), (3, 5), (4, 5)];
-pub const LAST_WFAR_GAS: u64 = 700_000_000;
-pub const LAST_FAR_DFA: (usize, usize) = (8, 10);
-pub const LAST_FAR_GAS: u64 = 400_000;
-pub const LAST_FAR_RUN: (u32, usize) = (20_000, 64);
-
-/// What the last resort found: the certificate a re-check needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LastResort {
-    /// A translated cycle: the records at `t1 < t2`.
-    TranslatedCycler { t1: u32, t2: u32 },
-    /// A DFA for finite automata reduction: `δ(q, b)` at `2 q + b`, read
-    /// over the mirrored machine when `mirror`.
-    Far { mirror: bool, dfa: Vec<u8> },
-    /// A weighted finite automata reduction certificate.
-    Wfar(crate::wfar::Certificate),
-}
-
 /// Steps of one RepWL macro step, and configurations of one RepWL graph.
 pub const REPWL_STEPS: u32 = 320;
 pub const REPWL_NODES: usize = 10_000;
@@ -386,6 +361,13 @@ pub struct Workspace {
     last_resort_on: bool,
     /// The certificate of the last machine the last resort settled.
     pub last_resort: Option<LastResort>,
+    /// The SAT solver the last resort asks for DFAs last
+    /// ([`Workspace::with_far_solver`]).
+    far_solver: Option<Arc<dyn Solver>>,
+    /// Why the last machine could not be decided as the job asks (its
+    /// SAT solver failed or answered a model that is not a certificate):
+    /// the caller fails the attempt ([`Workspace::take_failure`]).
+    failure: Option<String>,
     /// The cells the last run visited (to clear them).
     pub(crate) touched: (usize, usize),
     /// The stage that settled the last machine (or gave up on it).
@@ -529,6 +511,8 @@ impl Workspace {
             deep_gas: 0,
             last_resort_on: false,
             last_resort: None,
+            far_solver: None,
+            failure: None,
             touched: (0, 0),
             last_stage: Stage::Run,
             effort: [0; STAGES],
@@ -556,6 +540,7 @@ impl Workspace {
     /// stage by stage, cheap ones first (see [`Stage`]); the stage that
     /// settled it is left in [`Workspace::last_stage`].
     pub fn decide(&mut self, table: &Table, n: usize) -> Outcome {
+        self.failure = None;
         let mut clock = self.timed.then(Instant::now);
         let outcome = self.stages(table, n, &mut clock);
         if let Some(start) = clock {
@@ -691,40 +676,6 @@ impl Workspace {
         self.lap(Stage::Horizon, clock);
         self.last_stage = Stage::Undecided;
         Outcome::Undecided
-    }
-
-    /// The last resort alone: its certificate, if it finds one,
-    /// and its work (steps, abstract configurations, DFA prefixes). A
-    /// WFAR certificate counts only once [`crate::wfar::verify`] accepted
-    /// it.
-    pub fn last_resort(&mut self, table: &Table, n: usize) -> (Option<LastResort>, u64) {
-        let (steps, kept, cells) = LAST_LOOP;
-        if let Some((t1, t2)) = self.records.find(table, steps, kept, cells) {
-            return (Some(LastResort::TranslatedCycler { t1, t2 }), u64::from(t2));
-        }
-        let found = self.wfar.search_sizes(
-            table,
-            n,
-            LAST_WFAR_GAS,
-            &LAST_WFAR_SIZES,
-            &crate::wfar::BOUNDS,
-        );
-        let mut effort = u64::from(steps) + self.wfar.configs;
-        if let Some(w) = found {
-            return (Some(LastResort::Wfar(w)), effort);
-        }
-        for d in LAST_FAR_DFA.0..=LAST_FAR_DFA.1 {
-            let ok = self
-                .far
-                .decide_guided(table, n, (d, d), LAST_FAR_GAS, LAST_FAR_RUN);
-            effort += self.far.prefixes;
-            if ok {
-                let (mirror, dfa) = self.far.found();
-                let dfa = dfa.to_vec();
-                return (Some(LastResort::Far { mirror, dfa }), effort);
-            }
-        }
-        (None, effort)
     }
 
     /// One attempt of the deep stage with `gas` configurations: the
