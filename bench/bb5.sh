@@ -11,7 +11,9 @@
 # simulator and in a plain array-tape simulator, steps/s and ratios.
 # With LAST=1 it runs instead the last-resort stage alone on the undecided
 # machines of a results file (RESULTS, a 5-state run's), one line per
-# machine: verdict, certificate check, time.
+# machine: verdict, certificate check, time; with FAR_SOLVER=FILE the last
+# resort asks that SAT solver for DFAs (as `--far-solver`), and FAR_ONLY=1
+# runs that step alone.
 #
 #   bench/bb5.sh                      # seeds 1 2 3, 400 subtrees each
 #   SEEDS="7" SAMPLES=1000 bench/bb5.sh
@@ -20,6 +22,7 @@
 #                                     # without it the sample skips the last
 #                                     # resort (minutes a machine it fails on)
 #   LAST=1 RESULTS=results/job-1-busy-beaver.txt bench/bb5.sh
+#   LAST=1 FAR_SOLVER=/usr/bin/cadical FAR_ONLY=1 RESULTS=... bench/bb5.sh
 #
 # Each run is bounded (timeout 1200 s) and niced: the machine is shared.
 set -euo pipefail
@@ -32,7 +35,10 @@ TARGET=${CARGO_TARGET_DIR:-/work/target-bb}
 if [ "${LAST:-0}" = 1 ]; then
   RESULTS=${RESULTS:?LAST=1 needs RESULTS, a results file of a 5-state run}
   CARGO_TARGET_DIR=$TARGET nice -n 10 cargo build -q -p orchard-busy-beaver --release --example bb_last
-  exec nice -n 19 "$TARGET/release/examples/bb_last" --results "$RESULTS"
+  far=()
+  [ -n "${FAR_SOLVER:-}" ] && far+=(--far-solver "$FAR_SOLVER")
+  [ "${FAR_ONLY:-0}" = 1 ] && far+=(--far-only)
+  exec nice -n 19 "$TARGET/release/examples/bb_last" "${far[@]}" --results "$RESULTS"
 fi
 CARGO_TARGET_DIR=$TARGET nice -n 10 cargo build -q -p orchard-busy-beaver --release --example bb5_sample
 for seed in $SEEDS; do
