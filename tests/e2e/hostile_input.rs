@@ -71,7 +71,7 @@ fn no_decoder_of_any_family_panics_on_mutated_input() {
     let cnf = dir.path("f.cnf");
     std::fs::write(&cnf, "p cnf 4 4\n1 2 0\n-1 3 0\n-2 -3 4 0\n-4 1 0\n").unwrap();
     // Without CaDiCaL (and not required) the sat sample is left out.
-    let cadical = crate::sat::cadical();
+    let cadical = orchard_core::testing::cadical();
     let solver = cadical
         .as_ref()
         .map(|p| p.display().to_string())

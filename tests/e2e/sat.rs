@@ -12,20 +12,6 @@ use std::process::Command;
 
 use common::{run_json, TempDir};
 
-/// Debian's CaDiCaL, if installed.
-pub fn cadical() -> Option<PathBuf> {
-    let p = PathBuf::from("/usr/bin/cadical");
-    if p.is_file() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var_os("ORCHARD_REQUIRE_SAT").is_none(),
-        "ORCHARD_REQUIRE_SAT is set but CaDiCaL is not installed (apt-get install cadical)"
-    );
-    eprintln!("skipped: CaDiCaL not installed (apt-get install cadical)");
-    None
-}
-
 /// The CNF of `examples/sat/schur.py ARGS` in `dir`.
 fn schur(dir: &TempDir, args: &[&str]) -> PathBuf {
     let out = Command::new("python3")
@@ -71,7 +57,9 @@ fn solve(dir: &TempDir, cadical: &Path, cnf: &Path, extra: &[&str]) -> serde_jso
 
 #[test]
 fn schur_s4_is_44_by_cube_and_conquer() {
-    let Some(cadical) = cadical() else { return };
+    let Some(cadical) = orchard_core::testing::cadical() else {
+        return;
+    };
     let dir = TempDir::new("sat-schur");
     let (k, n) = (4usize, 44usize);
     let r = solve(
@@ -142,7 +130,9 @@ fn icnf(dir: &TempDir, cnf: &Path, vars: &str) -> PathBuf {
 
 #[test]
 fn schur_s3_with_the_users_cubes_and_gaps_refused() {
-    let Some(cadical) = cadical() else { return };
+    let Some(cadical) = orchard_core::testing::cadical() else {
+        return;
+    };
     let dir = TempDir::new("sat-icnf");
     // S(3) = 13. The cubes: the colours of 2 and 3 (variables 4..=9).
     for (n, verdict) in [("13", "satisfiable"), ("14", "unsatisfiable")] {
@@ -201,7 +191,9 @@ fn schur_s3_with_the_users_cubes_and_gaps_refused() {
 /// test. So the job can only end if the model makes that cube moot.
 #[test]
 fn first_model_ends_the_job_and_cancels_the_hard_cube() {
-    let Some(cadical) = cadical() else { return };
+    let Some(cadical) = orchard_core::testing::cadical() else {
+        return;
+    };
     let dir = TempDir::new("sat-first-model");
     let (pigeons, holes) = (12usize, 11usize);
     let var = |p: usize, h: usize| 2 + p * holes + h;

@@ -172,3 +172,20 @@ where
     );
     (in_order, count)
 }
+
+/// Debian's CaDiCaL (`/usr/bin/cadical`), the SAT solver the tests of the
+/// families that run one use; `None` (the test skips, saying so) when it is
+/// missing, unless `ORCHARD_REQUIRE_SAT` is set, as in CI, where a missing
+/// solver fails the test instead.
+pub fn cadical() -> Option<std::path::PathBuf> {
+    let p = std::path::PathBuf::from("/usr/bin/cadical");
+    if p.is_file() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var_os("ORCHARD_REQUIRE_SAT").is_none(),
+        "ORCHARD_REQUIRE_SAT is set but CaDiCaL is not installed (apt-get install cadical)"
+    );
+    eprintln!("skipped: CaDiCaL not installed (apt-get install cadical)");
+    None
+}

@@ -29,20 +29,6 @@ fn temp_dir(tag: &str) -> PathBuf {
     d
 }
 
-/// Debian's CaDiCaL, if installed.
-fn cadical() -> Option<PathBuf> {
-    let p = PathBuf::from("/usr/bin/cadical");
-    if p.is_file() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var_os("ORCHARD_REQUIRE_SAT").is_none(),
-        "ORCHARD_REQUIRE_SAT is set but CaDiCaL is not installed"
-    );
-    eprintln!("skipped: CaDiCaL not installed (apt-get install cadical)");
-    None
-}
-
 /// A script in `dir` named `name`, executable.
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
@@ -54,7 +40,9 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
 
 #[test]
 fn cadical_finds_a_dfa_the_direct_search_does_not_and_it_verifies() {
-    let Some(cadical) = cadical() else { return };
+    let Some(cadical) = orchard_core::testing::cadical() else {
+        return;
+    };
     let dir = temp_dir("cadical");
     let copy = dir.join("cadical");
     std::fs::copy(&cadical, &copy).unwrap();

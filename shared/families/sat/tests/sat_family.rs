@@ -243,20 +243,6 @@ fn stored_icnf_parameters_are_checked_again() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Debian's CaDiCaL, if installed (the crate's tests otherwise use scripts).
-fn cadical() -> Option<PathBuf> {
-    let p = PathBuf::from("/usr/bin/cadical");
-    if p.is_file() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var_os("ORCHARD_REQUIRE_SAT").is_none(),
-        "ORCHARD_REQUIRE_SAT is set but CaDiCaL is not installed"
-    );
-    eprintln!("skipped: CaDiCaL not installed (apt-get install cadical)");
-    None
-}
-
 /// `examples/sat/schur.py K N`: [1..N] in K colours, sum-free.
 fn schur(k: u32, n: u32) -> String {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/sat/schur.py");
@@ -344,7 +330,9 @@ fn run_locally(
 
 #[test]
 fn a_cube_file_gives_the_answer_of_orchards_own_cubes() {
-    let Some(cadical) = cadical() else { return };
+    let Some(cadical) = orchard_core::testing::cadical() else {
+        return;
+    };
     let dir = temp("schur");
     // S(3) = 13: [1..13] in 3 colours is satisfiable, [1..14] is not.
     for (n, verdict) in [(13, "satisfiable"), (14, "unsatisfiable")] {
@@ -379,7 +367,9 @@ fn a_cube_file_gives_the_answer_of_orchards_own_cubes() {
 
 #[test]
 fn gaps_the_formula_refutes_are_accepted_on_request_and_no_others() {
-    let Some(cadical) = cadical() else { return };
+    let Some(cadical) = orchard_core::testing::cadical() else {
+        return;
+    };
     let dir = temp("gaps");
     let cubes = patterns(&[4, 5, 6, 7, 8, 9]);
     // Cubes that give 2 two colours (4 and 5 both true) refute themselves by
@@ -432,7 +422,9 @@ fn gaps_the_formula_refutes_are_accepted_on_request_and_no_others() {
 
 #[test]
 fn the_solver_and_the_direct_search_agree_on_coverage() {
-    let Some(cadical) = cadical() else { return };
+    let Some(cadical) = orchard_core::testing::cadical() else {
+        return;
+    };
     // Small pseudo-random cube sets over 5 variables, some covering.
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
