@@ -100,6 +100,10 @@ pub enum AuditError {
     Family(#[from] orchard_core::FamilyError),
     #[error("results file {path}: {what}")]
     Disagrees { path: String, what: String },
+    /// The run's `--far-solver` failed or answered a model that is not a
+    /// certificate (the message names the solver or the machine).
+    #[error("{0}")]
+    FarSolver(String),
     #[error("no certificate found for {machine} ({decider}), which the pipeline settled")]
     NoCertificate {
         machine: String,

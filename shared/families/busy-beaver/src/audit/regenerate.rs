@@ -118,7 +118,7 @@ fn decide_piece(
     while let Some(table) = w.stack.pop() {
         let outcome = w.ws.decide(&table, n);
         if let Some(e) = w.ws.take_failure() {
-            return Err(AuditError::Params(e));
+            return Err(AuditError::FarSolver(e));
         }
         record(&mut s, &table, outcome, w.ws.last_stage, list);
         let entry = match outcome {
