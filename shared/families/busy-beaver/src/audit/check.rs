@@ -7,6 +7,8 @@
 
 use std::io::Read;
 
+use rayon::prelude::*;
+
 use orchard_core::{Host, SearchFamily};
 
 use crate::audit::format::Item;
@@ -294,7 +296,44 @@ pub fn verify_translated(table: &Table, t1: u32, t2: u32) -> bool {
     )
 }
 
-/// Reads the audit file `source` and re-checks it (see the module doc).
+/// Records re-checked in parallel at a time: large enough to keep every
+/// thread busy beside the one long halting run a batch may hold (47
+/// million steps for BB(5)'s champion), small enough to hold in memory.
+const BATCH: usize = 1 << 14;
+
+/// Counts one record's re-check into the report.
+fn count(report: &mut CheckReport, r: &Record, wrong: Option<String>, sampled: bool, n: usize) {
+    if sampled {
+        report.nonhalting_checked += 1;
+        if matches!(
+            r.entry,
+            Entry::Never(
+                Certificate::Cycler { .. }
+                    | Certificate::TranslatedCycler { .. }
+                    | Certificate::Wfar(_)
+                    | Certificate::FarDfa { .. }
+            )
+        ) {
+            report.certificates_verified += 1;
+        }
+    }
+    if let Some(why) = wrong {
+        report.failure_count += 1;
+        if report.failures.len() < MAX_LISTED_FAILURES {
+            let at = match r.entry {
+                Entry::Halts { at, .. } => Some(at as usize),
+                _ => None,
+            };
+            report
+                .failures
+                .push(format!("{}: {why}", to_text(&r.table, n, at)));
+        }
+    }
+}
+
+/// Reads the audit file `source` and re-checks it (see the module doc):
+/// the walk of the tree in the file's order on this thread, the verdicts'
+/// re-checks on rayon's threads.
 pub fn check<R: Read>(source: R, opts: &CheckOptions) -> Result<CheckReport, AuditError> {
     let mut reader = Reader::new(source)?;
     let params = reader.params.clone();
@@ -302,7 +341,7 @@ pub fn check<R: Read>(source: R, opts: &CheckOptions) -> Result<CheckReport, Aud
         .map_err(|e| AuditError::Params(e.to_string()))?;
     let n = job.n;
     let units = job.root_units();
-    let mut c = Checker {
+    let checker = || Checker {
         n,
         opts: *opts,
         plain: Plain::default(),
@@ -311,6 +350,18 @@ pub fn check<R: Read>(source: R, opts: &CheckOptions) -> Result<CheckReport, Aud
         ngram: params.ngram,
         a: Config::default(),
         b: Config::default(),
+    };
+    // The records of a batch are re-checked in parallel, then counted in
+    // the file's order (the failures listed are the file's first).
+    let mut batch: Vec<Record> = Vec::with_capacity(BATCH);
+    let flush = |batch: &mut Vec<Record>, report: &mut CheckReport| {
+        let found: Vec<(Option<String>, bool)> = batch
+            .par_iter()
+            .map_init(checker, |c, r| c.record(r))
+            .collect();
+        for (r, (wrong, sampled)) in batch.drain(..).zip(found) {
+            count(report, &r, wrong, sampled, n);
+        }
     };
     let mut report = CheckReport {
         states: n,
@@ -381,35 +432,13 @@ pub fn check<R: Read>(source: R, opts: &CheckOptions) -> Result<CheckReport, Aud
                     report.halting_checked += 1;
                 }
                 report.totals.add(&r.entry);
-                let (wrong, sampled) = c.record(&r);
-                if sampled {
-                    report.nonhalting_checked += 1;
-                    if matches!(
-                        r.entry,
-                        Entry::Never(
-                            Certificate::Cycler { .. }
-                                | Certificate::TranslatedCycler { .. }
-                                | Certificate::Wfar(_)
-                                | Certificate::FarDfa { .. }
-                        )
-                    ) {
-                        report.certificates_verified += 1;
-                    }
-                }
-                if let Some(why) = wrong {
-                    report.failure_count += 1;
-                    if report.failures.len() < MAX_LISTED_FAILURES {
-                        let at = match r.entry {
-                            Entry::Halts { at, .. } => Some(at as usize),
-                            _ => None,
-                        };
-                        report
-                            .failures
-                            .push(format!("{}: {why}", to_text(&r.table, n, at)));
-                    }
+                batch.push(r);
+                if batch.len() == BATCH {
+                    flush(&mut batch, &mut report);
                 }
             }
             Item::End(t) => {
+                flush(&mut batch, &mut report);
                 if let Some(want) = expected.last() {
                     return Err(corrupt(
                         reader.machines,

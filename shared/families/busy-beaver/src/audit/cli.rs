@@ -63,6 +63,20 @@ pub struct CheckArgs {
     /// Steps a re-checked nonhalting machine must run without halting.
     #[arg(long, default_value_t = CheckOptions::default().steps)]
     pub steps: u64,
+    /// Threads re-checking verdicts (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// Sizes rayon's pool (`--threads`; none: every core).
+fn threads(threads: Option<usize>) -> Result<(), String> {
+    if let Some(t) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| format!("--threads {t}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// Runs a command, printing what it did; `Ok(false)`: the check found
@@ -70,12 +84,7 @@ pub struct CheckArgs {
 pub fn run(cli: AuditCli) -> Result<bool, String> {
     match cli.command {
         AuditCommand::Write(a) => {
-            if let Some(t) = a.threads {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build_global()
-                    .map_err(|e| format!("--threads {t}: {e}"))?;
-            }
+            threads(a.threads)?;
             let started = Instant::now();
             let progress = |m: u64| eprint!("\r{m} machines");
             let w = audit::write(a.params, a.programs, &a.results, &a.out, a.level, &progress)
@@ -107,6 +116,7 @@ pub fn run(cli: AuditCli) -> Result<bool, String> {
             Ok(true)
         }
         AuditCommand::Check(a) => {
+            threads(a.threads)?;
             let started = Instant::now();
             let file =
                 File::open(&a.file).map_err(|e| format!("reading {}: {e}", a.file.display()))?;
