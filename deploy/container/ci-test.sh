@@ -183,7 +183,9 @@ grep -q '"verdict":"unsatisfiable"' "$work/sat.json" ||
     fail "sat: [1..14] in 3 colours not refuted (S(3) = 13): $(cat "$work/sat.json")"
 log "sat: S(3) = 13, [1..14] refuted by the programs image's CaDiCaL in every cube"
 for w in 1 2; do
-    podman logs "$tag-worker$w" 2>&1 | grep -q "registered" || fail "worker$w never registered"
+    # Not `grep -q`: it exits at the first match, podman logs then dies of
+    # SIGPIPE, and under pipefail the pipeline fails although the line is there.
+    podman logs "$tag-worker$w" 2>&1 | grep "registered" >/dev/null || fail "worker$w never registered"
 done
 
 # --- 6. stop them: SIGTERM (the image's STOPSIGNAL), every exit 0 ---------------

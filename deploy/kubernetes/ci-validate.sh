@@ -176,7 +176,9 @@ for f in ("coordinator.yaml", "workers.yaml"):
                         print(args[0], a)
 EOF
     while read -r sub flag; do
-        "$bin" "$sub" --help | grep -qE -- "(^|[ ,])$flag([ =]|$)" ||
+        # grep reads the whole help (no -q): an early exit would kill the
+        # writer with SIGPIPE, a failure under pipefail.
+        "$bin" "$sub" --help | grep -E -- "(^|[ ,])$flag([ =]|$)" >/dev/null ||
             fail "orchard $sub has no $flag (used in the manifests)"
     done <"$tmp/flags"
     log "every flag in the manifests exists in $("$bin" --version): $(cut -d' ' -f2 "$tmp/flags" | sort -u | paste -sd' ')"
