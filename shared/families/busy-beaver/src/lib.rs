@@ -83,6 +83,7 @@ pub mod far;
 pub mod far_sat;
 pub mod machine;
 mod ngram;
+mod params;
 pub mod records;
 pub mod reference;
 mod repwl;
@@ -103,6 +104,7 @@ use orchard_core::{
 
 pub use decide::{Attempt, Decider, Outcome, Stage, Workspace, STAGES};
 pub use machine::{from_text, to_text, Table, MAX_STATES};
+pub use params::BusyBeaverParams;
 pub use search::{children, MAX_CHILDREN};
 
 /// Default step limit of the watched run before the deciders are asked.
@@ -165,84 +167,6 @@ pub const TOTALS_LINE: &str = "totals:";
 /// Buckets of the halting machines' step histogram: bucket `i` counts the
 /// machines halting after `2^i ..= 2^(i+1) - 1` steps (steps are `u32`).
 pub const HISTOGRAM_BUCKETS: usize = 32;
-
-/// Parameters of a `busy-beaver` job.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
-pub struct BusyBeaverParams {
-    /// Number of states, the chapter's cards (1..=5).
-    #[arg(long)]
-    pub states: u32,
-    /// Steps a machine runs (watched for cyclers and translated cyclers)
-    /// before it is handed to backward reasoning (100..=1000000).
-    #[arg(long, default_value_t = DEFAULT_STEP_LIMIT)]
-    #[serde(default = "default_step_limit")]
-    pub step_limit: u32,
-    /// Depth of backward reasoning (0: none; at most 60 and the step limit).
-    #[arg(long, default_value_t = DEFAULT_DEPTH)]
-    #[serde(default = "default_depth")]
-    pub depth: u32,
-    /// Longest n-grams of the n-gram closed position sets, tried from 1 up
-    /// (0: none; at most 10).
-    #[arg(long, default_value_t = DEFAULT_NGRAM)]
-    #[serde(default = "default_ngram")]
-    pub ngram: u32,
-    /// Steps of the second watched run, for machines the cheap deciders
-    /// left (0: none; else from the step limit to 10000000).
-    #[arg(long, default_value_t = DEFAULT_LONG_LIMIT)]
-    #[serde(default = "default_long_limit")]
-    pub long_limit: u32,
-    /// Steps a machine no decider settled is simulated plainly to see
-    /// whether it halts late (0: none; else from the longer watched run to
-    /// 4000000000). Undecided machines ran this far.
-    #[arg(long, default_value_t = DEFAULT_HALT_HORIZON)]
-    #[serde(default = "default_halt_horizon")]
-    pub halt_horizon: u32,
-    /// Most configurations one attempt of the deep stage (long n-grams,
-    /// long repeated words, finite automata reduction) may meet (0: no
-    /// deep stage; at most 10000000).
-    #[arg(long, default_value_t = DEFAULT_DEEP_GAS)]
-    #[serde(default = "default_deep_gas")]
-    pub deep_gas: u32,
-    /// Machines that run to the halting horizon go on to the last resort:
-    /// long translated cyclers, weighted automata of up to 5 states, DFAs
-    /// of 8 to 10 states (minutes a machine); `--last-resort false` skips
-    /// it.
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub last_resort: bool,
-    /// A SAT solver (CaDiCaL's command line), as a file on this machine:
-    /// the last resort then asks it for DFAs of up to 13 states instead of
-    /// searching DFAs itself (finite automata reduction as a CNF formula,
-    /// each model checked as a certificate). Every worker runs its own copy of that name from its
-    /// --programs directory, only if the SHA-256 matches.
-    #[arg(long, value_name = "FILE", value_parser = far_sat::SolverRef::from_path)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub far_solver: Option<far_sat::SolverRef>,
-}
-
-fn default_deep_gas() -> u32 {
-    DEFAULT_DEEP_GAS
-}
-
-fn default_ngram() -> u32 {
-    DEFAULT_NGRAM
-}
-
-fn default_step_limit() -> u32 {
-    DEFAULT_STEP_LIMIT
-}
-
-fn default_depth() -> u32 {
-    DEFAULT_DEPTH
-}
-
-fn default_long_limit() -> u32 {
-    DEFAULT_LONG_LIMIT
-}
-
-fn default_halt_horizon() -> u32 {
-    DEFAULT_HALT_HORIZON
-}
 
 /// A TNF node: the machine, and whether the unit is its whole subtree
 /// (`true`) or the node alone (`false`, root units above the frontier).
