@@ -48,7 +48,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use orchard_exec::program::{check_name, sha256_file, JobProgram};
+use orchard_exec::program::{check_name, is_sha256, sha256_file, JobProgram};
 use orchard_exec::run::{call_raw, Limits};
 use orchard_sat::{read_answer, Answer};
 
@@ -382,12 +382,7 @@ impl SolverRef {
     /// SHA-256 of 64 lower-case hex digits).
     pub fn check(&self) -> Result<(), String> {
         check_name(&self.name).map_err(|e| e.to_string())?;
-        if self.sha256.len() != 64
-            || !self
-                .sha256
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        {
+        if !is_sha256(&self.sha256) {
             return Err("the solver's sha256 must be 64 lower-case hex digits".into());
         }
         Ok(())

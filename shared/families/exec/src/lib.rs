@@ -183,12 +183,7 @@ impl Exec {
 
 fn check(p: &ExecParams) -> Result<(), ParamError> {
     program::check_name(&p.program).map_err(|e| ParamError::new("program", e.to_string()))?;
-    if p.sha256.len() != 64
-        || !p
-            .sha256
-            .bytes()
-            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    {
+    if !program::is_sha256(&p.sha256) {
         return Err(ParamError::new(
             "program",
             "the job's sha256 must be 64 lower-case hex digits",

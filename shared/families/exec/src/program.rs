@@ -50,6 +50,11 @@ pub fn check_name(name: &str) -> Result<(), Refusal> {
     }
 }
 
+/// Whether `s` is a SHA-256 as jobs store it: 64 lower-case hex digits.
+pub fn is_sha256(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// The SHA-256 of a file's content, as lower-case hex.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
     let mut file = std::fs::File::open(path)?;
