@@ -14,12 +14,33 @@ after colour c ("the first number of colour c+1 is larger than the first of
 colour c", through the auxiliary 'seen' variables); neither removes a
 colouring up to renaming the colours, so the formula is satisfiable exactly
 when some colouring is.
+
+Two options restrict the search to colourings of a given shape (a template,
+as Eliahou et al. found WS(5) >= 196): a model is still a colouring of
+[1..N] by the definition, but "unsatisfiable" then speaks of the template
+only.
+
+    --prefix DIGITS       the colours of 1, 2, ... fixed (digits 1..K, renamed
+                          by first appearance to fit the symmetry breaking)
+    --colour-in C:LO-HI   colour C used only on LO..HI (colours counted
+                          1..K in the order of their first numbers)
 """
 import sys
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    prefix, ranges, args = "", [], []
+    while argv:
+        a = argv.pop(0)
+        if a == "--prefix":
+            prefix = argv.pop(0)
+        elif a == "--colour-in":
+            c, span = argv.pop(0).split(":")
+            lo, hi = span.split("-")
+            ranges.append((int(c) - 1, int(lo), int(hi)))
+        elif not a.startswith("--"):
+            args.append(a)
     weak = "--weak" in sys.argv
     k, n = int(args[0]), int(args[1])
     var = lambda i, c: (i - 1) * k + c + 1
@@ -49,6 +70,16 @@ def main():
             # colour c + 1 at i only if colour c was seen before i
             if c + 1 < k:
                 clauses.append([-var(i, c + 1)] + ([seen(i - 1, c)] if i > 1 else []))
+    renamed = {}
+    for i, digit in enumerate(prefix, start=1):
+        renamed.setdefault(digit, len(renamed))
+        if i > n or renamed[digit] >= k:
+            sys.exit(f"schur.py: --prefix {prefix} does not fit [1..{n}] in {k} colours")
+        clauses.append([var(i, renamed[digit])])
+    for c, lo, hi in ranges:
+        if not 0 <= c < k:
+            sys.exit(f"schur.py: --colour-in names colour {c + 1} of {k}")
+        clauses.extend([-var(i, c)] for i in range(1, n + 1) if not lo <= i <= hi)
     print(f"c {'weak ' if weak else ''}Schur: [1..{n}] in {k} colours")
     print(f"p cnf {2 * n * k} {len(clauses)}")
     for c in clauses:

@@ -245,14 +245,96 @@ fn stored_icnf_parameters_are_checked_again() {
 
 /// `examples/sat/schur.py K N`: [1..N] in K colours, sum-free.
 fn schur(k: u32, n: u32) -> String {
+    schur_with(&[&k.to_string(), &n.to_string()]).expect("schur.py")
+}
+
+/// `examples/sat/schur.py ARGS`: the CNF, or the script's error.
+fn schur_with(args: &[&str]) -> Result<String, String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/sat/schur.py");
     let out = std::process::Command::new("python3")
         .arg(script)
-        .args([k.to_string(), n.to_string()])
+        .args(args)
         .output()
         .expect("python3");
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(String::from_utf8(out.stdout).unwrap())
+}
+
+/// The colour (0-based) of each of 1..=n in CaDiCaL's answer to `cnf`
+/// (K colours, variable (i - 1) * K + c + 1), or None if unsatisfiable.
+fn colouring(cadical: &Path, cnf: &str, k: usize, n: usize) -> Option<Vec<usize>> {
+    let mut child = std::process::Command::new(cadical)
+        .arg("-q")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("cadical");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(cnf.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    if text.lines().any(|l| l == "s UNSATISFIABLE") {
+        return None;
+    }
+    assert!(text.lines().any(|l| l == "s SATISFIABLE"), "{text}");
+    let lits: Vec<i64> = text
+        .lines()
+        .filter(|l| l.starts_with("v "))
+        .flat_map(|l| l[2..].split_whitespace().map(|x| x.parse::<i64>().unwrap()))
+        .collect();
+    let colour = |i: usize| {
+        let on: Vec<usize> = (0..k)
+            .filter(|&c| lits.contains(&(((i - 1) * k + c + 1) as i64)))
+            .collect();
+        assert_eq!(on.len(), 1, "number {i}: colours {on:?}");
+        on[0]
+    };
+    Some((1..=n).map(colour).collect())
+}
+
+/// The template options of `schur.py` (`--prefix`, `--colour-in`), which
+/// the WS(5) >= 196 search uses: a model keeps both, a prefix that breaks
+/// the rule or a colour kept off too much leaves no model, and a prefix
+/// that does not fit is refused.
+#[test]
+fn schur_templates_constrain_the_colouring_and_nothing_else() {
+    let Some(cadical) = orchard_core::testing::cadical() else {
+        return;
+    };
+    let weak = |args: &[&str]| {
+        let mut all = vec!["3", "23", "--weak"];
+        all.extend_from_slice(args);
+        schur_with(&all).unwrap()
+    };
+    // WS(3) = 23: a colouring, whose first twelve colours as a prefix
+    // still leave one, and it starts with them.
+    let free = colouring(&cadical, &weak(&[]), 3, 23).expect("WS(3) >= 23");
+    let prefix: String = free[..12]
+        .iter()
+        .map(|c| char::from(b'1' + *c as u8))
+        .collect();
+    let fixed = colouring(&cadical, &weak(&["--prefix", &prefix]), 3, 23).unwrap();
+    assert_eq!(fixed[..12], free[..12]);
+    // Renamed by first appearance: "33" is "11".
+    let renamed = colouring(&cadical, &weak(&["--prefix", "33"]), 3, 23).unwrap();
+    assert_eq!(renamed[..2], [0, 0]);
+    // 1 + 2 = 3 in one colour is not weakly sum-free.
+    assert!(colouring(&cadical, &weak(&["--prefix", "111"]), 3, 23).is_none());
+    // Colour 3 only on 20..23: 1..19 in two colours, beyond WS(2) = 8.
+    assert!(colouring(&cadical, &weak(&["--colour-in", "3:20-23"]), 3, 23).is_none());
+    let late = colouring(&cadical, &weak(&["--colour-in", "3:5-23"]), 3, 23).unwrap();
+    assert!(late[..4].iter().all(|&c| c != 2), "{late:?}");
+    let e = schur_with(&["2", "8", "--weak", "--prefix", "123"]).unwrap_err();
+    assert!(e.contains("does not fit"), "{e}");
+    let e = schur_with(&["2", "8", "--weak", "--colour-in", "3:1-8"]).unwrap_err();
+    assert!(e.contains("colour 3 of 2"), "{e}");
 }
 
 /// `cnf` as an iCNF with `cubes` as its cube lines.
