@@ -25,6 +25,7 @@ mod layer;
 mod lemmas;
 mod order;
 mod profile;
+pub mod proof;
 pub mod reference;
 mod sandwich;
 mod search;
