@@ -58,6 +58,11 @@ impl<'r, 'o> Extender<'r, 'o> {
         }
     }
 
+    /// The oracle, for the probed lines after the extension.
+    pub(super) fn oracle(&mut self) -> &mut dyn Oracle {
+        &mut *self.oracle
+    }
+
     /// Whether `bound` holds at `cells` (reached by `moves`), proving it
     /// down to the plain search's leaves.
     pub(super) fn decide(&mut self, cells: &[u8], moves: &mut Vec<u8>, bound: Bound) -> bool {

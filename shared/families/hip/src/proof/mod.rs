@@ -39,6 +39,7 @@
 mod extend;
 mod oracle;
 mod plain;
+mod probe;
 mod recorded;
 mod rules;
 #[cfg(test)]
@@ -49,6 +50,7 @@ use crate::solve::{SolveParams, SolveSummary};
 
 pub use extend::ExtensionStats;
 pub use oracle::{NoOracle, Oracle, SolverOracle};
+pub use probe::LineStats;
 
 /// A bound on the first player's value (-1 loss, 0 draw, 1 win).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -123,6 +125,16 @@ pub enum ProofError {
     #[error("{at}: the game ends here with value {value}, against {bound}")]
     GameRefutes { at: String, value: i8, bound: Bound },
     #[error(
+        "{at}: a line of play where {bound} is claimed ends in a position the plain search refutes it in ({leaf_empty} empty cells or fewer)"
+    )]
+    LineRefuted {
+        at: String,
+        bound: Bound,
+        leaf_empty: usize,
+    },
+    #[error("{at}: {bound} is claimed here, but the oracle finds no move that keeps it")]
+    NoKeepingMove { at: String, bound: Bound },
+    #[error(
         "{at}: recorded {lo}..={hi}, but {bound} is refuted (plain search at {leaf_empty} empty cells or fewer)"
     )]
     LeafRefuted {
@@ -154,12 +166,21 @@ pub struct Options {
     pub leaf_empty: usize,
     /// Extend only a random sample of the record's leaves (`None`: all).
     pub sample: Option<Sample>,
+    /// Lines of play to probe below leaves drawn at random (see [`probe`]).
+    pub lines: Option<Lines>,
 }
 
 /// Which leaves a sampled proof extends: `leaves` of them, drawn with `seed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Sample {
     pub leaves: usize,
+    pub seed: u64,
+}
+
+/// How many lines of play to probe, drawn with `seed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Lines {
+    pub count: usize,
     pub seed: u64,
 }
 
@@ -184,6 +205,8 @@ pub struct ProofReport {
     /// Leaves of the record extended.
     pub extended_leaves: usize,
     pub extension: ExtensionStats,
+    /// The probed lines, if asked for.
+    pub lines: Option<LineStats>,
 }
 
 impl ProofReport {
@@ -241,7 +264,23 @@ impl std::fmt::Display for ProofReport {
             f,
             "plain searches {} ({} positions), oracle asked {} times ({} proposals refuted)",
             e.plain_solves, e.plain_nodes, e.proposals, e.refuted_proposals
-        )
+        )?;
+        if let Some(l) = &self.lines {
+            let ends = l
+                .plain_ends_by_empty
+                .iter()
+                .map(|(k, v)| format!("{k}:{v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            write!(
+                f,
+                "\nlines probed (a sample, not a proof): {} lines, {} positions below their leaves, \
+                 ended by the plain search {ends} (empty cells:lines), by the rules {}, by pairing {}; \
+                 {} plain positions, oracle asked {} times",
+                l.lines, l.positions, l.rules_ends, l.pairing_ends, l.plain_nodes, l.proposals
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -283,6 +322,31 @@ pub fn prove(
             });
         }
     }
+    let lines = match options.lines {
+        None => None,
+        Some(_) if record.leaves.is_empty() => Some(LineStats::default()),
+        Some(s) => {
+            let mut stats = LineStats::default();
+            let mut plain = plain::Plain::new(&rules);
+            let mut rng = SplitMix(s.seed);
+            let oracle = extender.oracle();
+            for _ in 0..s.count {
+                let leaf = &record.leaves[(rng.next() % record.leaves.len() as u64) as usize];
+                probe::probe_line(
+                    &rules,
+                    &mut plain,
+                    &mut *oracle,
+                    &mut rng,
+                    options.leaf_empty,
+                    &leaf.cells,
+                    &leaf.moves,
+                    leaf.bound,
+                    &mut stats,
+                )?;
+            }
+            Some(stats)
+        }
+    };
     Ok(ProofReport {
         rows,
         cols,
@@ -295,6 +359,7 @@ pub fn prove(
         sample: options.sample,
         extended_leaves: chosen.len(),
         extension: extender.stats,
+        lines,
     })
 }
 
@@ -302,14 +367,8 @@ pub fn prove(
 /// drawn by a partial Fisher-Yates shuffle with SplitMix64 from the seed:
 /// the same seed draws the same leaves.
 fn sample_indices(n: usize, sample: Sample) -> Vec<usize> {
-    let mut state = sample.seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut rng = SplitMix(sample.seed);
+    let mut next = || rng.next();
     let mut idx: Vec<usize> = (0..n).collect();
     let k = sample.leaves.min(n);
     for i in 0..k {
@@ -319,4 +378,17 @@ fn sample_indices(n: usize, sample: Sample) -> Vec<usize> {
     idx.truncate(k);
     idx.sort_unstable();
     idx
+}
+
+/// SplitMix64: the samples' random numbers, the same for the same seed.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
 }

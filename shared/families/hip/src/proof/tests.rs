@@ -36,6 +36,7 @@ fn replay(rules: &Rules, moves: &[u8]) -> Cells {
 const WHOLE: Options = Options {
     leaf_empty: 6,
     sample: None,
+    lines: None,
 };
 
 /// A small deterministic generator for the random positions.
@@ -199,6 +200,22 @@ fn a_wrong_value_of_the_root_units_is_refuted() {
                 matches!(result, Err(ProofError::LeafRefuted { .. })),
                 "{rows}x{cols} double={double}, {wrong} claimed: {result:?}"
             );
+            // Probed lines alone, no leaf extended, find the disagreement.
+            let lines = Options {
+                leaf_empty: 4,
+                sample: Some(Sample { leaves: 0, seed: 3 }),
+                lines: Some(Lines { count: 64, seed: 3 }),
+            };
+            let probed = prove(j.params(), &damaged, &lines, &mut SolverOracle::new(&j));
+            assert!(
+                matches!(
+                    probed,
+                    Err(ProofError::LineRefuted { .. }
+                        | ProofError::NoKeepingMove { .. }
+                        | ProofError::GameRefutes { .. })
+                ),
+                "{rows}x{cols} double={double}, {wrong} claimed, lines: {probed:?}"
+            );
         }
     }
 }
@@ -258,6 +275,7 @@ fn a_lying_oracle_costs_time_not_the_verdict() {
         let options = Options {
             leaf_empty: 4,
             sample: None,
+            lines: None,
         };
         let honest = prove(j.params(), &summary, &options, &mut SolverOracle::new(&j)).unwrap();
         let mut liar = Liar {
@@ -286,6 +304,7 @@ fn a_sample_extends_the_leaves_it_draws_and_says_so() {
     let options = Options {
         leaf_empty: 6,
         sample: Some(sample),
+        lines: None,
     };
     let sampled = prove(j.params(), &summary, &options, &mut SolverOracle::new(&j)).unwrap();
     assert_eq!(sampled.extended_leaves, 3);
@@ -348,4 +367,24 @@ fn pairing_is_gardners_argument() {
     assert!(paired > 0);
     // Double Hip has no such argument.
     assert!(!Rules::new(4, 4, true).second_player_pairs(&empty));
+}
+
+#[test]
+fn probed_lines_of_a_sound_summary_agree() {
+    for (rows, cols, double, budget) in [(3, 4, false, 100), (4, 4, true, 1000)] {
+        let j = job(rows, cols, double);
+        let summary = solved(&j, budget);
+        let options = Options {
+            leaf_empty: 5,
+            sample: Some(Sample { leaves: 0, seed: 5 }),
+            lines: Some(Lines { count: 40, seed: 5 }),
+        };
+        let report = prove(j.params(), &summary, &options, &mut SolverOracle::new(&j))
+            .unwrap_or_else(|e| panic!("{rows}x{cols}: {e}"));
+        let lines = report.lines.as_ref().expect("lines probed");
+        assert_eq!(lines.lines, 40);
+        let ends: u64 = lines.plain_ends_by_empty.values().sum();
+        assert_eq!(ends + lines.rules_ends + lines.pairing_ends, 40);
+        assert!(report.to_string().contains("a sample, not a proof"));
+    }
 }
