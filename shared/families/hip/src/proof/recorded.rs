@@ -34,6 +34,9 @@ pub(super) struct Recorded<'a> {
     rules: &'a Rules,
     /// The solver's board, for its canonical keys only.
     board: Board,
+    /// The solver's canonical key of two stone sets (a parameter so that
+    /// the tests can hand in a wrong one).
+    canonical: KeyOf<'a>,
     summary: &'a SolveSummary,
     /// Positions with fewer stones are expanded whatever the record says
     /// (the job's root units lie at this depth).
@@ -48,6 +51,15 @@ pub(super) struct Recorded<'a> {
     pub(super) pairing_leaves: u64,
 }
 
+/// A canonical key of the stone sets `(p1, p2)` on a board.
+pub(super) type KeyOf<'a> = Box<dyn Fn(&Board, u64, u64) -> (u64, u64) + 'a>;
+
+/// The solver's canonical key.
+fn solver_key(board: &Board, p1: u64, p2: u64) -> (u64, u64) {
+    let (a, b, _) = board.canonical2(p1, p2);
+    (a, b)
+}
+
 /// How a position's children stand to a bound.
 enum ByChildren {
     Proven,
@@ -58,9 +70,20 @@ enum ByChildren {
 
 impl<'a> Recorded<'a> {
     pub(super) fn new(rules: &'a Rules, summary: &'a SolveSummary, root_depth: usize) -> Self {
+        Self::with_key(rules, summary, root_depth, Box::new(solver_key))
+    }
+
+    /// As [`Recorded::new`], positions looked up by `canonical`.
+    pub(super) fn with_key(
+        rules: &'a Rules,
+        summary: &'a SolveSummary,
+        root_depth: usize,
+        canonical: KeyOf<'a>,
+    ) -> Self {
         Recorded {
             rules,
             board: Board::new(rules.rows, rules.cols),
+            canonical,
             summary,
             root_depth,
             claims: HashMap::new(),
@@ -78,7 +101,7 @@ impl<'a> Recorded<'a> {
     /// The record of a position, its key checked against the position.
     fn known(&self, cells: &[u8], moves: &[u8]) -> Result<Option<&'a Known>, ProofError> {
         let (p1, p2) = bitboards(cells);
-        let (a, b, _) = self.board.canonical2(p1, p2);
+        let (a, b) = (self.canonical)(&self.board, p1, p2);
         let Some(known) = self.summary.known.get(&(a, b)) else {
             return Ok(None);
         };

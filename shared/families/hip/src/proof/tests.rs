@@ -388,3 +388,29 @@ fn probed_lines_of_a_sound_summary_agree() {
         assert!(report.to_string().contains("a sample, not a proof"));
     }
 }
+
+/// A canonical form that sends every position to the key of one recorded
+/// position is caught at once: the key decodes to another position.
+#[test]
+fn a_wrong_canonical_key_is_caught() {
+    let j = job(3, 4, true);
+    let summary = solved(&j, 100);
+    let rules = Rules::new(3, 4, true);
+    let depth = j.params().root_depth() as usize;
+    let key = *summary
+        .known
+        .keys()
+        .find(|k| k.0 | k.1 != 0)
+        .expect("a recorded position with stones");
+    let wrong = Box::new(move |_: &crate::board::Board, _, _| key);
+    let mut record = super::recorded::Recorded::with_key(&rules, &summary, depth, wrong);
+    let mut moves = Vec::new();
+    let found = record.claim(&vec![0; 12], &mut moves);
+    assert!(
+        matches!(&found, Err(ProofError::KeyMismatch { key: k, .. }) if *k == key),
+        "{found:?}"
+    );
+    // The solver's own key passes.
+    let mut record = super::recorded::Recorded::new(&rules, &summary, depth);
+    assert!(record.claim(&vec![0; 12], &mut moves).is_ok());
+}
