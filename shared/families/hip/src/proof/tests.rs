@@ -405,12 +405,12 @@ fn a_wrong_canonical_key_is_caught() {
     let wrong = Box::new(move |_: &crate::board::Board, _, _| key);
     let mut record = super::recorded::Recorded::with_key(&rules, &summary, depth, wrong);
     let mut moves = Vec::new();
-    let found = record.claim(&vec![0; 12], &mut moves);
+    let found = record.claim(&[0; 12], &mut moves);
     assert!(
         matches!(&found, Err(ProofError::KeyMismatch { key: k, .. }) if *k == key),
         "{found:?}"
     );
     // The solver's own key passes.
     let mut record = super::recorded::Recorded::new(&rules, &summary, depth);
-    assert!(record.claim(&vec![0; 12], &mut moves).is_ok());
+    assert!(record.claim(&[0; 12], &mut moves).is_ok());
 }
