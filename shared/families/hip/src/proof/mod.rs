@@ -33,8 +33,10 @@
 //!
 //! Boards whose full extension is too big are checked in [`Sample`] mode:
 //! the recorded tree whole, the extension below `leaves` leaves drawn at
-//! random. The report says which it was. Any failure is a [`ProofError`]
-//! naming the position by its moves.
+//! random; or by [`Lines`] of play probed below random leaves down to the
+//! plain search ([`probe`]), where even one leaf's extension is too big.
+//! The report says which it was. Any failure is a [`ProofError`] naming
+//! the position by its moves.
 
 mod extend;
 mod oracle;
