@@ -19,12 +19,17 @@
 //! work and wall time on N machines from one machine's run; with
 //! `--policy pn`, under a proof-number tree held at the coordinator instead
 //! of the coordinator's own policy (see `replay::pns`).
+//!
+//! `orchard-scale proof DB` audits a finished `hip-solve` job: its root's
+//! value proven from the merged summaries by a second implementation of
+//! the rules (see `proof`).
 
 #![recursion_limit = "256"]
 
 mod ideal;
 mod plan;
 mod process;
+mod proof;
 mod replay;
 mod start;
 mod summary;
@@ -55,6 +60,11 @@ enum Mode {
     /// workers in virtual time (one node a time step each); prints one
     /// line a worker count, then one JSON object.
     Replay(ReplayArgs),
+    /// Proves a finished hip-solve job's root value from its database:
+    /// the recorded tree checked by the reference rules, its leaves
+    /// extended and decided by a plain search (all, or a sample); prints
+    /// the report, then one JSON object.
+    Proof(proof::ProofArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -237,6 +247,7 @@ async fn main() {
     let cli = Cli::parse();
     let out = match cli.mode {
         Some(Mode::Replay(r)) => replay_table(&r),
+        Some(Mode::Proof(p)) => proof::proof(&p),
         None => run(cli.run).await,
     };
     match out {

@@ -14,6 +14,9 @@
 //! `5 x 4` job is the `4 x 5` job: the games are the same up to a quarter
 //! turn), have `2 <= R` and at most 64 cells (one `u64` bitboard, see
 //! [`board`]).
+//!
+//! Beside them, [`proof`] audits a solved `hip-solve` job: its root's value
+//! proven from the merged summary by a second implementation of the rules.
 
 mod abstract_endgame;
 pub mod board;
@@ -25,6 +28,7 @@ mod layer;
 mod lemmas;
 mod order;
 mod profile;
+pub mod proof;
 pub mod reference;
 mod sandwich;
 mod search;

@@ -1,0 +1,111 @@
+//! `orchard-scale proof DB`: the audit of a finished `hip-solve` job. The
+//! job's units' summaries, read from its database as the replay reads them
+//! ([`crate::replay::record`]), merged by the family's own merge, then the
+//! root's value proven by [`orchard_hip::proof`] (the reference rules,
+//! the fast solver only as oracle, a plain search at the leaves). It lives
+//! here because this crate already reads finished jobs' databases and
+//! depends on the family; the family crate stays without storage.
+
+use std::path::PathBuf;
+
+use orchard_core::{codec, Host, SearchFamily};
+use orchard_hip::proof::{self, Lines, Options, Sample, SolverOracle};
+use orchard_hip::{HipSolve, SolveParams, SolveSummary};
+
+use crate::replay::record::Record;
+
+#[derive(Debug, clap::Args)]
+pub struct ProofArgs {
+    /// The coordinator's database of a finished hip-solve job (one job).
+    db: PathBuf,
+    /// Positions with at most this many empty cells are decided by the
+    /// plain search.
+    #[arg(long, default_value_t = 10)]
+    leaf_empty: usize,
+    /// Extend only this many leaves of the record, drawn at random (the
+    /// recorded tree is still checked whole): a sampled proof.
+    #[arg(long)]
+    sample: Option<usize>,
+    /// Probe this many lines of play below leaves drawn at random, down to
+    /// the plain search (a spot check where even a sample of whole leaves
+    /// is too big).
+    #[arg(long)]
+    lines: Option<usize>,
+    /// The seed of the sample's and the lines' draws.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The oracle's table, MiB (default: the family's for the board).
+    #[arg(long)]
+    cache_mib: Option<u64>,
+}
+
+/// Reads, merges, proves; the report as text on stderr, as JSON returned.
+pub fn proof(a: &ProofArgs) -> Result<serde_json::Value, String> {
+    let at = |e: String| format!("{}: {e}", a.db.display());
+    let record = Record::read(&a.db).map_err(|e| e.to_string())?;
+    if record.family != "hip-solve" {
+        return Err(at(format!("a {} job, not hip-solve", record.family)));
+    }
+    let params: SolveParams =
+        serde_json::from_str(&record.params_json).map_err(|e| at(e.to_string()))?;
+    let host = Host {
+        cache_mib: a.cache_mib,
+        ..Host::default()
+    };
+    let job = HipSolve::new(params.clone(), &host).map_err(|e| at(e.to_string()))?;
+    let mut merged = SolveSummary::default();
+    let mut units = 0;
+    for row in &record.units {
+        if let Some((_, s)) = &row.result {
+            let s: SolveSummary =
+                codec::decode(s).map_err(|e| at(format!("unit {}: {e}", row.id)))?;
+            job.merge(&mut merged, s)
+                .map_err(|e| at(format!("unit {}: {e}", row.id)))?;
+            units += 1;
+        }
+    }
+    let options = Options {
+        leaf_empty: a.leaf_empty,
+        sample: a.sample.map(|leaves| Sample {
+            leaves,
+            seed: a.seed,
+        }),
+        lines: a.lines.map(|count| Lines {
+            count,
+            seed: a.seed,
+        }),
+    };
+    let mut oracle = SolverOracle::new(&job);
+    let report = proof::prove(&params, &merged, &options, &mut oracle)
+        .map_err(|e| at(format!("proof failed: {e}")))?;
+    eprintln!("{report}");
+    eprintln!(
+        "oracle: {} searches, {} nodes; CPU {:.1} s",
+        oracle.calls,
+        oracle.nodes,
+        cpu_seconds()
+    );
+    Ok(serde_json::json!({
+        "db": a.db.display().to_string(),
+        "params": params,
+        "units_merged": units,
+        "records": merged.known.len(),
+        "complete": report.complete(),
+        "report": report,
+        "oracle_searches": oracle.calls,
+        "oracle_nodes": oracle.nodes,
+        "cpu_seconds": cpu_seconds(),
+    }))
+}
+
+/// This process's CPU time (user and system), seconds.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes one rusage into the zeroed value we own.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}

@@ -1,0 +1,95 @@
+//! The second implementation that decides the proof's leaves: a plain
+//! alpha-beta over the reference rules ([`super::rules`]), as a bound
+//! search ("is the first player's value at least `v`?"), with a memo keyed
+//! by the position's canonical number under the reference symmetries.
+//! No move order, no endgame knowledge, no table of the solver's: only
+//! the rules, so it is slow and only asked about positions with few empty
+//! cells (`--leaf-empty`).
+
+use std::collections::HashMap;
+
+use super::rules::{Canon, Rules};
+use super::Bound;
+
+/// How many positions the memo holds before it is cleared (about 40 bytes
+/// an entry): the leaves are small, so a cleared memo costs little.
+const MEMO_LIMIT: usize = 1 << 22;
+
+/// The plain bound search and its memo.
+pub(super) struct Plain<'r> {
+    rules: &'r Rules,
+    /// `(position, v)` -> whether the first player's value is at least `v`.
+    memo: HashMap<(Canon, i8), bool>,
+    /// Positions searched (memo hits not counted).
+    pub(super) nodes: u64,
+}
+
+impl<'r> Plain<'r> {
+    pub(super) fn new(rules: &'r Rules) -> Plain<'r> {
+        Plain {
+            rules,
+            memo: HashMap::new(),
+            nodes: 0,
+        }
+    }
+
+    /// Whether `bound` holds for the first player's value at `cells`.
+    pub(super) fn holds(&mut self, cells: &mut [u8], bound: Bound) -> bool {
+        match bound {
+            Bound::AtLeast(v) => v <= -1 || self.at_least(cells, v),
+            Bound::AtMost(v) => v >= 1 || !self.at_least(cells, v + 1),
+        }
+    }
+
+    /// The first player's value at `cells`.
+    #[cfg(test)]
+    pub(super) fn value(&mut self, cells: &mut [u8]) -> i8 {
+        if self.at_least(cells, 1) {
+            1
+        } else if self.at_least(cells, 0) {
+            0
+        } else {
+            -1
+        }
+    }
+
+    /// Whether the first player's value at `cells` is at least `v` (0 or
+    /// 1): the first player needs one move that keeps it, the second
+    /// player none that breaks it.
+    fn at_least(&mut self, cells: &mut [u8], v: i8) -> bool {
+        if cells.iter().all(|&c| c != 0) {
+            return 0 >= v;
+        }
+        if self.memo.len() >= MEMO_LIMIT {
+            self.memo.clear();
+        }
+        let key = (self.rules.canon(cells), v);
+        if let Some(&known) = self.memo.get(&key) {
+            return known;
+        }
+        self.nodes += 1;
+        let who = self.rules.mover(cells);
+        let first = who == 1;
+        let mut result = !first;
+        for c in 0..cells.len() {
+            if cells[c] != 0 {
+                continue;
+            }
+            let keeps = match self.rules.ends(cells, c) {
+                Some(value) => value >= v,
+                None => {
+                    cells[c] = who;
+                    let keeps = self.at_least(cells, v);
+                    cells[c] = 0;
+                    keeps
+                }
+            };
+            if keeps == first {
+                result = first;
+                break;
+            }
+        }
+        self.memo.insert(key, result);
+        result
+    }
+}
