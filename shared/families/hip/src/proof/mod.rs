@@ -49,6 +49,7 @@ mod tests;
 
 use crate::board::cell_name;
 use crate::solve::{SolveParams, SolveSummary};
+use orchard_core::estimate::Rng;
 
 pub use extend::ExtensionStats;
 pub use oracle::{NoOracle, Oracle, SolverOracle};
@@ -330,10 +331,10 @@ pub fn prove(
         Some(s) => {
             let mut stats = LineStats::default();
             let mut plain = plain::Plain::new(&rules);
-            let mut rng = SplitMix(s.seed);
+            let mut rng = Rng::new(s.seed);
             let oracle = extender.oracle();
             for _ in 0..s.count {
-                let leaf = &record.leaves[(rng.next() % record.leaves.len() as u64) as usize];
+                let leaf = &record.leaves[(rng.next_u64() % record.leaves.len() as u64) as usize];
                 probe::probe_line(
                     &rules,
                     &mut plain,
@@ -366,11 +367,11 @@ pub fn prove(
 }
 
 /// `sample.leaves` distinct indices below `n` (all of them if fewer),
-/// drawn by a partial Fisher-Yates shuffle with SplitMix64 from the seed:
+/// drawn by a partial Fisher-Yates shuffle with orchard's SplitMix64 from the seed:
 /// the same seed draws the same leaves.
 fn sample_indices(n: usize, sample: Sample) -> Vec<usize> {
-    let mut rng = SplitMix(sample.seed);
-    let mut next = || rng.next();
+    let mut rng = Rng::new(sample.seed);
+    let mut next = || rng.next_u64();
     let mut idx: Vec<usize> = (0..n).collect();
     let k = sample.leaves.min(n);
     for i in 0..k {
@@ -380,17 +381,4 @@ fn sample_indices(n: usize, sample: Sample) -> Vec<usize> {
     idx.truncate(k);
     idx.sort_unstable();
     idx
-}
-
-/// SplitMix64: the samples' random numbers, the same for the same seed.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }

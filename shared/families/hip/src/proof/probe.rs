@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use super::oracle::Oracle;
 use super::plain::Plain;
 use super::rules::{Cells, Outcome, Rules};
-use super::{line, Bound, ProofError, SplitMix};
+use super::{line, Bound, ProofError};
+use orchard_core::estimate::Rng;
 
 /// What the lines found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -42,7 +43,7 @@ pub(super) fn probe_line(
     rules: &Rules,
     plain: &mut Plain<'_>,
     oracle: &mut dyn Oracle,
-    rng: &mut SplitMix,
+    rng: &mut Rng,
     leaf_empty: usize,
     cells: &[u8],
     moves: &[u8],
@@ -118,7 +119,7 @@ pub(super) fn probe_line(
             stats.rules_ends += 1;
             return Ok(());
         } else {
-            (rng.next() % open.len() as u64) as usize
+            (rng.next_u64() % open.len() as u64) as usize
         };
         let (c, next) = open.swap_remove(pick);
         moves.push(c);
