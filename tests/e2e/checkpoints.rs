@@ -506,6 +506,35 @@ fn the_three_colour_draws_of_5x6_by_the_profile_dp_answer_from_their_checkpoint(
     );
 }
 
+/// The weak Schur runs by cube-and-conquer, the second method for h(4) =
+/// 67 = WS(4) + 1: [1..66] has a checked model and [1..67] has every cube
+/// refuted, each for the formula `examples/sat/schur.py 4 N --weak` writes
+/// today (its SHA-256 is the one the job stored).
+#[test]
+fn the_weak_schur_runs_answer_ws4_from_their_checkpoints() {
+    for (n, verdict) in [(66, "satisfiable"), (67, "unsatisfiable")] {
+        let name = format!("weak-schur-4-{n}");
+        let result = stored_result(&name, 1);
+        let cnf = Command::new("python3")
+            .arg(repo().join("examples/sat/schur.py"))
+            .args(["4", &n.to_string(), "--weak"])
+            .output()
+            .expect("python3");
+        assert!(cnf.status.success());
+        assert_eq!(
+            result["cnf_sha256"].as_str(),
+            Some(orchard_exec::program::sha256_bytes(&cnf.stdout).as_str()),
+            "{name}: {result}"
+        );
+        assert_eq!(result["verdict"], verdict, "{name}: {result}");
+        let sat_cubes = result["sat_cubes"].as_u64().unwrap();
+        assert_eq!(sat_cubes, u64::from(n == 66), "{name}: {result}");
+        if n == 67 {
+            assert_eq!(result["covered"].as_f64(), Some(1.0), "{name}: {result}");
+        }
+    }
+}
+
 /// The unfinished runs of the other families resume their own jobs.
 #[test]
 fn the_other_unfinished_long_runs_resume_their_jobs() {
