@@ -1,6 +1,6 @@
 //! `orchard-scale proof DB`: the audit of a finished `hip-solve` job. The
-//! job's units' summaries, read from its database as the replay reads them
-//! ([`crate::replay::record`]), merged by the family's own merge, then the
+//! job's units' summaries, read and merged as the replay reads them
+//! ([`crate::replay::hip::MergedJob`]), then the
 //! root's value proven by [`orchard_hip::proof`] (the reference rules,
 //! the fast solver only as oracle, a plain search at the leaves). It lives
 //! here because this crate already reads finished jobs' databases and
@@ -8,11 +8,9 @@
 
 use std::path::PathBuf;
 
-use orchard_core::{codec, Host, SearchFamily};
 use orchard_hip::proof::{self, Lines, Options, Sample, SolverOracle};
-use orchard_hip::{HipSolve, SolveParams, SolveSummary};
 
-use crate::replay::record::Record;
+use crate::replay::hip::MergedJob;
 
 #[derive(Debug, clap::Args)]
 pub struct ProofArgs {
@@ -42,28 +40,13 @@ pub struct ProofArgs {
 /// Reads, merges, proves; the report as text on stderr, as JSON returned.
 pub fn proof(a: &ProofArgs) -> Result<serde_json::Value, String> {
     let at = |e: String| format!("{}: {e}", a.db.display());
-    let record = Record::read(&a.db).map_err(|e| e.to_string())?;
-    if record.family != "hip-solve" {
-        return Err(at(format!("a {} job, not hip-solve", record.family)));
-    }
-    let params: SolveParams =
-        serde_json::from_str(&record.params_json).map_err(|e| at(e.to_string()))?;
-    let host = Host {
-        cache_mib: a.cache_mib,
-        ..Host::default()
-    };
-    let job = HipSolve::new(params.clone(), &host).map_err(|e| at(e.to_string()))?;
-    let mut merged = SolveSummary::default();
-    let mut units = 0;
-    for row in &record.units {
-        if let Some((_, s)) = &row.result {
-            let s: SolveSummary =
-                codec::decode(s).map_err(|e| at(format!("unit {}: {e}", row.id)))?;
-            job.merge(&mut merged, s)
-                .map_err(|e| at(format!("unit {}: {e}", row.id)))?;
-            units += 1;
-        }
-    }
+    let MergedJob {
+        params,
+        job,
+        merged,
+        units,
+        ..
+    } = MergedJob::read(&a.db, a.cache_mib).map_err(|e| at(e.to_string()))?;
     let options = Options {
         leaf_empty: a.leaf_empty,
         sample: a.sample.map(|leaves| Sample {

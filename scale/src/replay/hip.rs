@@ -51,6 +51,53 @@ pub enum HipReplayError {
     },
 }
 
+/// A `hip-solve` job read from its database, every unit's summary merged
+/// by the family's own merge: what the proof-number replay and the proof
+/// (`orchard-scale proof`) start from.
+pub struct MergedJob {
+    pub record: Record,
+    pub params: SolveParams,
+    /// The job, its table sized by the `cache_mib` it was read with.
+    pub job: HipSolve,
+    pub merged: SolveSummary,
+    /// The units whose summaries were merged.
+    pub units: usize,
+}
+
+impl MergedJob {
+    pub fn read(db: &Path, cache_mib: Option<u64>) -> Result<MergedJob, HipReplayError> {
+        let record = Record::read(db)?;
+        if record.family != "hip-solve" {
+            return Err(HipReplayError::Family(record.family));
+        }
+        let params: SolveParams = serde_json::from_str(&record.params_json)
+            .map_err(|e| HipReplayError::Params(e.to_string()))?;
+        let host = Host {
+            cache_mib,
+            ..Host::default()
+        };
+        let job = HipSolve::new(params.clone(), &host)
+            .map_err(|e| HipReplayError::Params(e.to_string()))?;
+        let mut merged = SolveSummary::default();
+        let mut units = 0;
+        for row in &record.units {
+            let bad = |reason: String| HipReplayError::Unit { id: row.id, reason };
+            if let Some((_, s)) = &row.result {
+                let s: SolveSummary = codec::decode(s).map_err(|e| bad(e.to_string()))?;
+                job.merge(&mut merged, s).map_err(|e| bad(e.to_string()))?;
+                units += 1;
+            }
+        }
+        Ok(MergedJob {
+            record,
+            params,
+            job,
+            merged,
+            units,
+        })
+    }
+}
+
 /// A unit of the record, decoded.
 struct Unit {
     id: u64,
@@ -392,22 +439,12 @@ impl HipPnGame {
         budget: u64,
         cache_mib: Option<u64>,
     ) -> Result<HipPnGame, HipReplayError> {
-        let record = Record::read(db)?;
-        if record.family != "hip-solve" {
-            return Err(HipReplayError::Family(record.family));
-        }
-        let params: SolveParams = serde_json::from_str(&record.params_json)
-            .map_err(|e| HipReplayError::Params(e.to_string()))?;
-        let job = HipSolve::new(params.clone(), &Host::default())
-            .map_err(|e| HipReplayError::Params(e.to_string()))?;
-        let mut merged = SolveSummary::default();
-        for row in &record.units {
-            let bad = |reason: String| HipReplayError::Unit { id: row.id, reason };
-            if let Some((_, s)) = &row.result {
-                let s: SolveSummary = codec::decode(s).map_err(|e| bad(e.to_string()))?;
-                job.merge(&mut merged, s).map_err(|e| bad(e.to_string()))?;
-            }
-        }
+        let MergedJob {
+            record,
+            params,
+            merged,
+            ..
+        } = MergedJob::read(db, None)?;
         let recorded_value =
             value_of(&params, &merged, &[]).map_err(|e| HipReplayError::Params(e.to_string()))?;
         let census_path = PathBuf::from(format!("{}.pn-census", db.display()));

@@ -252,12 +252,7 @@ impl std::fmt::Display for ProofReport {
             "extension: {} nodes proven ({} refuted on the way), {} pairing leaves",
             e.proven, e.refuted, e.pairing_leaves
         )?;
-        let by_empty = e
-            .leaves_by_empty
-            .iter()
-            .map(|(k, v)| format!("{k}:{v}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let by_empty = histogram(&e.leaves_by_empty);
         writeln!(
             f,
             "plain leaves by empty cells (at most {}): {by_empty}",
@@ -269,12 +264,7 @@ impl std::fmt::Display for ProofReport {
             e.plain_solves, e.plain_nodes, e.proposals, e.refuted_proposals
         )?;
         if let Some(l) = &self.lines {
-            let ends = l
-                .plain_ends_by_empty
-                .iter()
-                .map(|(k, v)| format!("{k}:{v}"))
-                .collect::<Vec<_>>()
-                .join(" ");
+            let ends = histogram(&l.plain_ends_by_empty);
             write!(
                 f,
                 "\nlines probed (a sample, not a proof): {} lines, {} positions below their leaves, \
@@ -364,6 +354,15 @@ pub fn prove(
         extension: extender.stats,
         lines,
     })
+}
+
+/// A count by empty cells as `empty:count` pairs, in order.
+fn histogram(by_empty: &std::collections::BTreeMap<usize, u64>) -> String {
+    by_empty
+        .iter()
+        .map(|(k, v)| format!("{k}:{v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `sample.leaves` distinct indices below `n` (all of them if fewer),
