@@ -263,15 +263,16 @@ fn schur_with(args: &[&str]) -> Result<String, String> {
 }
 
 /// The colour (0-based) of each of 1..=n in CaDiCaL's answer to `cnf`
-/// (K colours, variable (i - 1) * K + c + 1), or None if unsatisfiable.
+/// (K colours, variable (i - 1) * K + c + 1, read as the family reads an
+/// answer), or None if unsatisfiable.
 fn colouring(cadical: &Path, cnf: &str, k: usize, n: usize) -> Option<Vec<usize>> {
+    use std::io::Write;
     let mut child = std::process::Command::new(cadical)
         .arg("-q")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("cadical");
-    use std::io::Write;
     child
         .stdin
         .take()
@@ -279,20 +280,16 @@ fn colouring(cadical: &Path, cnf: &str, k: usize, n: usize) -> Option<Vec<usize>
         .write_all(cnf.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
+    let vars = (2 * n * k) as u32;
     let text = String::from_utf8(out.stdout).unwrap();
-    if text.lines().any(|l| l == "s UNSATISFIABLE") {
-        return None;
-    }
-    assert!(text.lines().any(|l| l == "s SATISFIABLE"), "{text}");
-    let lits: Vec<i64> = text
-        .lines()
-        .filter(|l| l.starts_with("v "))
-        .flat_map(|l| l[2..].split_whitespace().map(|x| x.parse::<i64>().unwrap()))
-        .collect();
+    let (answer, _) = orchard_sat::read_answer(vars, out.status.code(), &text).unwrap();
+    let model = match answer {
+        orchard_sat::Answer::Sat(model) => model,
+        orchard_sat::Answer::Unsat => return None,
+        orchard_sat::Answer::Unknown => panic!("no answer: {text}"),
+    };
     let colour = |i: usize| {
-        let on: Vec<usize> = (0..k)
-            .filter(|&c| lits.contains(&(((i - 1) * k + c + 1) as i64)))
-            .collect();
+        let on: Vec<usize> = (0..k).filter(|&c| model[(i - 1) * k + c + 1]).collect();
         assert_eq!(on.len(), 1, "number {i}: colours {on:?}");
         on[0]
     };
