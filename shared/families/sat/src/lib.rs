@@ -625,15 +625,18 @@ impl SearchFamily for Sat {
         if self.params.first_model && s.sat_cubes > 0 {
             text.push("stopped at the first model (--first-model): the cubes left undecided were cancelled".into());
         }
-        let results_lines = s
-            .models
-            .iter()
-            .map(|m| {
-                let cube: Vec<String> = m.cube.iter().map(i32::to_string).collect();
-                let vars: Vec<String> = m.true_vars.iter().map(u32::to_string).collect();
-                format!("cube {} model-true {}", cube.join(" "), vars.join(" "))
-            })
-            .collect();
+        // The verdict heads the results file, so that an unsatisfiable
+        // job's file (no model to list) still says what was decided, and of
+        // which formula.
+        let mut results_lines = vec![format!(
+            "verdict {verdict} formula-sha256 {} covered {covered}",
+            self.params.cnf_sha256
+        )];
+        results_lines.extend(s.models.iter().map(|m| {
+            let cube: Vec<String> = m.cube.iter().map(i32::to_string).collect();
+            let vars: Vec<String> = m.true_vars.iter().map(u32::to_string).collect();
+            format!("cube {} model-true {}", cube.join(" "), vars.join(" "))
+        }));
         FamilyReport {
             json,
             text,

@@ -69,7 +69,11 @@ fn a_checked_model_counts_and_a_wrong_one_never_does() {
         Exploration::Finished(s) => {
             assert_eq!((s.sat_cubes, s.nodes, s.covered), (1, 8, FULL / 2));
             assert_eq!(s.models[0].true_vars, [1, 2]);
-            assert_eq!(good.report(&s).json["verdict"], "satisfiable");
+            let report = good.report(&s);
+            assert_eq!(report.json["verdict"], "satisfiable");
+            assert!(report.results_lines[0].starts_with("verdict satisfiable formula-sha256 "));
+            assert!(report.results_lines[0].ends_with(" covered 0.5"));
+            assert_eq!(report.results_lines[1..], ["cube 1 model-true 1 2"]);
         }
         other => panic!("{other:?}"),
     }
@@ -111,15 +115,17 @@ fn undecided_cubes_split_and_decided_ones_cover_the_space() {
             Exploration::Finished(s) => unsat.merge(&mut total, s).unwrap(),
             other => panic!("{other:?}"),
         }
-        let verdict = unsat.report(&total).json["verdict"].clone();
-        assert_eq!(
-            verdict,
-            if cube == [1, 2] {
-                "unsatisfiable"
-            } else {
-                "unknown"
-            }
-        );
+        let report = unsat.report(&total);
+        let expected = if cube == [1, 2] {
+            "unsatisfiable"
+        } else {
+            "unknown"
+        };
+        assert_eq!(report.json["verdict"], expected);
+        // The results file says the verdict even with no model to list.
+        let head = format!("verdict {expected} formula-sha256 ");
+        assert_eq!(report.results_lines.len(), 1);
+        assert!(report.results_lines[0].starts_with(&head), "{report:?}");
     }
     assert_eq!(total.covered, FULL);
     // A cube with a bad literal is refused before any call.
