@@ -120,6 +120,13 @@ struct ReplayArgs {
     /// ended by the time it starts a leaf.
     #[arg(long, value_enum, default_value_t = PnTables::Cold)]
     pn_tables: PnTables,
+    /// `--policy pn`: affinity, in per cent (0: none): an idle worker
+    /// walks toward the leaf it searched last wherever that way's proof
+    /// or disproof number is at most this per cent of the best child's
+    /// (e.g. 200: within twice), so that its own table covers its next
+    /// leaf.
+    #[arg(long, default_value_t = 0)]
+    pn_affinity: u64,
 }
 
 /// The proof-number policy's table model (`replay::pns::Tables`).
@@ -356,6 +363,7 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
             PnTables::Job => replay::pns::Tables::Job,
             PnTables::Lemmas => replay::pns::Tables::Lemmas,
         },
+        affinity: r.pn_affinity,
     };
     // The warm models' name; the cold one's output is as without them.
     let tables_name = match policy.tables {
@@ -367,13 +375,17 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
     let recorded = game.recorded_work.0 + game.recorded_work.1;
     eprintln!(
         "proof-number policy: P1 reaches at least {} ?, budget {} nodes, virtual {}, depth {}, \
-         mobility {}{}; the recorded run: {} nodes, {} discarded, value {:?}",
+         mobility {}{}{}; the recorded run: {} nodes, {} discarded, value {:?}",
         game.target(),
         policy.budget,
         policy.virtual_pn,
         policy.depth,
         policy.mobility,
         tables_name.map_or(String::new(), |t| format!(", tables {t}")),
+        match policy.affinity {
+            0 => String::new(),
+            a => format!(", affinity {a}%"),
+        },
         game.recorded_work.0,
         game.recorded_work.1,
         game.recorded_value,
@@ -455,6 +467,9 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
     });
     if let Some(t) = tables_name {
         out["pn_tables"] = t.into();
+    }
+    if policy.affinity > 0 {
+        out["pn_affinity"] = policy.affinity.into();
     }
     Ok(out)
 }

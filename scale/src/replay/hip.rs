@@ -813,6 +813,17 @@ mod tests {
         tables: Tables,
         n: usize,
     ) -> PnOutcome {
+        replay_with_affinity(params, target, budget, tables, n, 0)
+    }
+
+    fn replay_with_affinity(
+        params: &SolveParams,
+        target: i8,
+        budget: u64,
+        tables: Tables,
+        n: usize,
+        affinity: u64,
+    ) -> PnOutcome {
         let mut game = HipPnGame::from_params(params.clone(), Some(target), budget, None).unwrap();
         let policy = PnPolicy {
             budget,
@@ -820,6 +831,7 @@ mod tests {
             depth: params.root_depth(),
             mobility: true,
             tables,
+            affinity,
         };
         replay_pn(&mut game, policy, n).unwrap()
     }
@@ -832,9 +844,9 @@ mod tests {
         ]
     }
 
-    /// Whatever the tables keep, every replay settles the question to the
-    /// game's value: both questions, fine and coarse budgets, one and
-    /// several workers.
+    /// Whatever the tables keep and wherever the affinity steers the
+    /// workers, every replay settles the question to the game's value:
+    /// both questions, fine and coarse budgets, one and several workers.
     #[test]
     fn a_warm_table_never_changes_a_settled_value() {
         for params in boards() {
@@ -844,12 +856,17 @@ mod tests {
                 for budget in [256, 4096] {
                     for tables in [Tables::Cold, Tables::Worker, Tables::Job, Tables::Lemmas] {
                         for n in [1, 2, 5] {
-                            let out = replay(&params, target, budget, tables, n);
-                            assert_eq!(
-                                out.root,
-                                Some(lo >= target),
-                                "{params:?} target {target} budget {budget} {tables:?} N {n}"
-                            );
+                            for affinity in [0, 300] {
+                                let out = replay_with_affinity(
+                                    &params, target, budget, tables, n, affinity,
+                                );
+                                assert_eq!(
+                                    out.root,
+                                    Some(lo >= target),
+                                    "{params:?} target {target} budget {budget} {tables:?} \
+                                     N {n} affinity {affinity}"
+                                );
+                            }
                         }
                     }
                 }

@@ -142,6 +142,11 @@ pub struct PnPolicy {
     pub mobility: bool,
     /// What a leaf's search finds in its table.
     pub tables: Tables,
+    /// Affinity, in per cent (0: none): an idle worker's walk prefers the
+    /// way to the leaf it searched last, where its own table saw the
+    /// most, over a best child whose number is at least `100 / affinity`
+    /// of it (see [`tree::Tree::most_proving_toward`]).
+    pub affinity: u64,
 }
 
 /// What a proof-number replay found beyond the [`Outcome`] (whose `nodes`
@@ -210,6 +215,8 @@ pub fn replay_pn<G: PnGame>(
         level = next;
     }
     let mut slots: Vec<Option<Held>> = vec![None; workers.max(1)];
+    // The leaf each worker searched last, for the affinity.
+    let mut home: Vec<Option<usize>> = vec![None; slots.len()];
     match policy.tables {
         Tables::Cold => {}
         Tables::Worker => game.reset_tables(slots.len(), false)?,
@@ -230,9 +237,10 @@ pub fn replay_pn<G: PnGame>(
             if slot.is_some() {
                 continue;
             }
-            let Some(leaf) = tree.most_proving() else {
+            let Some(leaf) = tree.most_proving_toward(home[w], policy.affinity) else {
                 break;
             };
+            home[w] = Some(leaf);
             tree.hold(leaf, true);
             // The warm models search the leaf now, on its worker's table.
             let table = match policy.tables {

@@ -94,6 +94,7 @@ fn policy(budget: u64, depth: u32) -> PnPolicy {
         depth,
         mobility: false,
         tables: Tables::Cold,
+        affinity: 0,
     }
 }
 
@@ -333,6 +334,40 @@ fn warm_tables_price_a_leaf_by_what_its_table_saw() {
     g.tables.clear();
     run(&mut g, Tables::Cold, 2);
     assert!(g.tables.is_empty());
+}
+
+/// Affinity: one worker, worker tables, budget 100, an OR root over
+/// AND nodes `a` (children a1, a2, each 40 nodes cold, proved) and `b`
+/// (one child, 5000 nodes, disproved). `a` runs out first and is
+/// expanded; its proof number (2) is then twice `b`'s (1). The plain
+/// walk goes to `b` and its 5000-node child (2500, warm after `b`) before
+/// coming back to `a`'s children (warm too: 20 each); with an
+/// affinity of 200% the worker stays under `a`, which proves the root.
+#[test]
+fn affinity_keeps_a_worker_under_the_leaf_it_expanded() {
+    let mut g = Tiny::default();
+    let a1 = g.pos(true, &[], 40, true);
+    let a2 = g.pos(true, &[], 40, true);
+    let a = g.pos(false, &[a1, a2], 5000, true);
+    let b1 = g.pos(true, &[], 5000, false);
+    let b = g.pos(false, &[b1], 5000, false);
+    g.pos(true, &[a, b], 0, true);
+    let run = |g: &mut Tiny, affinity| {
+        let p = PnPolicy {
+            tables: Tables::Worker,
+            affinity,
+            ..policy(100, 1)
+        };
+        let out = replay_pn(g, p, 1).unwrap();
+        assert_eq!(out.root, Some(true));
+        (out.outcome.nodes, out.expansions, out.leaves_solved)
+    };
+    // a (100, expanded), b (100, expanded), b1 (2500), a1, a2 (20 each).
+    assert_eq!(run(&mut g, 0), (2740, 2, 3));
+    // Within 150% is not enough: 2 > 1.5.
+    assert_eq!(run(&mut g, 150), (2740, 2, 3));
+    // a (100), a1, a2: b is never searched.
+    assert_eq!(run(&mut g, 200), (140, 1, 2));
 }
 
 /// A position met twice (a transposition) is searched once: the

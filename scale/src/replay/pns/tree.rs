@@ -179,24 +179,54 @@ impl Tree {
     }
 
     /// The most-proving leaf no worker holds (see the module's doc).
+    #[cfg(test)]
     pub(super) fn most_proving(&self) -> Option<usize> {
+        self.most_proving_toward(None, 0)
+    }
+
+    /// The most-proving leaf no worker holds, with affinity to `home`: at
+    /// each node of the walk, a child on the path to `home` (an ancestor
+    /// of it, or itself) is taken over the best child if its number is at
+    /// most `percent` per cent of the best's; `percent` 0 or no `home`:
+    /// the plain walk.
+    pub(super) fn most_proving_toward(&self, home: Option<usize>, percent: u64) -> Option<usize> {
         let mut i = 0;
         if self.nodes[0].free == 0 {
             return None;
         }
+        let mut path = Vec::new();
+        if percent > 0 {
+            let mut h = home;
+            while let Some(j) = h {
+                path.push(j);
+                h = self.nodes[j].parent;
+            }
+        }
         while self.nodes[i].expanded {
             let n = &self.nodes[i];
+            let number = |c: usize| {
+                if n.or {
+                    self.nodes[c].pn
+                } else {
+                    self.nodes[c].dn
+                }
+            };
             let open = n
                 .children
                 .iter()
                 .copied()
                 .filter(|&c| self.nodes[c].free > 0);
-            i = if n.or {
-                open.min_by_key(|&c| self.nodes[c].pn)
-            } else {
-                open.min_by_key(|&c| self.nodes[c].dn)
-            }
-            .expect("a node with a free leaf has a child with one");
+            let best = open
+                .clone()
+                .min_by_key(|&c| number(c))
+                .expect("a node with a free leaf has a child with one");
+            let near = |c: usize| {
+                u128::from(number(c)) * 100 <= u128::from(number(best)) * u128::from(percent)
+            };
+            i = open
+                .filter(|c| path.contains(c))
+                .find(|&c| near(c))
+                .unwrap_or(best);
         }
         Some(i)
     }
