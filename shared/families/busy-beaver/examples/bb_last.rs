@@ -99,8 +99,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let check = wfar::verify(&t, n, c, CLOSURE_STATES).map(|_| ());
                 format!(
                     "never halts: weighted-finite-automata-reduction, automata of {} and {} states, max_d {}, certificate {}",
-                    c.left.len,
-                    c.right.len,
+                    c.left.states(),
+                    c.right.states(),
                     c.max_d,
                     check.map_or_else(|e| format!("REFUSED ({e})"), |()| "verified".into())
                 )
