@@ -41,6 +41,12 @@
 //! small certificates: states `0..k`, state 1 a sink of weight 0,
 //! `δ(0, 1) = 2`, a single transition of weight `±1` per automaton (that of
 //! `L` positive: negating every weight maps certificates to certificates).
+//! Certificates with larger automata (up to [`MAX_CERTIFICATE_WDFA`]
+//! states, like Coq-BB5's of 8 to 70 states) come from the
+//! meet-in-the-middle search of [`mitm`]: weighted automata built on DFA
+//! pairs that the machine's abstract steps close; [`verify`] checks them
+//! the same way, with a closure limit that grows with the automata
+//! ([`closure_limit`]).
 
 use crate::machine::{Table, Transition, MAX_STATES};
 use std::collections::{BTreeSet, HashSet};
@@ -608,6 +614,8 @@ impl Wfar {
         true
     }
 }
+
+pub mod mitm;
 
 #[cfg(test)]
 mod coq_large;
