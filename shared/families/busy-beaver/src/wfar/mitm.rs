@@ -585,15 +585,8 @@ mod tests {
     use crate::machine::from_text;
     use crate::simulate::{Plain, PlainRun};
 
-    /// Base pairs of up to 11 transitions, a memory of one transition.
-    const LIMITS: MitmLimits = MitmLimits {
-        transitions: 11,
-        states: 8,
-        memories: &[1],
-        bounds: &[3],
-        closure: 20_000,
-        gas: 600_000_000,
-    };
+    /// The limits of the last resort ([`crate::decide::LAST_MITM`]).
+    const LIMITS: MitmLimits = crate::decide::LAST_MITM;
 
     /// Coq-BB5 settles it with weighted automata of 8 and 7 states; the
     /// search finds a certificate of the same sizes, which verifies, and
