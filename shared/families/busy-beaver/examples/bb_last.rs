@@ -9,12 +9,14 @@
 //! `--far-solver FILE` (a SAT solver with CaDiCaL's command line, run from
 //! its own directory as from a worker's `--programs`) the last resort also
 //! asks it for DFAs ([`orchard_busy_beaver::far_sat`]); `--far-only` runs
-//! that step alone.
+//! that step alone, `--mitm-only` the meet-in-the-middle WFAR search
+//! alone (with [`orchard_busy_beaver::decide::LAST_MITM`]).
 //!
 //! ```text
 //! cargo run -p orchard-busy-beaver --release --example bb_last -- --results results/bb-5/job-1-busy-beaver.txt
 //! cargo run -p orchard-busy-beaver --release --example bb_last -- 1RB1LC_1LC1RA_0LE0LD_0RA1RD_---0LC
 //! cargo run -p orchard-busy-beaver --release --example bb_last -- --far-solver /usr/bin/cadical --far-only --results FILE
+//! cargo run -p orchard-busy-beaver --release --example bb_last -- --mitm-only --results FILE
 //! ```
 
 use std::path::Path;
@@ -23,9 +25,9 @@ use std::time::Instant;
 
 use orchard_busy_beaver::audit::check::verify_translated;
 use orchard_busy_beaver::audit::dfa;
-use orchard_busy_beaver::decide::LastResort;
+use orchard_busy_beaver::decide::{LastResort, LAST_MITM};
 use orchard_busy_beaver::far_sat::{ProgramSolver, Solver, SolverRef};
-use orchard_busy_beaver::wfar::{self, CLOSURE_STATES};
+use orchard_busy_beaver::wfar;
 use orchard_busy_beaver::{from_text, Workspace};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,6 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut machines = Vec::new();
     let mut solver: Option<Arc<dyn Solver>> = None;
     let mut far_only = false;
+    let mut mitm_only = false;
     let mut i = 0;
     while i < args.len() {
         if args[i] == "--far-solver" {
@@ -43,6 +46,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             i += 2;
         } else if args[i] == "--far-only" {
             far_only = true;
+            i += 1;
+        } else if args[i] == "--mitm-only" {
+            mitm_only = true;
             i += 1;
         } else if args[i] == "--results" {
             let path = args.get(i + 1).ok_or("--results needs a file")?;
@@ -68,6 +74,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         let (found, effort) = if far_only {
             ws.far_by_solver(&t, n)
+        } else if mitm_only {
+            let (found, configs) = ws.try_mitm(&t, n, LAST_MITM);
+            (found.map(LastResort::Wfar), configs)
         } else {
             ws.last_resort(&t, n)
         };
@@ -96,11 +105,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )
             }
             Some(LastResort::Wfar(c)) => {
-                let check = wfar::verify(&t, n, c, CLOSURE_STATES).map(|_| ());
+                let check = wfar::verify(&t, n, c, wfar::closure_limit(c)).map(|_| ());
                 format!(
                     "never halts: weighted-finite-automata-reduction, automata of {} and {} states, max_d {}, certificate {}",
-                    c.left.len,
-                    c.right.len,
+                    c.left.states(),
+                    c.right.states(),
                     c.max_d,
                     check.map_or_else(|e| format!("REFUSED ({e})"), |()| "verified".into())
                 )

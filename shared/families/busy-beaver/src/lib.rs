@@ -443,10 +443,13 @@ impl BusyBeaver {
             };
             v.push(format!(
                 "last resort: translated cyclers over {} steps, weighted finite automata \
-                 reduction with automata of up to 5 states, {} abstract configurations, finite \
-                 automata reduction with {far}",
+                 reduction with automata of up to 5 states, {} abstract configurations, \
+                 meet-in-the-middle weighted automata on DFA pairs of up to {} transitions, {} \
+                 abstract configurations, finite automata reduction with {far}",
                 decide::LAST_LOOP.0,
                 decide::LAST_WFAR_GAS,
+                decide::LAST_MITM.transitions,
+                decide::LAST_MITM.gas,
             ));
         }
         v

@@ -48,9 +48,9 @@ pub struct BusyBeaverParams {
     #[serde(default = "default_deep_gas")]
     pub deep_gas: u32,
     /// Machines that run to the halting horizon go on to the last resort:
-    /// long translated cyclers, weighted automata of up to 5 states, DFAs
-    /// of 8 to 10 states (minutes a machine); `--last-resort false` skips
-    /// it.
+    /// long translated cyclers, weighted automata of up to 5 states,
+    /// weighted automata built on DFA pairs (meet in the middle), DFAs of
+    /// 8 to 10 states (minutes a machine); `--last-resort false` skips it.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub last_resort: bool,

@@ -12,6 +12,7 @@ use orchard_busy_beaver::audit::cli::AuditCli;
 use orchard_busy_beaver::audit::{
     self, read_all, write_all, AuditError, Certificate, CheckOptions, Entry, Record,
 };
+use orchard_busy_beaver::wfar::{self, Wdfa, MAX_CERTIFICATE_WDFA};
 use orchard_busy_beaver::{BbSummary, BusyBeaver, BusyBeaverParams, Leaf, Verdict};
 use orchard_core::{explore_all, Host, SearchFamily};
 
@@ -51,7 +52,7 @@ fn leaf(r: &Record) -> Leaf {
         table: r.table,
         verdict: match r.entry {
             Entry::Halts { steps, ones, at } => Verdict::Halts { steps, ones, at },
-            Entry::Never(c) => Verdict::Never(c.decider()),
+            Entry::Never(ref c) => Verdict::Never(c.decider()),
             Entry::Undecided => Verdict::Undecided,
         },
     }
@@ -208,6 +209,44 @@ fn damaged_files_are_one_clear_error() {
     let stderr = String::from_utf8(o.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains(cut.to_str().unwrap()), "{stderr}");
+}
+
+/// A WFAR record with automata of 100 states reads back as written (the
+/// record's layout holds up to 255 states per automaton, files written
+/// with at most 8 read the same), and one of 200 states, beyond
+/// [`MAX_CERTIFICATE_WDFA`], is refused as corrupt.
+#[test]
+fn large_weighted_automata_read_back_and_too_large_ones_are_refused() {
+    let (_, _, out) = run_and_audit(3, "large-wfar");
+    let (p, mut units, _) = read_all(std::fs::File::open(&out).unwrap()).unwrap();
+    let automaton = |k: usize| Wdfa {
+        next: (0..k)
+            .map(|q| [(q / 2) as u8, ((q + 1) % k) as u8])
+            .collect(),
+        weight: (0..k).map(|q| [0, (q % 3) as i8 - 1]).collect(),
+    };
+    let set = |units: &mut Vec<(_, Vec<Record>)>, k: usize| {
+        let r = units
+            .iter_mut()
+            .flat_map(|(_, r)| r.iter_mut())
+            .find(|r| matches!(r.entry, Entry::Never(_)))
+            .expect("a nonhalting record");
+        r.entry = Entry::Never(Certificate::Wfar(wfar::Certificate {
+            max_d: 2,
+            left: automaton(k),
+            right: automaton(k / 2),
+        }));
+    };
+    set(&mut units, 100);
+    let bytes = write_all(&p, &units, 3).unwrap();
+    let (_, back, _) = read_all(&bytes[..]).unwrap();
+    assert_eq!(back, units);
+    const { assert!(MAX_CERTIFICATE_WDFA < 200) };
+    set(&mut units, 200);
+    let bytes = write_all(&p, &units, 3).unwrap();
+    let err = read_all(&bytes[..]).unwrap_err();
+    assert!(matches!(err, AuditError::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("200 states"), "{err}");
 }
 
 /// Edits one record of the 3-state file and checks what the checker says.

@@ -8,10 +8,10 @@
 
 use orchard_busy_beaver::audit::check::verify_translated;
 use orchard_busy_beaver::audit::dfa;
-use orchard_busy_beaver::decide::{LastResort, LAST_FAR_RUN};
+use orchard_busy_beaver::decide::{LastResort, LAST_FAR_RUN, LAST_MITM};
 use orchard_busy_beaver::far::Far;
 use orchard_busy_beaver::simulate::{Plain, PlainRun};
-use orchard_busy_beaver::wfar::{self, CLOSURE_STATES};
+use orchard_busy_beaver::wfar;
 use orchard_busy_beaver::{
     children, from_text, Decider, Outcome, Stage, Table, Workspace, DEFAULT_DEEP_GAS, MAX_CHILDREN,
 };
@@ -44,7 +44,10 @@ fn settled_last(text: &str, decider: Decider) {
         }
         LastResort::Wfar(c) => {
             assert_eq!(decider, Decider::WeightedFiniteAutomataReduction);
-            assert!(wfar::verify(&t, n, &c, CLOSURE_STATES).is_ok(), "{text}");
+            assert!(
+                wfar::verify(&t, n, &c, wfar::closure_limit(&c)).is_ok(),
+                "{text}"
+            );
         }
     }
     assert_eq!(
@@ -92,6 +95,23 @@ fn wfar_of_five_and_four_states_settles_1rb1lc_1lc1ra() {
         "1RB1LC_1LC1RA_0LE0LD_0RA1RD_---0LC",
         Decider::WeightedFiniteAutomataReduction,
     );
+}
+
+/// Coq-BB5 settles it with weighted automata of 8 and 7 states: beyond
+/// the small WFAR search, found by the meet-in-the-middle search, and its
+/// certificate passes the audit's check ([`wfar::verify`] with
+/// [`wfar::closure_limit`]).
+#[test]
+fn mitm_wfar_settles_1rb1lc_1lb1ra() {
+    let text = "1RB1LC_1LB1RA_0LE0LD_0RA1RD_---0LC";
+    settled_last(text, Decider::WeightedFiniteAutomataReduction);
+    let (t, n) = from_text(text).unwrap();
+    let mut ws = Workspace::new(1000, 0, 0);
+    let (found, configs) = ws.try_mitm(&t, n, LAST_MITM);
+    let cert = found.expect("a certificate");
+    assert!(configs <= LAST_MITM.gas, "{configs}");
+    assert!(cert.left.states() > 5 && cert.right.states() > 5);
+    assert!(wfar::verify(&t, n, &cert, wfar::closure_limit(&cert)).is_ok());
 }
 
 /// Coq-BB5 settles it with a DFA of 9 states.

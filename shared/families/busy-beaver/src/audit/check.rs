@@ -21,7 +21,7 @@ use crate::machine::{to_text, Table, MAX_STATES};
 use crate::repwl::MAX_WORD;
 use crate::search::{children, MAX_CHILDREN};
 use crate::simulate::{Plain, PlainRun};
-use crate::wfar::{self, CLOSURE_STATES};
+use crate::wfar;
 use crate::BusyBeaver;
 
 /// Failures listed in a report (all are counted).
@@ -167,8 +167,8 @@ impl Checker {
                 }
                 self.ws.try_far(table, n, dfa as usize, u64::from(gas)).0
             }
-            Certificate::Wfar(w) => {
-                return wfar::verify(table, n, &w, CLOSURE_STATES)
+            Certificate::Wfar(ref w) => {
+                return wfar::verify(table, n, w, wfar::closure_limit(w))
                     .err()
                     .map(|e| e.to_string())
             }
@@ -224,7 +224,7 @@ impl Checker {
                 });
                 (wrong, false)
             }
-            Entry::Never(cert) => {
+            Entry::Never(ref cert) => {
                 if self.opts.one_in == 0
                     || !sample_hash(&r.table, self.opts.seed).is_multiple_of(self.opts.one_in)
                 {
@@ -235,7 +235,7 @@ impl Checker {
                     let why = format!("{}, but halts after {steps} steps", cert.decider().name());
                     return (Some(why), true);
                 }
-                (self.refutes(&r.table, &cert), true)
+                (self.refutes(&r.table, cert), true)
             }
             Entry::Undecided => (None, false),
         }

@@ -7,7 +7,7 @@ use crate::audit::MAX_CERTIFICATE_DFA;
 use crate::audit::{AuditError, MAGIC, VERSION};
 use crate::cps::Augment;
 use crate::machine::{Table, MAX_STATES};
-use crate::wfar::{self, Wdfa, MAX_WDFA};
+use crate::wfar::{self, Wdfa, MAX_CERTIFICATE_WDFA};
 use crate::{BbUnit, BusyBeaverParams, Decider};
 
 /// The history byte of an LRU closed position set.
@@ -28,7 +28,7 @@ const UNIT: u8 = b'U';
 const END: u8 = b'E';
 
 /// What a re-check of a nonhalting verdict needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Certificate {
     /// The configuration after `preperiod` steps comes back `period` steps
     /// later.
@@ -86,7 +86,7 @@ impl Certificate {
 }
 
 /// A machine's verdict, with what a re-check needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
     Halts { steps: u32, ones: u32, at: u8 },
     Never(Certificate),
@@ -94,7 +94,7 @@ pub enum Entry {
 }
 
 /// One machine of the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     pub table: Table,
     pub entry: Entry,
@@ -155,8 +155,8 @@ fn put_u32(out: &mut Vec<u8>, x: u32) {
 }
 
 fn put_wdfa(out: &mut Vec<u8>, w: &Wdfa) {
-    out.push(w.len as u8);
-    for q in 0..w.len {
+    out.push(w.states() as u8);
+    for q in 0..w.states() {
         out.extend_from_slice(&[
             w.next[q][0],
             w.weight[q][0] as u8,
@@ -168,7 +168,7 @@ fn put_wdfa(out: &mut Vec<u8>, w: &Wdfa) {
 
 /// Appends one record.
 pub(crate) fn put_record(out: &mut Vec<u8>, r: &Record, n: usize) {
-    let tag = match r.entry {
+    let tag = match &r.entry {
         Entry::Halts { .. } => HALTS,
         Entry::Undecided => UNDECIDED,
         Entry::Never(c) => match c {
@@ -192,7 +192,7 @@ pub(crate) fn put_record(out: &mut Vec<u8>, r: &Record, n: usize) {
             out.push(at);
         }
         Entry::Undecided => {}
-        Entry::Never(c) => match c {
+        Entry::Never(ref c) => match *c {
             Certificate::Cycler { preperiod, period } => {
                 put_u32(out, preperiod);
                 put_u32(out, period);
@@ -221,7 +221,7 @@ pub(crate) fn put_record(out: &mut Vec<u8>, r: &Record, n: usize) {
                 out.push(dfa);
                 put_u32(out, gas);
             }
-            Certificate::Wfar(w) => {
+            Certificate::Wfar(ref w) => {
                 out.extend_from_slice(&w.max_d.to_le_bytes());
                 put_wdfa(out, &w.left);
                 put_wdfa(out, &w.right);
@@ -385,19 +385,18 @@ impl<R: Read> Reader<R> {
 
     fn wdfa(&mut self) -> Result<Wdfa, AuditError> {
         let len = self.byte()? as usize;
-        if len == 0 || len > MAX_WDFA {
+        if len == 0 || len > MAX_CERTIFICATE_WDFA {
             return Err(self.corrupt(format!("a weighted DFA of {len} states")));
         }
         let mut w = Wdfa {
-            len,
-            next: [[0; 2]; MAX_WDFA],
-            weight: [[0; 2]; MAX_WDFA],
+            next: Vec::with_capacity(len),
+            weight: Vec::with_capacity(len),
         };
-        for q in 0..len {
+        for _ in 0..len {
             let mut b = [0u8; 4];
             self.inner.read_exact(&mut b).map_err(|e| self.io(e))?;
-            w.next[q] = [b[0], b[2]];
-            w.weight[q] = [b[1] as i8, b[3] as i8];
+            w.next.push([b[0], b[2]]);
+            w.weight.push([b[1] as i8, b[3] as i8]);
         }
         Ok(w)
     }

@@ -41,7 +41,7 @@
 //! | `0x14` | closed position set, [`crate::cps`] | history `u8` (`255`: LRU), n-gram length `u8`, gas `u32` |
 //! | `0x15` | repeated word list | word length `u8`, threshold `u8`, macro steps `u32`, gas `u32` |
 //! | `0x16` | finite automata reduction | most DFA states `u8`, gas `u32` |
-//! | `0x17` | weighted finite automata reduction | `max_d` `i32`, then each automaton: its states `u8`, per state next on 0 `u8`, weight `i8`, next on 1 `u8`, weight `i8` |
+//! | `0x17` | weighted finite automata reduction | `max_d` `i32`, then each automaton: its states `u8` (1 to [`crate::wfar::MAX_CERTIFICATE_WDFA`]; a reader refuses more as corrupt), per state next on 0 `u8`, weight `i8`, next on 1 `u8`, weight `i8` |
 //! | `0x18` | finite automata reduction, the DFA | its states `u8`, `1` if it reads the mirrored machine else `0` `u8`, `δ(q, b)` per `2 q + b` `u8` each |
 //! | `0x20` | undecided | nothing |
 //!
@@ -51,7 +51,8 @@
 //! re-runs every halting machine by plain simulation to its step count,
 //! and re-checks a seeded sample of the nonhalting verdicts: a plain run
 //! of many steps, and the certificate: cycles and translated cycles are
-//! re-verified on the tape, a WFAR certificate by [`crate::wfar::verify`],
+//! re-verified on the tape, a WFAR certificate by [`crate::wfar::verify`]
+//! (with the closure limit [`crate::wfar::closure_limit`]),
 //! a DFA by [`dfa::verify`] (not the search's code), the other deciders
 //! re-run with the parameters recorded.
 

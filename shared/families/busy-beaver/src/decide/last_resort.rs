@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::Workspace;
 use crate::far_sat::Solver;
 use crate::machine::Table;
+use crate::wfar::mitm::MitmLimits;
 
 /// The last resort, for the machines that ran to the halting horizon and
 /// that every decider before it failed on (a few dozen of the 181 million machines of 5 states): translated
@@ -15,18 +16,37 @@ use crate::machine::Table;
 /// cells kept per record) ([`crate::records`]); weighted finite
 /// automata reduction over automata of up to 5 states, [`LAST_WFAR_SIZES`]
 /// with the bounds [`crate::wfar::BOUNDS`] and at most [`LAST_WFAR_GAS`]
-/// abstract configurations in all; then finite automata reduction with
+/// abstract configurations in all; the meet-in-the-middle WFAR search
+/// ([`crate::wfar::mitm`]) with the limits [`LAST_MITM`]; then finite
+/// automata reduction with
 /// larger DFAs, each size of [`LAST_FAR_DFA`] searched with
 /// [`LAST_FAR_GAS`] DFA prefixes, guided by [`LAST_FAR_RUN`] (steps,
 /// configurations kept) of the machine's run
 /// ([`crate::far::Far::decide_guided`]), or instead, when the job names a
 /// SAT solver (`--far-solver`), DFAs of [`crate::far_sat::SIZES`] states
 /// found by it ([`Workspace::far_by_solver`]). Coq-BB5's certificates of
-/// these machines use weighted automata of 5 and 3 or 4 states and DFAs of
-/// 9 to 13 states.
+/// these machines use weighted automata of 5 and 3 or 4 states (and of 8
+/// and 7, 58 and 37, 50 and 70, 48 and 65 states) and DFAs of 9 to 13
+/// states.
 pub const LAST_LOOP: (u32, usize, usize) = (1_050_000, 4096, 4096);
 pub const LAST_WFAR_SIZES: [(usize, usize); 4] = [(5, 3), (5, 4), (3, 5), (4, 5)];
 pub const LAST_WFAR_GAS: u64 = 700_000_000;
+/// The MITM search: base DFA pairs of up to 11 live transitions in all
+/// (8 live states a side), each weighted pair given a memory of one
+/// transition, `max_d` 3 (Coq-BB5's small certificates verify with 3
+/// whenever with 1 or 2), closures of at most 20,000 abstract
+/// configurations, 600 million abstract configurations in all. The 8 and
+/// 7-state certificate of `1RB1LC_1LB1RA_0LE0LD_0RA1RD_---0LC` is at 11
+/// transitions (255 million configurations); a search that fails ends at
+/// the transitions' limit or the gas, whichever comes first.
+pub const LAST_MITM: MitmLimits = MitmLimits {
+    transitions: 11,
+    states: 8,
+    memories: &[1],
+    bounds: &[3],
+    closure: 20_000,
+    gas: 600_000_000,
+};
 pub const LAST_FAR_DFA: (usize, usize) = (8, 10);
 pub const LAST_FAR_GAS: u64 = 400_000;
 pub const LAST_FAR_RUN: (u32, usize) = (20_000, 64);
@@ -78,6 +98,11 @@ impl Workspace {
         if let Some(w) = found {
             return (Some(LastResort::Wfar(w)), effort);
         }
+        let (found, configs) = self.try_mitm(table, n, LAST_MITM);
+        effort += configs;
+        if let Some(w) = found {
+            return (Some(LastResort::Wfar(w)), effort);
+        }
         if self.far_solver.is_some() {
             // The solver's sizes hold every smaller DFA (see
             // crate::far_sat), and it reaches them in seconds where the
@@ -97,6 +122,20 @@ impl Workspace {
             }
         }
         (None, effort)
+    }
+
+    /// The meet-in-the-middle WFAR search alone
+    /// ([`crate::wfar::mitm`]) with `limits`: its certificate, which
+    /// [`crate::wfar::verify`] accepted, and the abstract configurations
+    /// it built.
+    pub fn try_mitm(
+        &mut self,
+        table: &Table,
+        n: usize,
+        limits: MitmLimits,
+    ) -> (Option<crate::wfar::Certificate>, u64) {
+        let found = self.mitm.search(table, n, limits);
+        (found, self.mitm.configs)
     }
 
     /// Finite automata reduction by the job's SAT solver

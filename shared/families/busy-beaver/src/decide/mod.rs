@@ -74,6 +74,7 @@ use crate::records::Records;
 use crate::repwl::RepWl;
 use crate::simulate::{Plain, PlainRun};
 use crate::watched::Ring;
+use crate::wfar::mitm::Mitm;
 use crate::wfar::Wfar;
 use std::sync::Arc;
 use std::time::Instant;
@@ -81,7 +82,8 @@ use std::time::Instant;
 mod last_resort;
 
 pub use last_resort::{
-    LastResort, LAST_FAR_DFA, LAST_FAR_GAS, LAST_FAR_RUN, LAST_LOOP, LAST_WFAR_GAS, LAST_WFAR_SIZES,
+    LastResort, LAST_FAR_DFA, LAST_FAR_GAS, LAST_FAR_RUN, LAST_LOOP, LAST_MITM, LAST_WFAR_GAS,
+    LAST_WFAR_SIZES,
 };
 
 /// The augmented closed position sets tried, in order, after the plain
@@ -348,6 +350,8 @@ pub struct Workspace {
     far: Far,
     /// The weighted finite automata reduction's buffers.
     wfar: Wfar,
+    /// The meet-in-the-middle WFAR search's buffers.
+    mitm: Mitm,
     /// The long translated-cycler run's buffers.
     records: Records,
     /// The plain simulator of the halting horizon.
@@ -409,8 +413,9 @@ pub enum Stage {
     Wfar,
     /// The plain run to the halting horizon; then, for the machines that
     /// ran that far, when the job asks for it, the last resort: long
-    /// translated cyclers, larger weighted automata and larger DFAs
-    /// ([`LAST_LOOP`], [`LAST_WFAR_SIZES`], [`LAST_FAR_DFA`];
+    /// translated cyclers, larger weighted automata, weighted automata on
+    /// DFA pairs and larger DFAs ([`LAST_LOOP`], [`LAST_WFAR_SIZES`],
+    /// [`LAST_MITM`], [`LAST_FAR_DFA`];
     /// [`Workspace::last_resort`] keeps its certificate). One stage, so
     /// that a summary's per-stage counts keep their layout.
     Horizon,
@@ -506,6 +511,7 @@ impl Workspace {
             repwl: RepWl::default(),
             far: Far::default(),
             wfar: Wfar::default(),
+            mitm: Mitm::default(),
             records: Records::default(),
             plain: Plain::default(),
             deep_gas: 0,

@@ -41,6 +41,12 @@
 //! small certificates: states `0..k`, state 1 a sink of weight 0,
 //! `δ(0, 1) = 2`, a single transition of weight `±1` per automaton (that of
 //! `L` positive: negating every weight maps certificates to certificates).
+//! Certificates with larger automata (up to [`MAX_CERTIFICATE_WDFA`]
+//! states, like Coq-BB5's of 8 to 70 states) come from the
+//! meet-in-the-middle search of [`mitm`]: weighted automata built on DFA
+//! pairs that the machine's abstract steps close; [`verify`] checks them
+//! the same way, with a closure limit that grows with the automata
+//! ([`closure_limit`]).
 
 use crate::machine::{Table, Transition, MAX_STATES};
 use std::collections::{BTreeSet, HashSet};
@@ -67,41 +73,44 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// Most states of one weighted DFA.
+/// Most states of one weighted DFA of the search's family.
 pub const MAX_WDFA: usize = 8;
+
+/// Most states of one weighted DFA of a certificate: Coq-BB5's largest
+/// have 70, the MITM search's ([`crate::wfar::mitm`]) fewer.
+pub const MAX_CERTIFICATE_WDFA: usize = 128;
 
 /// Largest `|d|` kept before a bound gives up and stands for any sum, as a
 /// multiple of `max_d` (plus [`D_SLACK`]): keeps the closure finite.
 const D_FACTOR: i32 = 4;
 const D_SLACK: i32 = 4;
 
-/// A weighted DFA over the cells `{0, 1}`: `next[q][b]`, `weight[q][b]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A weighted DFA over the cells `{0, 1}`: `next[q][b]`, `weight[q][b]`,
+/// one row per state.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Wdfa {
-    pub len: usize,
-    pub next: [[u8; 2]; MAX_WDFA],
-    pub weight: [[i8; 2]; MAX_WDFA],
+    pub next: Vec<[u8; 2]>,
+    pub weight: Vec<[i8; 2]>,
 }
 
 impl Wdfa {
     /// From Coq-BB5's list form: per state `(next on 0, weight, next on 1,
     /// weight)`.
     pub fn from_rows(rows: &[(u8, i8, u8, i8)]) -> Wdfa {
-        let mut w = Wdfa {
-            len: rows.len(),
-            next: [[0; 2]; MAX_WDFA],
-            weight: [[0; 2]; MAX_WDFA],
-        };
-        for (q, &(a, x, b, y)) in rows.iter().enumerate().take(MAX_WDFA) {
-            w.next[q] = [a, b];
-            w.weight[q] = [x, y];
+        Wdfa {
+            next: rows.iter().map(|&(a, _, b, _)| [a, b]).collect(),
+            weight: rows.iter().map(|&(_, x, _, y)| [x, y]).collect(),
         }
-        w
+    }
+
+    /// Its number of states.
+    pub fn states(&self) -> usize {
+        self.next.len()
     }
 }
 
 /// A WFAR certificate: the two automata and the bound of exact sums.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Certificate {
     pub max_d: i32,
     pub left: Wdfa,
@@ -111,8 +120,8 @@ pub struct Certificate {
 /// Why [`verify`] rejected a certificate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum WfarError {
-    /// An automaton has no state or more than [`MAX_WDFA`], or a
-    /// transition leaves its states.
+    /// An automaton has no state or more than [`MAX_CERTIFICATE_WDFA`],
+    /// its rows disagree in number, or a transition leaves its states.
     #[error("malformed weighted DFA")]
     Malformed,
     /// `δ(0, 0)` is not `(0, 0)`: leading blanks would change the result.
@@ -150,13 +159,13 @@ struct Abs {
 
 /// For each state of `w`: (every word reaching it weighs `>= 0`, every
 /// word reaching it weighs `<= 0`), from any starting state.
-fn signs(w: &Wdfa) -> ([bool; MAX_WDFA], [bool; MAX_WDFA]) {
+fn signs(w: &Wdfa) -> (Vec<bool>, Vec<bool>) {
     // Tainted: reachable through a transition of the wrong sign.
-    let mut neg = [false; MAX_WDFA];
-    let mut pos = [false; MAX_WDFA];
+    let mut neg = vec![false; w.states()];
+    let mut pos = vec![false; w.states()];
     loop {
         let mut changed = false;
-        for q in 0..w.len {
+        for q in 0..w.states() {
             for b in 0..2 {
                 let (t, x) = (w.next[q][b] as usize, w.weight[q][b]);
                 if (x < 0 || neg[q]) && !neg[t] {
@@ -173,22 +182,20 @@ fn signs(w: &Wdfa) -> ([bool; MAX_WDFA], [bool; MAX_WDFA]) {
             break;
         }
     }
-    let mut nonneg = [false; MAX_WDFA];
-    let mut nonpos = [false; MAX_WDFA];
-    for q in 0..w.len {
-        nonneg[q] = !neg[q];
-        nonpos[q] = !pos[q];
-    }
-    (nonneg, nonpos)
+    (
+        neg.iter().map(|&x| !x).collect(),
+        pos.iter().map(|&x| !x).collect(),
+    )
 }
 
 fn check_wdfa(w: &Wdfa) -> Result<(), WfarError> {
-    if w.len == 0 || w.len > MAX_WDFA {
+    let k = w.states();
+    if k == 0 || k > MAX_CERTIFICATE_WDFA || w.weight.len() != k {
         return Err(WfarError::Malformed);
     }
-    for q in 0..w.len {
+    for q in 0..k {
         for b in 0..2 {
-            if w.next[q][b] as usize >= w.len {
+            if w.next[q][b] as usize >= k {
                 return Err(WfarError::Malformed);
             }
         }
@@ -284,7 +291,7 @@ pub fn verify(
         let q2 = onto.next[grown as usize][t.write as usize];
         let w2 = i32::from(onto.weight[grown as usize][t.write as usize]);
         let shrunk = if t.right { a.r } else { a.l };
-        for p in 0..from.len {
+        for p in 0..from.states() {
             for h in 0..2u8 {
                 if from.next[p][h as usize] != shrunk {
                     continue;
@@ -348,9 +355,8 @@ pub fn family(k: usize, sign: i8) -> Vec<Wdfa> {
         }
         if ok && highest as usize == k - 1 {
             let mut w = Wdfa {
-                len: k,
-                next: [[0; 2]; MAX_WDFA],
-                weight: [[0; 2]; MAX_WDFA],
+                next: vec![[0; 2]; k],
+                weight: vec![[0; 2]; k],
             };
             w.next[0] = [0, 2];
             w.next[1] = [1, 1];
@@ -359,7 +365,7 @@ pub fn family(k: usize, sign: i8) -> Vec<Wdfa> {
             }
             // The weighted transition: δ(0, 1) or a free one.
             for at in 0..=free {
-                let mut v = w;
+                let mut v = w.clone();
                 if at == 0 {
                     v.weight[0][1] = sign;
                 } else {
@@ -393,11 +399,26 @@ pub const BOUNDS: [i32; 2] = [2, 3];
 /// verification of its find.
 pub const CLOSURE_STATES: usize = 4_000;
 
-/// A weighted DFA with its predecessor lists: `preds[q]` holds `(p, h,
-/// w)` with `δ(p, h) = (q, w)`.
+/// Most abstract configurations of the closure of a certificate with
+/// automata of `kl` and `kr` states, per pair of automaton states: the
+/// closure holds at most `2 n` heads per pair, each with the few sums
+/// between `-max_d` and `max_d` and the bounds.
+pub const CLOSURE_PER_PAIR: usize = 64;
+
+/// The closure limit a certificate is verified with: [`CLOSURE_STATES`],
+/// or [`CLOSURE_PER_PAIR`] per pair of automaton states when larger.
+pub fn closure_limit(cert: &Certificate) -> usize {
+    CLOSURE_STATES.max(CLOSURE_PER_PAIR * cert.left.states() * cert.right.states())
+}
+
+/// A weighted DFA of the family with its predecessor lists (`preds[q]`
+/// holds `(p, h, w)` with `δ(p, h) = (q, w)`), in fixed arrays that the
+/// search's closure reads without indirection.
 #[derive(Clone)]
 struct Prepared {
     w: Wdfa,
+    next: [[u8; 2]; MAX_WDFA],
+    weight: [[i32; 2]; MAX_WDFA],
     preds: [Vec<(u8, u8, i32)>; MAX_WDFA],
     nonneg: [bool; MAX_WDFA],
     nonpos: [bool; MAX_WDFA],
@@ -405,15 +426,26 @@ struct Prepared {
 
 impl Prepared {
     fn new(w: Wdfa) -> Prepared {
+        assert!(w.states() <= MAX_WDFA);
         let mut preds: [Vec<(u8, u8, i32)>; MAX_WDFA] = Default::default();
-        for p in 0..w.len {
+        let mut next = [[0; 2]; MAX_WDFA];
+        let mut weight = [[0; 2]; MAX_WDFA];
+        for p in 0..w.states() {
             for h in 0..2 {
-                preds[w.next[p][h] as usize].push((p as u8, h as u8, i32::from(w.weight[p][h])));
+                next[p][h] = w.next[p][h];
+                weight[p][h] = i32::from(w.weight[p][h]);
+                preds[w.next[p][h] as usize].push((p as u8, h as u8, weight[p][h]));
             }
         }
-        let (nonneg, nonpos) = signs(&w);
+        let (nonneg_v, nonpos_v) = signs(&w);
+        let mut nonneg = [false; MAX_WDFA];
+        let mut nonpos = [false; MAX_WDFA];
+        nonneg[..w.states()].copy_from_slice(&nonneg_v);
+        nonpos[..w.states()].copy_from_slice(&nonpos_v);
         Prepared {
             w,
+            next,
+            weight,
             preds,
             nonneg,
             nonpos,
@@ -501,8 +533,8 @@ impl Wfar {
                         if self.closes(table, l, r, max_d) {
                             let cert = Certificate {
                                 max_d,
-                                left: l.w,
-                                right: r.w,
+                                left: l.w.clone(),
+                                right: r.w.clone(),
                             };
                             if verify(table, n, &cert, CLOSURE_STATES).is_ok() {
                                 found = Some(cert);
@@ -542,8 +574,8 @@ impl Wfar {
             } else {
                 (rp, lp, r, l)
             };
-            let q2 = onto.w.next[grown][t.write as usize];
-            let w2 = i32::from(onto.w.weight[grown][t.write as usize]);
+            let q2 = onto.next[grown][t.write as usize];
+            let w2 = onto.weight[grown][t.write as usize];
             for &(p, h, w) in &from.preds[shrunk] {
                 let (nl, nr) = if t.right { (q2, p) } else { (p, q2) };
                 let nd = d + w2 - w;
@@ -583,6 +615,11 @@ impl Wfar {
     }
 }
 
+pub mod mitm;
+
+#[cfg(test)]
+mod coq_large;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -591,26 +628,26 @@ mod tests {
     /// Coq-BB5's certificates (`Verifier_WFAR_Hardcoded_Certificates.v`)
     /// of the small automata: machine, max_d, left rows, right rows.
     pub(crate) fn coq_certificates() -> Vec<(&'static str, Certificate)> {
-        let a = Wdfa::from_rows(&[(0, 0, 2, 0), (1, 0, 1, 0), (3, 1, 2, 0), (1, 0, 2, 0)]);
-        let r1 = Wdfa::from_rows(&[(0, 0, 2, 0), (1, 0, 1, 0), (0, -1, 2, 0)]);
-        let r2 = Wdfa::from_rows(&[(0, 0, 2, -1), (1, 0, 1, 0), (0, 0, 2, 0)]);
+        let a = || Wdfa::from_rows(&[(0, 0, 2, 0), (1, 0, 1, 0), (3, 1, 2, 0), (1, 0, 2, 0)]);
+        let r1 = || Wdfa::from_rows(&[(0, 0, 2, 0), (1, 0, 1, 0), (0, -1, 2, 0)]);
+        let r2 = || Wdfa::from_rows(&[(0, 0, 2, -1), (1, 0, 1, 0), (0, 0, 2, 0)]);
         let c = |max_d, left, right| Certificate { max_d, left, right };
         vec![
-            ("1RB---_0RC1LC_1RD1RC_1LE1LD_0RA0LE", c(2, a, r1)),
-            ("1RB---_0RC1LB_1RD1RC_1LE1LD_0RA0LE", c(2, a, r1)),
-            ("1RB---_0RC1RC_1RD1RC_1LE1LD_0RA0LE", c(2, a, r2)),
-            ("1RB---_0RC1RC_1RD1RB_1LE1LD_0RA0LE", c(2, a, r2)),
-            ("1RB1RA_1LC1LB_0RD0LC_1RE---_0RA1RA", c(3, a, r1)),
-            ("1RB1RA_1LC1LB_0RD0LC_1RE---_0RA1LA", c(3, a, r1)),
+            ("1RB---_0RC1LC_1RD1RC_1LE1LD_0RA0LE", c(2, a(), r1())),
+            ("1RB---_0RC1LB_1RD1RC_1LE1LD_0RA0LE", c(2, a(), r1())),
+            ("1RB---_0RC1RC_1RD1RC_1LE1LD_0RA0LE", c(2, a(), r2())),
+            ("1RB---_0RC1RC_1RD1RB_1LE1LD_0RA0LE", c(2, a(), r2())),
+            ("1RB1RA_1LC1LB_0RD0LC_1RE---_0RA1RA", c(3, a(), r1())),
+            ("1RB1RA_1LC1LB_0RD0LC_1RE---_0RA1LA", c(3, a(), r1())),
             (
                 "1RB1RA_1LC1LB_0RD0LC_1RE---_0RA1LE",
                 c(
                     3,
                     Wdfa::from_rows(&[(0, 0, 2, 0), (1, 0, 1, 0), (3, 0, 2, 0), (1, 0, 2, 1)]),
-                    r1,
+                    r1(),
                 ),
             ),
-            ("1RB1RE_1LC1LB_0RD0LC_1RE---_0RA1RA", c(3, a, r1)),
+            ("1RB1RE_1LC1LB_0RD0LC_1RE---_0RA1RA", c(3, a(), r1())),
             (
                 "1RB1RA_1LC1LE_0RD0LC_1RE---_0RA1LB",
                 c(
@@ -622,7 +659,7 @@ mod tests {
                         (1, 0, 2, 0),
                         (1, 0, 2, 0),
                     ]),
-                    r1,
+                    r1(),
                 ),
             ),
             (
@@ -636,7 +673,7 @@ mod tests {
                         (1, 0, 2, 1),
                         (1, 0, 2, 0),
                     ]),
-                    r1,
+                    r1(),
                 ),
             ),
             (
@@ -682,22 +719,46 @@ mod tests {
     }
 
     #[test]
+    fn coq_large_certificates_verify_and_fail_once_damaged() {
+        for (m, cert) in super::coq_large::large_certificates() {
+            let (t, n) = from_text(m).unwrap();
+            let limit = closure_limit(&cert);
+            let r = verify(&t, n, &cert, limit);
+            assert!(r.is_ok(), "{m}: {r:?}");
+            // Every weight dropped: a plain DFA pair, which does not
+            // close without reaching the undefined transition.
+            let mut flat = cert.clone();
+            for w in flat.left.weight.iter_mut().chain(&mut flat.right.weight) {
+                *w = [0, 0];
+            }
+            assert!(verify(&t, n, &flat, limit).is_err(), "{m}: unweighted");
+            // One transition redirected.
+            let mut bad = cert.clone();
+            bad.left.next[2][1] = bad.left.next[2][0];
+            assert!(verify(&t, n, &bad, limit).is_err(), "{m}: redirected");
+            // Nor does it prove the 5-state champion.
+            let (champion, _) = from_text("1RB1LC_1RC1RB_1RD0LE_1LA1LD_---0LA").unwrap();
+            assert!(verify(&champion, 5, &cert, limit).is_err(), "{m}: champion");
+        }
+    }
+
+    #[test]
     fn a_certificate_of_one_machine_fails_on_a_halting_variant() {
         // The first counter with its halting transition reached: replacing
         // the right automaton's weight by 0 leaves an abstraction that
         // reaches the undefined transition.
-        let (m, cert) = coq_certificates()[0];
+        let (m, cert) = coq_certificates().swap_remove(0);
         let (t, n) = from_text(m).unwrap();
-        let mut weak = cert;
+        let mut weak = cert.clone();
         weak.right.weight[2][0] = 0;
         assert!(matches!(
             verify(&t, n, &weak, CLOSURE_STATES),
             Err(WfarError::ReachesHalt { .. })
         ));
-        let mut bad = cert;
+        let mut bad = cert.clone();
         bad.left.next[0][0] = 2;
         assert_eq!(verify(&t, n, &bad, 100), Err(WfarError::BlankNotNeutral));
-        bad = cert;
+        bad = cert.clone();
         bad.left.next[3][1] = 7;
         assert_eq!(verify(&t, n, &bad, 100), Err(WfarError::Malformed));
     }
