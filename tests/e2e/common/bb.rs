@@ -31,6 +31,7 @@ pub fn single_process_answer() -> &'static (serde_json::Value, String) {
             deep_gas: orchard_busy_beaver::DEFAULT_DEEP_GAS,
             far_solver: None,
             last_resort: true,
+            mitm_wfar: true,
         };
         let job = BusyBeaver::new(p, &Host::default()).unwrap();
         let report = job.report(&explore_all(&job, job.root_units(), u64::MAX).unwrap());

@@ -299,6 +299,8 @@ pub struct BusyBeaver {
     halt_horizon: u32,
     deep_gas: u32,
     last_resort: bool,
+    /// The last resort's meet-in-the-middle WFAR search (`--mitm-wfar`).
+    mitm_wfar: bool,
     /// The last resort's SAT solver (`--far-solver`), as the job names it
     /// and as this host runs it.
     far_solver: Option<(far_sat::SolverRef, Arc<dyn far_sat::Solver>)>,
@@ -364,6 +366,7 @@ impl BusyBeaver {
         )
         .with_deep_gas(self.deep_gas)
         .with_last_resort(self.last_resort)
+        .with_mitm_wfar(self.mitm_wfar)
         .with_far_solver(self.far_solver.as_ref().map(|(_, s)| Arc::clone(s)))
     }
 
@@ -441,15 +444,22 @@ impl BusyBeaver {
                     far_sat::CONFLICTS
                 ),
             };
+            let mitm = if self.mitm_wfar {
+                format!(
+                    "meet-in-the-middle weighted automata on DFA pairs of up to {} \
+                     transitions, {} abstract configurations, ",
+                    decide::LAST_MITM.transitions,
+                    decide::LAST_MITM.gas,
+                )
+            } else {
+                String::new()
+            };
             v.push(format!(
                 "last resort: translated cyclers over {} steps, weighted finite automata \
                  reduction with automata of up to 5 states, {} abstract configurations, \
-                 meet-in-the-middle weighted automata on DFA pairs of up to {} transitions, {} \
-                 abstract configurations, finite automata reduction with {far}",
+                 {mitm}finite automata reduction with {far}",
                 decide::LAST_LOOP.0,
                 decide::LAST_WFAR_GAS,
-                decide::LAST_MITM.transitions,
-                decide::LAST_MITM.gas,
             ));
         }
         v
@@ -541,6 +551,12 @@ impl SearchFamily for BusyBeaver {
                 ));
             }
         }
+        if p.mitm_wfar && !p.last_resort {
+            return Err(ParamError::new(
+                "mitm-wfar",
+                "the search serves the last resort: not with --last-resort false",
+            ));
+        }
         let far_solver = p.far_solver.clone().map(|r| {
             let solver: Arc<dyn far_sat::Solver> =
                 Arc::new(far_sat::ProgramSolver::new(host.programs.clone(), &r));
@@ -550,6 +566,7 @@ impl SearchFamily for BusyBeaver {
             far_solver,
             deep_gas: p.deep_gas,
             last_resort: p.last_resort,
+            mitm_wfar: p.mitm_wfar,
             n: p.states as usize,
             step_limit: p.step_limit,
             depth: p.depth,
@@ -705,6 +722,7 @@ impl SearchFamily for BusyBeaver {
             "halt_horizon": self.halt_horizon,
             "deep_gas": self.deep_gas,
             "last_resort": self.last_resort,
+            "mitm_wfar": self.mitm_wfar,
             "far_solver": self.far_solver.as_ref().map(|(r, _)| serde_json::json!({
                 "name": r.name,
                 "sha256": r.sha256,

@@ -54,6 +54,18 @@ pub struct BusyBeaverParams {
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub last_resort: bool,
+    /// The last resort searches weighted automata built on DFA pairs
+    /// (meet in the middle); `--mitm-wfar false` leaves that search out,
+    /// as in a job stored without this field, which ran without it (its
+    /// results stay reproducible). Off with `--last-resort false`.
+    #[arg(
+        long,
+        default_value_t = true,
+        default_value_if("last_resort", "false", "false"),
+        action = clap::ArgAction::Set
+    )]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mitm_wfar: bool,
     /// A SAT solver (CaDiCaL's command line), as a file on this machine:
     /// the last resort then asks it for DFAs of up to 13 states instead of
     /// searching DFAs itself (finite automata reduction as a CNF formula,

@@ -17,9 +17,14 @@ use orchard_busy_beaver::{BbSummary, BusyBeaver, BusyBeaverParams, Leaf, Verdict
 use orchard_core::{explore_all, Host, SearchFamily};
 
 /// A job's parameters: the defaults, as `orchard run` takes them (a stored
-/// job without `last_resort` reads as one made without it).
+/// job without `last_resort` or `mitm_wfar` reads as one made without it).
 fn params(states: u32) -> BusyBeaverParams {
-    serde_json::from_value(serde_json::json!({ "states": states, "last_resort": true })).unwrap()
+    serde_json::from_value(serde_json::json!({
+        "states": states,
+        "last_resort": true,
+        "mitm_wfar": true,
+    }))
+    .unwrap()
 }
 
 fn dir(tag: &str) -> PathBuf {
@@ -93,47 +98,66 @@ fn three_states_read_back_whole_and_check_clean() {
     read_back_and_check(3, "three", 1);
 }
 
-/// A version 1 file (the header without the `--last-resort` byte) reads
-/// as a run without the last resort, with the same records, and checks
+/// Older files read as the runs they were: a version 2 file (the header
+/// without the `--mitm-wfar` byte) as a run without the meet-in-the-middle
+/// search, a version 1 file (without the `--last-resort` byte too) as a
+/// run without the last resort, with the same records, and both check
 /// clean; a version byte beyond this code's is refused.
 #[test]
-fn a_version_one_file_reads_and_checks() {
+fn older_versions_read_and_check() {
     let (_, _, out) = run_and_audit(3, "v1");
-    let mut bytes = zstd::decode_all(std::fs::File::open(&out).unwrap()).unwrap();
+    let bytes = zstd::decode_all(std::fs::File::open(&out).unwrap()).unwrap();
     // 16 magic bytes, the version, the states, six u32 parameters.
     let flag = 16 + 1 + 1 + 6 * 4;
     assert_eq!(
-        (bytes[16], bytes[flag]),
-        (2, 1),
-        "version 2, --last-resort true"
+        (bytes[16], bytes[flag], bytes[flag + 1]),
+        (3, 1, 1),
+        "version 3, --last-resort true, --mitm-wfar true"
     );
-    bytes.remove(flag);
-    bytes[16] = 1;
-    let v1 = out.with_file_name("v1.bin.zst");
-    std::fs::write(&v1, zstd::encode_all(&bytes[..], 3).unwrap()).unwrap();
-    let (p2, units2, totals2) = read_all(std::fs::File::open(&out).unwrap()).unwrap();
-    let (p1, units1, totals1) = read_all(std::fs::File::open(&v1).unwrap()).unwrap();
-    assert!(p2.last_resort && !p1.last_resort);
-    assert_eq!(
-        BusyBeaverParams {
-            last_resort: true,
-            ..p1
-        },
-        p2
-    );
-    assert_eq!((units1, totals1), (units2, totals2));
+    let mut v2 = bytes.clone();
+    v2.remove(flag + 1);
+    v2[16] = 2;
+    let mut v1 = v2.clone();
+    v1.remove(flag);
+    v1[16] = 1;
+    let read = |name: &str, bytes: &[u8]| {
+        let file = out.with_file_name(name);
+        std::fs::write(&file, zstd::encode_all(bytes, 3).unwrap()).unwrap();
+        let all = read_all(std::fs::File::open(&file).unwrap()).unwrap();
+        (file, all)
+    };
+    let (_, (p3, units3, totals3)) = read("v3.bin.zst", &bytes);
+    let (file2, (p2, units2, totals2)) = read("v2.bin.zst", &v2);
+    let (file1, (p1, units1, totals1)) = read("v1.bin.zst", &v1);
+    assert!(p3.last_resort && p3.mitm_wfar);
+    let without_mitm = BusyBeaverParams {
+        mitm_wfar: false,
+        ..p3.clone()
+    };
+    assert_eq!(p2, without_mitm);
+    let without_last_resort = BusyBeaverParams {
+        last_resort: false,
+        ..without_mitm
+    };
+    assert_eq!(p1, without_last_resort);
+    assert_eq!((&units1, &totals1), (&units3, &totals3));
+    assert_eq!((&units2, &totals2), (&units3, &totals3));
     let opts = CheckOptions {
         one_in: 1,
         seed: 7,
         steps: 100_000,
     };
-    let report = audit::check(std::fs::File::open(&v1).unwrap(), &opts).unwrap();
-    assert_eq!(report.failures, Vec::<String>::new());
-    bytes[16] = 3;
-    std::fs::write(&v1, zstd::encode_all(&bytes[..], 3).unwrap()).unwrap();
+    for file in [&file1, &file2] {
+        let report = audit::check(std::fs::File::open(file).unwrap(), &opts).unwrap();
+        assert_eq!(report.failures, Vec::<String>::new(), "{}", file.display());
+    }
+    let mut v4 = bytes;
+    v4[16] = 4;
+    let (file4, _) = (out.with_file_name("v4.bin.zst"), ());
+    std::fs::write(&file4, zstd::encode_all(&v4[..], 3).unwrap()).unwrap();
     assert!(matches!(
-        read_all(std::fs::File::open(&v1).unwrap()),
-        Err(AuditError::Version(3))
+        read_all(std::fs::File::open(&file4).unwrap()),
+        Err(AuditError::Version(4))
     ));
 }
 
@@ -349,4 +373,41 @@ fn quoted_commands_parse() {
         parsed += 1;
     }
     assert!(parsed >= 2, "{parsed} commands");
+}
+
+/// The run's flags as `orchard run busy-beaver` and `orchard-bb-audit
+/// write` parse them: the meet-in-the-middle search is on by default and
+/// off with the last resort, so `--last-resort false` still names the
+/// stored jobs made before the search existed; a job stored without the
+/// field reads as one made without it; asking for it without the last
+/// resort is refused.
+#[test]
+fn the_mitm_search_is_on_by_default_and_off_without_the_last_resort() {
+    let parse = |extra: &[&str]| {
+        let args = ["orchard-bb-audit", "write", "--states", "5"]
+            .iter()
+            .chain(["--results", "r.txt", "--out", "a.zst"].iter())
+            .chain(extra.iter());
+        match AuditCli::try_parse_from(args).unwrap().command {
+            audit::cli::AuditCommand::Write(w) => w.params,
+            other => panic!("{other:?}"),
+        }
+    };
+    let on = parse(&[]);
+    assert!(on.last_resort && on.mitm_wfar);
+    let off = parse(&["--last-resort", "false"]);
+    assert!(!off.last_resort && !off.mitm_wfar);
+    let stored: BusyBeaverParams =
+        serde_json::from_value(serde_json::json!({ "states": 5, "last_resort": true })).unwrap();
+    assert_eq!(stored, parse(&["--mitm-wfar", "false"]));
+    // The command without the field serialises as the stored job did.
+    let earlier: BusyBeaverParams =
+        serde_json::from_value(serde_json::json!({ "states": 5 })).unwrap();
+    assert_eq!(
+        serde_json::to_value(&off).unwrap(),
+        serde_json::to_value(&earlier).unwrap()
+    );
+    let contradiction = parse(&["--last-resort", "false", "--mitm-wfar", "true"]);
+    let e = BusyBeaver::new(contradiction, &orchard_core::Host::default()).unwrap_err();
+    assert!(e.to_string().contains("mitm-wfar"), "{e}");
 }

@@ -23,6 +23,7 @@ fn params(states: u32) -> BusyBeaverParams {
         deep_gas: DEFAULT_DEEP_GAS,
         far_solver: None,
         last_resort: true,
+        mitm_wfar: true,
     }
 }
 
@@ -150,6 +151,7 @@ fn undecided_machines_are_counted_and_listed() {
             deep_gas: 0,
             far_solver: None,
             last_resort: false,
+            mitm_wfar: false,
         },
         &Host::default(),
     )
@@ -290,6 +292,7 @@ fn parameters_are_validated() {
             BusyBeaverParams {
                 deep_gas: 10_000_001,
                 last_resort: false,
+                mitm_wfar: false,
                 ..params(3)
             },
             "deep-gas",
@@ -307,6 +310,7 @@ fn parameters_are_validated() {
             halt_horizon: 0,
             deep_gas: 0,
             last_resort: false,
+            mitm_wfar: false,
             ..params(5)
         },
         &Host::default()

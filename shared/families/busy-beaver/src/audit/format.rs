@@ -140,6 +140,7 @@ pub(crate) fn header(p: &BusyBeaverParams) -> Vec<u8> {
         out.extend_from_slice(&x.to_le_bytes());
     }
     out.push(u8::from(p.last_resort));
+    out.push(u8::from(p.mitm_wfar));
     out
 }
 
@@ -285,6 +286,7 @@ impl<R: Read> Reader<R> {
                 deep_gas: 0,
                 far_solver: None,
                 last_resort: false,
+                mitm_wfar: false,
             },
             n: 0,
             machines: 0,
@@ -320,12 +322,20 @@ impl<R: Read> Reader<R> {
             deep_gas: r.u32()?,
             far_solver: None,
             last_resort: false,
+            mitm_wfar: false,
         };
         if version >= 2 {
             r.params.last_resort = match r.byte()? {
                 0 => false,
                 1 => true,
                 b => return Err(r.corrupt(format!("--last-resort byte {b}"))),
+            };
+        }
+        if version >= 3 {
+            r.params.mitm_wfar = match r.byte()? {
+                0 => false,
+                1 => true,
+                b => return Err(r.corrupt(format!("--mitm-wfar byte {b}"))),
             };
         }
         Ok(r)

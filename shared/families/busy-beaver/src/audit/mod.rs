@@ -72,7 +72,7 @@ use crate::Decider;
 
 /// The version byte this code writes. It also reads version 1, whose
 /// header has no `--last-resort` byte (a run without the last resort).
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 
 /// Most states of a DFA certificate (tag `0x18`): more than the direct
 /// search's [`crate::far::MAX_DFA`], for the DFAs a SAT solver finds

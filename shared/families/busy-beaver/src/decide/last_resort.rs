@@ -72,6 +72,14 @@ impl Workspace {
         self
     }
 
+    /// Whether the last resort runs the meet-in-the-middle WFAR search (on
+    /// unless a job says otherwise: a job stored before it existed ran
+    /// without it, and must decide its machines as it did).
+    pub fn with_mitm_wfar(mut self, on: bool) -> Workspace {
+        self.mitm_on = on;
+        self
+    }
+
     /// Why the last [`Workspace::decide`] could not decide its machine as
     /// the job asks, once: its verdict (undecided) must not be counted.
     pub fn take_failure(&mut self) -> Option<String> {
@@ -98,10 +106,12 @@ impl Workspace {
         if let Some(w) = found {
             return (Some(LastResort::Wfar(w)), effort);
         }
-        let (found, configs) = self.try_mitm(table, n, LAST_MITM);
-        effort += configs;
-        if let Some(w) = found {
-            return (Some(LastResort::Wfar(w)), effort);
+        if self.mitm_on {
+            let (found, configs) = self.try_mitm(table, n, LAST_MITM);
+            effort += configs;
+            if let Some(w) = found {
+                return (Some(LastResort::Wfar(w)), effort);
+            }
         }
         if self.far_solver.is_some() {
             // The solver's sizes hold every smaller DFA (see

@@ -352,6 +352,9 @@ pub struct Workspace {
     wfar: Wfar,
     /// The meet-in-the-middle WFAR search's buffers.
     mitm: Mitm,
+    /// Whether the last resort runs the meet-in-the-middle WFAR search
+    /// ([`Workspace::with_mitm_wfar`]).
+    mitm_on: bool,
     /// The long translated-cycler run's buffers.
     records: Records,
     /// The plain simulator of the halting horizon.
@@ -512,6 +515,7 @@ impl Workspace {
             far: Far::default(),
             wfar: Wfar::default(),
             mitm: Mitm::default(),
+            mitm_on: true,
             records: Records::default(),
             plain: Plain::default(),
             deep_gas: 0,
@@ -528,8 +532,6 @@ impl Workspace {
         }
     }
 
-    /// The same with a deep stage of `gas` configurations per attempt
-    /// (0: none).
     /// Machines that run to the halting horizon go on to the last resort
     /// (see [`Stage::Horizon`]).
     pub fn with_last_resort(mut self, on: bool) -> Workspace {
@@ -537,6 +539,8 @@ impl Workspace {
         self
     }
 
+    /// The same with a deep stage of `gas` configurations per attempt
+    /// (0: none).
     pub fn with_deep_gas(mut self, gas: u32) -> Workspace {
         self.deep_gas = gas as usize;
         self
