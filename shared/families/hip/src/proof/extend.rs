@@ -38,6 +38,8 @@ pub struct ExtensionStats {
     /// Times the oracle was asked, and proposals it made that were refuted.
     pub proposals: u64,
     pub refuted_proposals: u64,
+    /// Prover's positions proven by a child the memo already held.
+    pub known_children: u64,
     /// Pairs the bounded memo forgot (each is proven again if met again).
     pub forgotten: u64,
 }
@@ -201,6 +203,14 @@ impl<'r, 'o> Extender<'r, 'o> {
                 Outcome::Over(v) if bound.holds(v) => return true,
                 Outcome::Over(_) => {}
                 Outcome::Open(next) => open.push((c, next)),
+            }
+        }
+        // A child already proven (a transposition of one proven before)
+        // keeps the bound without a question to the oracle.
+        for (_, next) in &open {
+            if self.memo.get(&(self.rules.canon(next), bound)) == Some(true) {
+                self.stats.known_children += 1;
+                return true;
             }
         }
         // The pairing reply proves a draw cap by the rules alone.

@@ -279,8 +279,9 @@ impl std::fmt::Display for ProofReport {
         )?;
         writeln!(
             f,
-            "extension: {} nodes proven ({} refuted on the way), {} pairing leaves",
-            e.proven, e.refuted, e.pairing_leaves
+            "extension: {} nodes proven ({} refuted on the way), {} pairing leaves, \
+             {} prover's positions by a child already proven",
+            e.proven, e.refuted, e.pairing_leaves, e.known_children
         )?;
         let by_empty = histogram(&e.leaves_by_empty);
         writeln!(
