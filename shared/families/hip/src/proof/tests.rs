@@ -505,3 +505,40 @@ fn a_solver_oracle_with_a_wrong_table_costs_time_not_the_verdict() {
     }
     assert!(lies > 0, "the wrong table misled the oracle somewhere");
 }
+
+/// The watcher sees the extension move: leaves done never past the
+/// leaves, counts that only grow, none past the report's.
+#[test]
+fn the_watcher_sees_the_extension_move() {
+    let j = job(4, 4, true);
+    let summary = solved(&j, 1000);
+    let options = Options {
+        leaf_empty: 4,
+        ..WHOLE
+    };
+    let mut seen: Vec<Progress> = Vec::new();
+    let report = prove_watched(
+        j.params(),
+        &summary,
+        &options,
+        &mut SolverOracle::new(&j),
+        &mut |p| seen.push(*p),
+    )
+    .unwrap();
+    let decided = report.extension.proven + report.extension.refuted;
+    assert_eq!(
+        seen.len() as u64,
+        decided / 4096,
+        "one look every 4,096 pairs"
+    );
+    assert!(!seen.is_empty(), "{decided} pairs decided");
+    for w in seen.windows(2) {
+        assert!(w[0].proven <= w[1].proven && w[0].plain_nodes <= w[1].plain_nodes);
+        assert!(w[0].leaves_done <= w[1].leaves_done);
+    }
+    for p in &seen {
+        assert!(p.leaves_done < p.leaves && p.leaves == report.recorded_leaves);
+        assert!(p.proven <= report.extension.proven);
+        assert!(p.oracle.searches <= report.oracle.searches);
+    }
+}
