@@ -27,6 +27,8 @@ pub(super) struct Plain<'r> {
     memo: HashMap<(Canon, i8), bool>,
     /// Positions searched (memo hits not counted).
     pub(super) nodes: u64,
+    /// By empty cells, the move that last cut off (see [`Plain::at_least`]).
+    killers: [u8; 65],
 }
 
 impl<'r> Plain<'r> {
@@ -35,6 +37,7 @@ impl<'r> Plain<'r> {
             rules,
             memo: HashMap::new(),
             nodes: 0,
+            killers: [0; 65],
         }
     }
 
@@ -82,8 +85,12 @@ impl<'r> Plain<'r> {
         let who = self.rules.mover(cells);
         let first = who == 1;
         let mut result = !first;
-        for c in 0..cells.len() {
-            if cells[c] != 0 {
+        // The move that last cut off at this many empty cells first (the
+        // killer heuristic: an order only, every move is still tried).
+        let killer = usize::from(self.killers[empty]);
+        let order = std::iter::once(killer).chain((0..cells.len()).filter(|&c| c != killer));
+        for c in order {
+            if c >= cells.len() || cells[c] != 0 {
                 continue;
             }
             // The rules of `Rules::ends`, with the mover and the empty
@@ -100,6 +107,7 @@ impl<'r> Plain<'r> {
             };
             if keeps == first {
                 result = first;
+                self.killers[empty] = c as u8;
                 break;
             }
         }
