@@ -37,7 +37,7 @@ pub struct ProofArgs {
     #[arg(long)]
     cache_mib: Option<u64>,
     /// The most proven and refuted (position, bound) pairs the extension
-    /// remembers, about 40 bytes each (past it the older half is
+    /// remembers, 32 to 64 bytes each (past it the older half is
     /// forgotten: time, not the verdict).
     #[arg(long, default_value_t = MEMO_ENTRIES)]
     memo_entries: usize,

@@ -172,12 +172,13 @@ pub struct Options {
     /// Lines of play to probe below leaves drawn at random (see [`probe`]).
     pub lines: Option<Lines>,
     /// The most proven and refuted `(position, bound)` pairs the extension
-    /// remembers (about 40 bytes each); past it the oldest half is
+    /// remembers (32 bytes each, up to twice that with the maps' spare
+    /// room); past it the oldest half is
     /// forgotten, which costs time, never the verdict.
     pub memo_entries: usize,
 }
 
-/// The default of [`Options::memo_entries`]: 2^23 pairs, about 320 MiB.
+/// The default of [`Options::memo_entries`]: 2^23 pairs, 256 to 512 MiB.
 pub const MEMO_ENTRIES: usize = 1 << 23;
 
 /// Where a long extension is, handed to the watcher of [`prove_watched`]
