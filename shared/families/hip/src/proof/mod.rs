@@ -191,7 +191,8 @@ pub struct Progress {
     /// Pairs proven and refuted so far.
     pub proven: u64,
     pub refuted: u64,
-    /// Pairs the memo holds, and pairs it has forgotten.
+    /// Pairs the memo holds (a pair copied from its older generation into
+    /// the younger counts twice), and pairs it has forgotten.
     pub memo_entries: usize,
     pub forgotten: u64,
     /// Positions the plain search has searched.
