@@ -7,8 +7,9 @@
 //! depends on the family; the family crate stays without storage.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
-use orchard_hip::proof::{self, Lines, Options, Sample, SolverOracle};
+use orchard_hip::proof::{self, Lines, Options, Progress, Sample, SolverOracle, MEMO_ENTRIES};
 
 use crate::replay::hip::MergedJob;
 
@@ -35,6 +36,46 @@ pub struct ProofArgs {
     /// The oracle's table, MiB (default: the family's for the board).
     #[arg(long)]
     cache_mib: Option<u64>,
+    /// The most proven and refuted (position, bound) pairs the extension
+    /// remembers, 32 to 64 bytes each (past it the older half is
+    /// forgotten: time, not the verdict).
+    #[arg(long, default_value_t = MEMO_ENTRIES)]
+    memo_entries: usize,
+    /// Seconds between two progress lines on stderr.
+    #[arg(long, default_value_t = 5)]
+    progress_secs: u64,
+}
+
+/// How often the progress line is printed, and when it last was.
+struct Watch {
+    every: Duration,
+    start: Instant,
+    last: Instant,
+}
+
+impl Watch {
+    fn see(&mut self, p: &Progress) {
+        let now = Instant::now();
+        if now.duration_since(self.last) < self.every {
+            return;
+        }
+        self.last = now;
+        eprintln!(
+            "[{:.0} s, CPU {:.0} s] leaf {}/{}: {} pairs proven, {} refuted; memo {} ({} forgotten); \
+             plain {} positions; oracle {} searches, {} nodes",
+            now.duration_since(self.start).as_secs_f64(),
+            cpu_seconds(),
+            p.leaves_done,
+            p.leaves,
+            p.proven,
+            p.refuted,
+            p.memo_entries,
+            p.forgotten,
+            p.plain_nodes,
+            p.oracle.searches,
+            p.oracle.nodes
+        );
+    }
 }
 
 /// Reads, merges, proves; the report as text on stderr, as JSON returned.
@@ -57,15 +98,27 @@ pub fn proof(a: &ProofArgs) -> Result<serde_json::Value, String> {
             count,
             seed: a.seed,
         }),
+        memo_entries: a.memo_entries,
     };
     let mut oracle = SolverOracle::new(&job);
-    let report = proof::prove(&params, &merged, &options, &mut oracle)
-        .map_err(|e| at(format!("proof failed: {e}")))?;
+    let start = Instant::now();
+    let mut watch = Watch {
+        every: Duration::from_secs(a.progress_secs),
+        start,
+        last: start,
+    };
+    let report = proof::prove_watched(&params, &merged, &options, &mut oracle, &mut |p| {
+        watch.see(p)
+    })
+    .map_err(|e| at(format!("proof failed: {e}")))?;
+    let effort = orchard_hip::proof::Oracle::effort(&oracle);
+    let (questions, principal) = oracle.questions();
     eprintln!("{report}");
     eprintln!(
-        "oracle: {} searches, {} nodes; CPU {:.1} s",
-        oracle.calls,
-        oracle.nodes,
+        "oracle in all: {questions} questions ({principal} answered by the table's principal move), \
+         {} searches, {} nodes; CPU {:.1} s",
+        effort.searches,
+        effort.nodes,
         cpu_seconds()
     );
     Ok(serde_json::json!({
@@ -75,8 +128,10 @@ pub fn proof(a: &ProofArgs) -> Result<serde_json::Value, String> {
         "records": merged.known.len(),
         "complete": report.complete(),
         "report": report,
-        "oracle_searches": oracle.calls,
-        "oracle_nodes": oracle.nodes,
+        "oracle_questions": questions,
+        "oracle_principal_answers": principal,
+        "oracle_searches": effort.searches,
+        "oracle_nodes": effort.nodes,
         "cpu_seconds": cpu_seconds(),
     }))
 }

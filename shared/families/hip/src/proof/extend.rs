@@ -6,15 +6,19 @@
 //! every child is tried in cell order); at the opponent's, every child is
 //! proven. So [`Extender::decide`] answers exactly whether the bound
 //! holds, whatever the oracle says. Proven and refuted `(position, bound)`
-//! pairs are remembered: a transposition is proven once, and the proof is
-//! a DAG.
+//! pairs are remembered ([`Memo`], bounded): a transposition met while its
+//! pair is remembered is proven once, and the proof is a DAG.
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::oracle::Oracle;
 use super::plain::Plain;
 use super::rules::{Canon, Cells, Outcome, Rules};
-use super::Bound;
+use super::{Bound, Progress};
+
+/// How many `(position, bound)` pairs are decided between two calls of the
+/// progress watcher.
+const WATCH_EVERY: u64 = 1 << 12;
 
 /// What the extension did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -34,27 +38,106 @@ pub struct ExtensionStats {
     /// Times the oracle was asked, and proposals it made that were refuted.
     pub proposals: u64,
     pub refuted_proposals: u64,
+    /// Prover's positions proven by a child the memo already held.
+    pub known_children: u64,
+    /// Pairs the bounded memo forgot (each is proven again if met again).
+    pub forgotten: u64,
 }
 
-/// The extension's state: the plain search, the oracle, the memo.
+/// Proven and refuted `(position, bound)` pairs, at most `cap` of them, in
+/// two generations: pairs go into the younger until it holds half the cap,
+/// then the older is dropped and the younger takes its place. A pair found
+/// in the older is copied into the younger, so what the proof keeps
+/// meeting stays. A forgotten pair is decided again when met: it costs
+/// time, never the verdict (each entry is a fact proven below it).
+pub(super) struct Memo {
+    young: HashMap<(Canon, Bound), bool>,
+    old: HashMap<(Canon, Bound), bool>,
+    half: usize,
+    pub(super) forgotten: u64,
+}
+
+impl Memo {
+    pub(super) fn new(cap: usize) -> Memo {
+        Memo {
+            young: HashMap::new(),
+            old: HashMap::new(),
+            half: (cap / 2).max(1),
+            forgotten: 0,
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.young.len() + self.old.len()
+    }
+
+    fn get(&mut self, key: &(Canon, Bound)) -> Option<bool> {
+        if let Some(&known) = self.young.get(key) {
+            return Some(known);
+        }
+        let known = *self.old.get(key)?;
+        self.insert(*key, known);
+        Some(known)
+    }
+
+    fn insert(&mut self, key: (Canon, Bound), holds: bool) {
+        if self.young.len() >= self.half {
+            self.forgotten += self.old.len() as u64;
+            self.old = std::mem::take(&mut self.young);
+        }
+        self.young.insert(key, holds);
+    }
+}
+
+/// The extension's state: the plain search, the oracle, the memo, and who
+/// watches its progress.
 pub(super) struct Extender<'r, 'o> {
     rules: &'r Rules,
     plain: Plain<'r>,
     oracle: &'o mut dyn Oracle,
     leaf_empty: usize,
-    memo: HashMap<(Canon, Bound), bool>,
+    memo: Memo,
     pub(super) stats: ExtensionStats,
+    watch: &'o mut dyn FnMut(&Progress),
+    /// Pairs decided (memo hits not counted), for the watcher's rhythm.
+    decided: u64,
+    /// Leaves of the record done and to do, for the watcher.
+    pub(super) leaves: (usize, usize),
 }
 
 impl<'r, 'o> Extender<'r, 'o> {
-    pub(super) fn new(rules: &'r Rules, oracle: &'o mut dyn Oracle, leaf_empty: usize) -> Self {
+    pub(super) fn new(
+        rules: &'r Rules,
+        oracle: &'o mut dyn Oracle,
+        leaf_empty: usize,
+        memo_entries: usize,
+        watch: &'o mut dyn FnMut(&Progress),
+    ) -> Self {
         Extender {
             rules,
             plain: Plain::new(rules),
             oracle,
             leaf_empty,
-            memo: HashMap::new(),
+            memo: Memo::new(memo_entries),
             stats: ExtensionStats::default(),
+            watch,
+            decided: 0,
+            leaves: (0, 0),
+        }
+    }
+
+    /// Where the extension is, for the watcher and the report.
+    pub(super) fn progress(&self) -> Progress {
+        let e = &self.stats;
+        Progress {
+            leaves_done: self.leaves.0,
+            leaves: self.leaves.1,
+            proven: e.proven,
+            refuted: e.refuted,
+            memo_entries: self.memo.len(),
+            forgotten: self.memo.forgotten,
+            plain_nodes: e.plain_nodes,
+            oracle: self.oracle.effort(),
         }
     }
 
@@ -70,8 +153,13 @@ impl<'r, 'o> Extender<'r, 'o> {
             return true;
         }
         let key = (self.rules.canon(cells), bound);
-        if let Some(&known) = self.memo.get(&key) {
+        if let Some(known) = self.memo.get(&key) {
             return known;
+        }
+        self.decided += 1;
+        if self.decided.is_multiple_of(WATCH_EVERY) {
+            let progress = self.progress();
+            (self.watch)(&progress);
         }
         let empty = self.rules.empty_count(cells);
         let holds = if empty == 0 {
@@ -97,6 +185,7 @@ impl<'r, 'o> Extender<'r, 'o> {
             self.stats.refuted += 1;
         }
         self.memo.insert(key, holds);
+        self.stats.forgotten = self.memo.forgotten;
         holds
     }
 
@@ -114,6 +203,14 @@ impl<'r, 'o> Extender<'r, 'o> {
                 Outcome::Over(v) if bound.holds(v) => return true,
                 Outcome::Over(_) => {}
                 Outcome::Open(next) => open.push((c, next)),
+            }
+        }
+        // A child already proven (a transposition of one proven before)
+        // keeps the bound without a question to the oracle.
+        for (_, next) in &open {
+            if self.memo.get(&(self.rules.canon(next), bound)) == Some(true) {
+                self.stats.known_children += 1;
+                return true;
             }
         }
         // The pairing reply proves a draw cap by the rules alone.

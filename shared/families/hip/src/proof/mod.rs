@@ -52,7 +52,7 @@ use crate::solve::{SolveParams, SolveSummary};
 use orchard_core::estimate::Rng;
 
 pub use extend::ExtensionStats;
-pub use oracle::{NoOracle, Oracle, SolverOracle};
+pub use oracle::{NoOracle, Oracle, OracleEffort, SolverOracle};
 pub use probe::LineStats;
 
 /// A bound on the first player's value (-1 loss, 0 draw, 1 win).
@@ -171,6 +171,34 @@ pub struct Options {
     pub sample: Option<Sample>,
     /// Lines of play to probe below leaves drawn at random (see [`probe`]).
     pub lines: Option<Lines>,
+    /// The most proven and refuted `(position, bound)` pairs the extension
+    /// remembers (32 bytes each, up to twice that with the maps' spare
+    /// room); past it the oldest half is
+    /// forgotten, which costs time, never the verdict.
+    pub memo_entries: usize,
+}
+
+/// The default of [`Options::memo_entries`]: 2^23 pairs, 256 to 512 MiB.
+pub const MEMO_ENTRIES: usize = 1 << 23;
+
+/// Where a long extension is, handed to the watcher of [`prove_watched`]
+/// every few thousand `(position, bound)` pairs decided.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Progress {
+    /// Leaves of the record extended so far, of how many to extend.
+    pub leaves_done: usize,
+    pub leaves: usize,
+    /// Pairs proven and refuted so far.
+    pub proven: u64,
+    pub refuted: u64,
+    /// Pairs the memo holds (a pair copied from its older generation into
+    /// the younger counts twice), and pairs it has forgotten.
+    pub memo_entries: usize,
+    pub forgotten: u64,
+    /// Positions the plain search has searched.
+    pub plain_nodes: u64,
+    /// What the oracle has spent.
+    pub oracle: OracleEffort,
 }
 
 /// Which leaves a sampled proof extends: `leaves` of them, drawn with `seed`.
@@ -208,6 +236,10 @@ pub struct ProofReport {
     /// Leaves of the record extended.
     pub extended_leaves: usize,
     pub extension: ExtensionStats,
+    /// Pairs the extension's memo held at its end.
+    pub memo_entries: usize,
+    /// What the oracle spent on the extension.
+    pub oracle: OracleEffort,
     /// The probed lines, if asked for.
     pub lines: Option<LineStats>,
 }
@@ -249,8 +281,9 @@ impl std::fmt::Display for ProofReport {
         )?;
         writeln!(
             f,
-            "extension: {} nodes proven ({} refuted on the way), {} pairing leaves",
-            e.proven, e.refuted, e.pairing_leaves
+            "extension: {} nodes proven ({} refuted on the way), {} pairing leaves, \
+             {} prover's positions by a child already proven",
+            e.proven, e.refuted, e.pairing_leaves, e.known_children
         )?;
         let by_empty = histogram(&e.leaves_by_empty);
         writeln!(
@@ -258,10 +291,21 @@ impl std::fmt::Display for ProofReport {
             "plain leaves by empty cells (at most {}): {by_empty}",
             self.leaf_empty
         )?;
+        writeln!(
+            f,
+            "memo: {} pairs held at the end, {} forgotten",
+            self.memo_entries, e.forgotten
+        )?;
         write!(
             f,
-            "plain searches {} ({} positions), oracle asked {} times ({} proposals refuted)",
-            e.plain_solves, e.plain_nodes, e.proposals, e.refuted_proposals
+            "plain searches {} ({} positions), oracle asked {} times ({} proposals refuted; \
+             {} searches, {} nodes)",
+            e.plain_solves,
+            e.plain_nodes,
+            e.proposals,
+            e.refuted_proposals,
+            self.oracle.searches,
+            self.oracle.nodes
         )?;
         if let Some(l) = &self.lines {
             let ends = histogram(&l.plain_ends_by_empty);
@@ -285,6 +329,18 @@ pub fn prove(
     options: &Options,
     oracle: &mut dyn Oracle,
 ) -> Result<ProofReport, ProofError> {
+    prove_watched(params, summary, options, oracle, &mut |_| {})
+}
+
+/// [`prove`], with `watch` called with the extension's [`Progress`] every
+/// few thousand pairs decided (a long proof can show that it moves).
+pub fn prove_watched(
+    params: &SolveParams,
+    summary: &SolveSummary,
+    options: &Options,
+    oracle: &mut dyn Oracle,
+    watch: &mut dyn FnMut(&Progress),
+) -> Result<ProofReport, ProofError> {
     let (rows, cols) = crate::board_dims(params.rows, params.cols)
         .map_err(|e| ProofError::Params(e.to_string()))?;
     let rules = rules::Rules::new(rows, cols, params.double);
@@ -301,8 +357,15 @@ pub fn prove(
         None => (0..record.leaves.len()).collect(),
         Some(s) => sample_indices(record.leaves.len(), s),
     };
-    let mut extender = extend::Extender::new(&rules, oracle, options.leaf_empty);
-    for &i in &chosen {
+    let mut extender = extend::Extender::new(
+        &rules,
+        oracle,
+        options.leaf_empty,
+        options.memo_entries,
+        watch,
+    );
+    for (done, &i) in chosen.iter().enumerate() {
+        extender.leaves = (done, chosen.len());
         let leaf = &record.leaves[i];
         let mut moves = leaf.moves.clone();
         if !extender.decide(&leaf.cells, &mut moves, leaf.bound) {
@@ -315,6 +378,8 @@ pub fn prove(
             });
         }
     }
+    extender.leaves = (chosen.len(), chosen.len());
+    let end = extender.progress();
     let lines = match options.lines {
         None => None,
         Some(_) if record.leaves.is_empty() => Some(LineStats::default()),
@@ -352,6 +417,8 @@ pub fn prove(
         sample: options.sample,
         extended_leaves: chosen.len(),
         extension: extender.stats,
+        memo_entries: end.memo_entries,
+        oracle: end.oracle,
         lines,
     })
 }

@@ -15,6 +15,11 @@ use super::Bound;
 /// an entry): the leaves are small, so a cleared memo costs little.
 const MEMO_LIMIT: usize = 1 << 22;
 
+/// Positions with at most this many empty cells are not remembered: their
+/// whole subtree (at most 4 + 12 + 24 + 24 positions) is searched faster
+/// than their canonical number under the symmetries is computed.
+const UNREMEMBERED_EMPTY: usize = 4;
+
 /// The plain bound search and its memo.
 pub(super) struct Plain<'r> {
     rules: &'r Rules,
@@ -22,6 +27,8 @@ pub(super) struct Plain<'r> {
     memo: HashMap<(Canon, i8), bool>,
     /// Positions searched (memo hits not counted).
     pub(super) nodes: u64,
+    /// By empty cells, the move that last cut off (see [`Plain::at_least`]).
+    killers: [u8; 65],
 }
 
 impl<'r> Plain<'r> {
@@ -30,6 +37,7 @@ impl<'r> Plain<'r> {
             rules,
             memo: HashMap::new(),
             nodes: 0,
+            killers: [0; 65],
         }
     }
 
@@ -55,41 +63,57 @@ impl<'r> Plain<'r> {
 
     /// Whether the first player's value at `cells` is at least `v` (0 or
     /// 1): the first player needs one move that keeps it, the second
-    /// player none that breaks it.
+    /// player none that breaks it. Positions with at most
+    /// [`UNREMEMBERED_EMPTY`] empty cells are searched without the memo
+    /// (their canonical number costs more than their subtree).
     fn at_least(&mut self, cells: &mut [u8], v: i8) -> bool {
-        if cells.iter().all(|&c| c != 0) {
+        let empty = self.rules.empty_count(cells);
+        if empty == 0 {
             return 0 >= v;
         }
-        if self.memo.len() >= MEMO_LIMIT {
-            self.memo.clear();
-        }
-        let key = (self.rules.canon(cells), v);
-        if let Some(&known) = self.memo.get(&key) {
-            return known;
+        let remember = empty > UNREMEMBERED_EMPTY;
+        let key = (if remember { self.rules.canon(cells) } else { 0 }, v);
+        if remember {
+            if self.memo.len() >= MEMO_LIMIT {
+                self.memo.clear();
+            }
+            if let Some(&known) = self.memo.get(&key) {
+                return known;
+            }
         }
         self.nodes += 1;
         let who = self.rules.mover(cells);
         let first = who == 1;
         let mut result = !first;
-        for c in 0..cells.len() {
-            if cells[c] != 0 {
+        // The move that last cut off at this many empty cells first (the
+        // killer heuristic: an order only, every move is still tried).
+        let killer = usize::from(self.killers[empty]);
+        let order = std::iter::once(killer).chain((0..cells.len()).filter(|&c| c != killer));
+        for c in order {
+            if c >= cells.len() || cells[c] != 0 {
                 continue;
             }
-            let keeps = match self.rules.ends(cells, c) {
-                Some(value) => value >= v,
-                None => {
-                    cells[c] = who;
-                    let keeps = self.at_least(cells, v);
-                    cells[c] = 0;
-                    keeps
-                }
+            // The rules of `Rules::ends`, with the mover and the empty
+            // cells counted once for every move.
+            let keeps = if self.rules.completes(cells, c, who) {
+                (if first { -1 } else { 1 }) >= v
+            } else if empty == 1 {
+                0 >= v
+            } else {
+                cells[c] = who;
+                let keeps = self.at_least(cells, v);
+                cells[c] = 0;
+                keeps
             };
             if keeps == first {
                 result = first;
+                self.killers[empty] = c as u8;
                 break;
             }
         }
-        self.memo.insert(key, result);
+        if remember {
+            self.memo.insert(key, result);
+        }
         result
     }
 }

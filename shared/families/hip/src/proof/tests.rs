@@ -37,6 +37,7 @@ const WHOLE: Options = Options {
     leaf_empty: 6,
     sample: None,
     lines: None,
+    memo_entries: MEMO_ENTRIES,
 };
 
 /// A small deterministic generator for the random positions.
@@ -205,6 +206,7 @@ fn a_wrong_value_of_the_root_units_is_refuted() {
                 leaf_empty: 4,
                 sample: Some(Sample { leaves: 0, seed: 3 }),
                 lines: Some(Lines { count: 64, seed: 3 }),
+                memo_entries: MEMO_ENTRIES,
             };
             let probed = prove(j.params(), &damaged, &lines, &mut SolverOracle::new(&j));
             assert!(
@@ -276,6 +278,7 @@ fn a_lying_oracle_costs_time_not_the_verdict() {
             leaf_empty: 4,
             sample: None,
             lines: None,
+            memo_entries: MEMO_ENTRIES,
         };
         let honest = prove(j.params(), &summary, &options, &mut SolverOracle::new(&j)).unwrap();
         let mut liar = Liar {
@@ -305,6 +308,7 @@ fn a_sample_extends_the_leaves_it_draws_and_says_so() {
         leaf_empty: 6,
         sample: Some(sample),
         lines: None,
+        memo_entries: MEMO_ENTRIES,
     };
     let sampled = prove(j.params(), &summary, &options, &mut SolverOracle::new(&j)).unwrap();
     assert_eq!(sampled.extended_leaves, 3);
@@ -378,6 +382,7 @@ fn probed_lines_of_a_sound_summary_agree() {
             leaf_empty: 5,
             sample: Some(Sample { leaves: 0, seed: 5 }),
             lines: Some(Lines { count: 40, seed: 5 }),
+            memo_entries: MEMO_ENTRIES,
         };
         let report = prove(j.params(), &summary, &options, &mut SolverOracle::new(&j))
             .unwrap_or_else(|e| panic!("{rows}x{cols}: {e}"));
@@ -413,4 +418,127 @@ fn a_wrong_canonical_key_is_caught() {
     // The solver's own key passes.
     let mut record = super::recorded::Recorded::new(&rules, &summary, depth);
     assert!(record.claim(&[0; 12], &mut moves).is_ok());
+}
+
+/// A memo that forgets almost at once (a cap of 2 pairs) proves the same
+/// value as one that keeps everything, forgetting on the way.
+#[test]
+fn a_tiny_memo_gives_the_same_verdict() {
+    for (rows, cols, double, budget) in [(3, 4, false, 100), (3, 4, true, 100), (2, 7, true, 300)] {
+        let j = job(rows, cols, double);
+        let summary = solved(&j, budget);
+        let roomy = prove(j.params(), &summary, &WHOLE, &mut SolverOracle::new(&j)).unwrap();
+        assert_eq!(roomy.extension.forgotten, 0);
+        let tiny = Options {
+            memo_entries: 2,
+            ..WHOLE
+        };
+        let forgetful = prove(j.params(), &summary, &tiny, &mut SolverOracle::new(&j))
+            .unwrap_or_else(|e| panic!("{rows}x{cols} double={double}: {e}"));
+        assert_eq!(forgetful.value, roomy.value);
+        assert!(forgetful.complete());
+        assert!(forgetful.memo_entries <= 2);
+        assert!(
+            forgetful.extension.forgotten > 0,
+            "{rows}x{cols}: the memo forgot"
+        );
+    }
+    // A wrong root claim is refuted all the same (the boards of
+    // `a_wrong_value_of_the_root_units_is_refuted`).
+    for (rows, cols, double, budget) in [
+        (3, 3, false, u64::MAX),
+        (3, 4, true, 100),
+        (2, 7, true, 300),
+    ] {
+        let j = job(rows, cols, double);
+        let depth = j.params().root_depth();
+        let summary = solved(&j, budget);
+        let (truth, _) = value_of(j.params(), &summary, &[]).expect("root");
+        let tiny = Options {
+            memo_entries: 2,
+            ..WHOLE
+        };
+        for wrong in [-1, 0, 1].into_iter().filter(|&w| w != truth) {
+            let mut damaged = summary.clone();
+            damaged
+                .known
+                .retain(|&(a, b), _| (a | b).count_ones() <= depth);
+            for (&(a, b), k) in damaged.known.iter_mut() {
+                if (a | b).count_ones() == depth {
+                    (k.lo, k.hi, k.expanded) = (wrong, wrong, false);
+                }
+            }
+            let result = prove(j.params(), &damaged, &tiny, &mut SolverOracle::new(&j));
+            assert!(
+                matches!(result, Err(ProofError::LeafRefuted { .. })),
+                "{rows}x{cols} double={double}, {wrong} claimed: {result:?}"
+            );
+        }
+    }
+}
+
+/// The fast solver's own path (the position's search, the table's
+/// principal move, the candidates in order) with a table of the other
+/// variant of the game, solved whole: its values and moves are wrong for
+/// this game, so its proposals are often wrong, and the verdict is the
+/// same as with the job's own table.
+#[test]
+fn a_solver_oracle_with_a_wrong_table_costs_time_not_the_verdict() {
+    let mut lies = 0;
+    for (rows, cols, double, budget) in [(3, 4, false, 100), (3, 4, true, 100), (4, 4, true, 1000)]
+    {
+        let j = job(rows, cols, double);
+        let summary = solved(&j, budget);
+        let mut oracle = SolverOracle::new(&j);
+        let honest = prove(j.params(), &summary, &WHOLE, &mut oracle).unwrap();
+        assert_eq!(honest.extension.refuted_proposals, 0);
+        assert!(oracle.questions().1 > 0, "the principal move answered");
+        let board = crate::board::Board::new(rows as usize, cols as usize);
+        let other = crate::table::Table::new(&board, !double, Some(16));
+        crate::search::solve_empty_board(&board, &other, !double);
+        let mut wrong = SolverOracle::with_table(&j, &other);
+        let lied = prove(j.params(), &summary, &WHOLE, &mut wrong)
+            .unwrap_or_else(|e| panic!("{rows}x{cols} double={double}: {e}"));
+        assert_eq!(lied.value, honest.value);
+        assert!(lied.complete());
+        lies += lied.extension.refuted_proposals;
+    }
+    assert!(lies > 0, "the wrong table misled the oracle somewhere");
+}
+
+/// The watcher sees the extension move: leaves done never past the
+/// leaves, counts that only grow, none past the report's.
+#[test]
+fn the_watcher_sees_the_extension_move() {
+    let j = job(4, 4, true);
+    let summary = solved(&j, 1000);
+    let options = Options {
+        leaf_empty: 4,
+        ..WHOLE
+    };
+    let mut seen: Vec<Progress> = Vec::new();
+    let report = prove_watched(
+        j.params(),
+        &summary,
+        &options,
+        &mut SolverOracle::new(&j),
+        &mut |p| seen.push(*p),
+    )
+    .unwrap();
+    let decided = report.extension.proven + report.extension.refuted;
+    assert_eq!(
+        seen.len() as u64,
+        decided / 4096,
+        "one look every 4,096 pairs"
+    );
+    assert!(!seen.is_empty(), "{decided} pairs decided");
+    for w in seen.windows(2) {
+        assert!(w[0].proven <= w[1].proven && w[0].plain_nodes <= w[1].plain_nodes);
+        assert!(w[0].leaves_done <= w[1].leaves_done);
+    }
+    for p in &seen {
+        assert!(p.leaves_done < p.leaves && p.leaves == report.recorded_leaves);
+        assert!(p.proven <= report.extension.proven);
+        assert!(p.oracle.searches <= report.oracle.searches);
+    }
 }

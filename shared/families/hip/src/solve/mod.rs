@@ -56,6 +56,8 @@
 //!   end-of-job check, `MootUnits::still_needed`);
 //! * `explore`: solving or splitting one unit, and the harvest of an
 //!   aborted search;
+//! * `keeping`: a move that keeps a bound, found by a solver kept across
+//!   questions ([`KeepingMoves`], the proof checker's oracle);
 //! * `pv`: principal variations, from the table and from the record;
 //! * `report`: the report, as text and JSON;
 //! * `figure`: the dashboard's picture of the openings on the board;
@@ -67,6 +69,7 @@ mod exchange;
 mod explore;
 mod figure;
 mod game;
+mod keeping;
 mod measure;
 mod params;
 mod pv;
@@ -90,6 +93,7 @@ use relevance::RelevanceCache;
 pub use crate::search::{tuned_weights, MoveOrder};
 pub use eval::value_of;
 pub use game::TreeNode;
+pub use keeping::KeepingMoves;
 pub use measure::{explore_pruned, PrunedRun, Searched};
 pub use params::{Expect, SolveParams};
 pub use summary::{Key, Known, SolveSummary, SolveUnit, Window};
@@ -106,6 +110,9 @@ pub struct HipSolve {
     /// a job that only merges and checks (the coordinator's) never
     /// allocates one.
     table: OnceLock<Table>,
+    /// The rules on the job's board, made on first use by what keeps a
+    /// solver across calls ([`KeepingMoves`], which borrows them).
+    game: OnceLock<Game>,
     /// The last `relevance::Relevance` computed for
     /// [`orchard_core::MootUnits`] (the coordinator asks about every live
     /// unit after each merge).
@@ -128,6 +135,11 @@ impl HipSolve {
         })
     }
 
+    /// The rules on the job's board, made on first use.
+    fn game(&self) -> &Game {
+        self.game.get_or_init(|| Game::new(&self.params))
+    }
+
     /// A fresh job of the same parameters and host: an empty table (as when
     /// a unit moves to another machine).
     fn cold(&self) -> HipSolve {
@@ -139,6 +151,7 @@ impl HipSolve {
             params,
             host,
             table: OnceLock::new(),
+            game: OnceLock::new(),
             relevance: Mutex::new(None),
         }
     }
