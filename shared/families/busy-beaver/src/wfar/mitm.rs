@@ -32,7 +32,10 @@
 //! on packed keys), and a pair that closes counts only once
 //! [`super::verify`] accepts it.
 
-use super::{closure_limit, verify, Certificate, Wdfa, D_FACTOR, D_SLACK, MAX_CERTIFICATE_WDFA};
+use super::{
+    closure_limit, step_sums, verify, Certificate, Wdfa, ANY, D_FACTOR, D_SLACK, EXACT,
+    MAX_CERTIFICATE_WDFA,
+};
 use crate::machine::{Table, Transition};
 
 /// The dead state of a base DFA.
@@ -237,11 +240,8 @@ impl Side {
 }
 
 // The weighted closure's packed configuration: l (8 bits), r (8), m (1),
-// state (3), kind (2), d + D_BIAS (rest).
-const EXACT: u64 = 0;
-const AT_LEAST: u64 = 1;
-const AT_MOST: u64 = 2;
-const ANY: u64 = 3;
+// state (3), kind (2: the parent module's EXACT, AT_LEAST, AT_MOST, ANY),
+// d + D_BIAS (rest).
 const D_BIAS: i32 = 1 << 12;
 
 #[inline]
@@ -539,28 +539,13 @@ impl Mitm {
                 let w = from.weight[p as usize][h as usize];
                 let (nl, nr) = if t.right { (q2, p) } else { (p, q2) };
                 let nd = d + w2 - w;
-                if kind != ANY {
-                    let both_nonpos = lp.nonpos[nl as usize] && rp.nonpos[nr as usize];
-                    let both_nonneg = lp.nonneg[nl as usize] && rp.nonneg[nr as usize];
-                    let up = kind == EXACT || kind == AT_LEAST;
-                    let down = kind == EXACT || kind == AT_MOST;
-                    if (nd > 0 && up && both_nonpos) || (nd < 0 && down && both_nonneg) {
-                        continue;
-                    }
-                }
-                let mk = |kind, d| key(nl, nr, h, t.next, kind, d);
-                let (a, b) = match kind {
-                    EXACT if nd >= max_d => (mk(AT_LEAST, nd), None),
-                    EXACT if nd <= -max_d => (mk(AT_MOST, nd), None),
-                    AT_LEAST if nd < -cap => (mk(ANY, 0), None),
-                    AT_LEAST if nd.abs() > max_d => (mk(AT_LEAST, nd - 1), None),
-                    AT_LEAST if nd.abs() < max_d => (mk(EXACT, nd), Some(mk(AT_LEAST, nd + 1))),
-                    AT_MOST if nd > cap => (mk(ANY, 0), None),
-                    AT_MOST if nd.abs() > max_d => (mk(AT_MOST, nd + 1), None),
-                    AT_MOST if nd.abs() < max_d => (mk(EXACT, nd), Some(mk(AT_MOST, nd - 1))),
-                    _ => (mk(kind, nd), None),
+                let both_nonpos = lp.nonpos[nl as usize] && rp.nonpos[nr as usize];
+                let both_nonneg = lp.nonneg[nl as usize] && rp.nonneg[nr as usize];
+                let Some((a, b)) = step_sums(kind, nd, max_d, cap, both_nonpos, both_nonneg) else {
+                    continue;
                 };
-                for x in [Some(a), b].into_iter().flatten() {
+                let mk = |(kind, d)| key(nl, nr, h, t.next, kind, d);
+                for x in [Some(a), b].into_iter().flatten().map(mk) {
                     let Some(i) = slot(x, kr) else {
                         return false;
                     };

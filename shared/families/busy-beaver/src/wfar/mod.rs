@@ -461,6 +461,47 @@ const AT_MOST: u64 = 2;
 const ANY: u64 = 3;
 const D_BIAS: i32 = 1 << 12;
 
+/// An abstract sum in the searches' closures: its kind and its value.
+type Sums = (u64, i32);
+
+/// The abstract sums a closure's step leads to, in both searches' closures
+/// (the verifier keeps its own, from the definitions): from a sum of
+/// `kind` (exact, at least, at most, any) whose value becomes `nd`, into
+/// side states that are both reached only by weights `<= 0`
+/// (`both_nonpos`) or `>= 0` (`both_nonneg`). `None` when the signs make
+/// the successor empty; else the one or two `(kind, d)` that cover it: an
+/// exact sum reaching `max_d` becomes a bound, a bound past `cap` stands
+/// for any sum, a bound within `max_d` is split into its exact value and
+/// the rest.
+#[inline]
+fn step_sums(
+    kind: u64,
+    nd: i32,
+    max_d: i32,
+    cap: i32,
+    both_nonpos: bool,
+    both_nonneg: bool,
+) -> Option<(Sums, Option<Sums>)> {
+    if kind != ANY {
+        let up = kind == EXACT || kind == AT_LEAST;
+        let down = kind == EXACT || kind == AT_MOST;
+        if (nd > 0 && up && both_nonpos) || (nd < 0 && down && both_nonneg) {
+            return None;
+        }
+    }
+    Some(match kind {
+        EXACT if nd >= max_d => ((AT_LEAST, nd), None),
+        EXACT if nd <= -max_d => ((AT_MOST, nd), None),
+        AT_LEAST if nd < -cap => ((ANY, 0), None),
+        AT_LEAST if nd.abs() > max_d => ((AT_LEAST, nd - 1), None),
+        AT_LEAST if nd.abs() < max_d => ((EXACT, nd), Some((AT_LEAST, nd + 1))),
+        AT_MOST if nd > cap => ((ANY, 0), None),
+        AT_MOST if nd.abs() > max_d => ((AT_MOST, nd + 1), None),
+        AT_MOST if nd.abs() < max_d => ((EXACT, nd), Some((AT_MOST, nd - 1))),
+        _ => ((kind, nd), None),
+    })
+}
+
 #[inline]
 fn key(l: u8, r: u8, m: u8, s: u8, kind: u64, d: i32) -> u64 {
     let d = if kind == ANY { 0 } else { d };
@@ -579,29 +620,13 @@ impl Wfar {
             for &(p, h, w) in &from.preds[shrunk] {
                 let (nl, nr) = if t.right { (q2, p) } else { (p, q2) };
                 let nd = d + w2 - w;
-                // Empty by signs?
-                if kind != ANY {
-                    let both_nonpos = lp.nonpos[nl as usize] && rp.nonpos[nr as usize];
-                    let both_nonneg = lp.nonneg[nl as usize] && rp.nonneg[nr as usize];
-                    let up = kind == EXACT || kind == AT_LEAST;
-                    let down = kind == EXACT || kind == AT_MOST;
-                    if (nd > 0 && up && both_nonpos) || (nd < 0 && down && both_nonneg) {
-                        continue;
-                    }
-                }
-                let mk = |kind, d| key(nl, nr, h, t.next, kind, d);
-                let (a, b) = match kind {
-                    EXACT if nd >= max_d => (mk(AT_LEAST, nd), None),
-                    EXACT if nd <= -max_d => (mk(AT_MOST, nd), None),
-                    AT_LEAST if nd < -cap => (mk(ANY, 0), None),
-                    AT_LEAST if nd.abs() > max_d => (mk(AT_LEAST, nd - 1), None),
-                    AT_LEAST if nd.abs() < max_d => (mk(EXACT, nd), Some(mk(AT_LEAST, nd + 1))),
-                    AT_MOST if nd > cap => (mk(ANY, 0), None),
-                    AT_MOST if nd.abs() > max_d => (mk(AT_MOST, nd + 1), None),
-                    AT_MOST if nd.abs() < max_d => (mk(EXACT, nd), Some(mk(AT_MOST, nd - 1))),
-                    _ => (mk(kind, nd), None),
+                let both_nonpos = lp.nonpos[nl as usize] && rp.nonpos[nr as usize];
+                let both_nonneg = lp.nonneg[nl as usize] && rp.nonneg[nr as usize];
+                let Some((a, b)) = step_sums(kind, nd, max_d, cap, both_nonpos, both_nonneg) else {
+                    continue;
                 };
-                for x in [Some(a), b].into_iter().flatten() {
+                let mk = |(kind, d)| key(nl, nr, h, t.next, kind, d);
+                for x in [Some(a), b].into_iter().flatten().map(mk) {
                     if self.seen.insert(x) {
                         if self.seen.len() > CLOSURE_STATES {
                             return false;
