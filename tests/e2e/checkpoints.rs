@@ -431,6 +431,33 @@ fn the_five_card_run_with_the_last_resort_leaves_nineteen_machines() {
     assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
 }
 
+#[test]
+fn the_five_card_run_with_the_mitm_search_leaves_seventeen_machines() {
+    // Job 3: today's pipeline, the last resort's meet-in-the-middle WFAR
+    // search on, Debian's CaDiCaL as --far-solver (read from the store, as
+    // job 2).
+    let bb = stored_result("bb-5", 3);
+    let n = |key: &str| bb[key].as_u64().unwrap_or_else(|| panic!("{key}: {bb}"));
+    assert_eq!(bb["mitm_wfar"], true, "{bb}");
+    assert_eq!(n("machines"), 181_385_789, "{bb}");
+    assert_eq!(n("halting"), 48_379_894, "{bb}");
+    // Job 2's 133,005,876 and the two machines the search settles.
+    assert_eq!(n("nonhalting"), 133_005_878, "{bb}");
+    assert_eq!(n("undecided"), 17, "{bb}");
+    assert_eq!(n("max_steps"), 47_176_870, "{bb}");
+    assert_eq!(n("max_ones"), 4098, "{bb}");
+    let listed = bb["undecided_machines"].as_array().unwrap();
+    assert_eq!(listed.len(), 17, "{bb}");
+    // The 8 and 7-state certificate's machine is settled; Skelet #1 is not.
+    assert!(!listed.contains(&"1RB1LC_1LB1RA_0LE0LD_0RA1RD_---0LC".into()));
+    assert!(listed.contains(&"1RB1RD_1LC0RC_1RA1LD_0RE0LB_---1RC".into()));
+    assert_eq!(
+        bb["deciders"]["weighted-finite-automata-reduction"], 28,
+        "{bb}"
+    );
+    assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
+}
+
 /// The four figures of a finished three-colour draws run: the colourings
 /// without a one-colour square, all and the equal split of stones, and both
 /// up to the board's symmetries.
