@@ -620,15 +620,7 @@ mod tests {
             ..LIMITS
         };
         let mut m = Mitm::default();
-        for text in [
-            "1RB1LC_1RC1RB_1RD0LE_1LA1LD_---0LA",
-            "1RB1RA_1LC1LB_1RA1LD_1RA1LE_---0LC",
-            "1RB1RA_1LC1RD_1LA1LC_---1RE_1RA0RB",
-            "1RB1RA_1LC1LB_1RA0LD_0RB1LE_---1LC",
-            "1RB---_1LC1RC_0RE0LD_1LC0LB_1RD1RA",
-            "1RB1RD_1LC0LE_0RA0LB_1RE---_1LC1RC",
-            "1RB1LB_1LA0LC_---1LD_1RD0RA",
-        ] {
+        for text in super::super::tests::HALTING {
             let (t, n) = from_text(text).unwrap();
             assert_eq!(m.search(&t, n, limits), None, "{text}");
             assert!(m.tried > 1000, "{text}: {} weighted pairs", m.tried);

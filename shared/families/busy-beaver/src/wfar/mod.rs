@@ -824,20 +824,22 @@ mod tests {
         }
     }
 
+    /// Halting machines no certificate may prove: the 5-state champion
+    /// and late halters (tests/deep.rs), the 4-state champion.
+    pub(crate) const HALTING: [&str; 7] = [
+        "1RB1LC_1RC1RB_1RD0LE_1LA1LD_---0LA",
+        "1RB1RA_1LC1LB_1RA1LD_1RA1LE_---0LC",
+        "1RB1RA_1LC1RD_1LA1LC_---1RE_1RA0RB",
+        "1RB1RA_1LC1LB_1RA0LD_0RB1LE_---1LC",
+        "1RB---_1LC1RC_0RE0LD_1LC0LB_1RD1RA",
+        "1RB1RD_1LC0LE_0RA0LB_1RE---_1LC1RC",
+        "1RB1LB_1LA0LC_---1LD_1RD0RA",
+    ];
+
     #[test]
     fn search_proves_no_halting_machine() {
-        // The 5-state champion and late halters (tests/deep.rs), the
-        // 4-state champion.
         let mut w = Wfar::default();
-        for m in [
-            "1RB1LC_1RC1RB_1RD0LE_1LA1LD_---0LA",
-            "1RB1RA_1LC1LB_1RA1LD_1RA1LE_---0LC",
-            "1RB1RA_1LC1RD_1LA1LC_---1RE_1RA0RB",
-            "1RB1RA_1LC1LB_1RA0LD_0RB1LE_---1LC",
-            "1RB---_1LC1RC_0RE0LD_1LC0LB_1RD1RA",
-            "1RB1RD_1LC0LE_0RA0LB_1RE---_1LC1RC",
-            "1RB1LB_1LA0LC_---1LD_1RD0RA",
-        ] {
+        for m in HALTING {
             let (t, n) = from_text(m).unwrap();
             assert_eq!(w.search(&t, n, 1_000_000), None, "{m}");
             assert!(w.configs >= 1_000_000, "{m}: the gas was used");
