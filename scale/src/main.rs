@@ -117,9 +117,19 @@ struct ReplayArgs {
     /// empty one each leaf; `worker`, each worker's own, kept across the
     /// leaves it searches; `job`, one table all the workers share;
     /// `lemmas`, each worker's own and the lemmas of the others' searches
-    /// ended by the time it starts a leaf.
+    /// ended by the time it starts a leaf; `stream`, each worker's own and
+    /// the lemmas of the others' searches, each published
+    /// `--pn-lemma-delay` nodes after its search stored it (as a real
+    /// worker sends them while it searches).
     #[arg(long, value_enum, default_value_t = PnTables::Cold)]
     pn_tables: PnTables,
+    /// `--pn-tables stream`: nodes of virtual time from a lemma's store to
+    /// its publication (0: the most any exchange could do). A worker trades
+    /// lemmas every 250 ms, so a lemma waits 0-250 ms to be sent and as
+    /// long to be taken in: about 250 ms, 1e6 nodes at 4e6 nodes a second
+    /// (one core on 5x5), the default.
+    #[arg(long, default_value_t = 1_000_000)]
+    pn_lemma_delay: u64,
     /// `--policy pn`: affinity, in per cent (0: none): an idle worker
     /// walks toward the leaf it searched last wherever that way's proof
     /// or disproof number is at most this per cent of the best child's
@@ -136,6 +146,7 @@ enum PnTables {
     Worker,
     Job,
     Lemmas,
+    Stream,
 }
 
 /// A replay's scheduling policy.
@@ -362,6 +373,9 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
             PnTables::Worker => replay::pns::Tables::Worker,
             PnTables::Job => replay::pns::Tables::Job,
             PnTables::Lemmas => replay::pns::Tables::Lemmas,
+            PnTables::Stream => replay::pns::Tables::Stream {
+                delay: r.pn_lemma_delay,
+            },
         },
         affinity: r.pn_affinity,
     };
@@ -371,17 +385,23 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         replay::pns::Tables::Worker => Some("worker"),
         replay::pns::Tables::Job => Some("job"),
         replay::pns::Tables::Lemmas => Some("lemmas"),
+        replay::pns::Tables::Stream { .. } => Some("stream"),
+    };
+    let delay = match policy.tables {
+        replay::pns::Tables::Stream { delay } => Some(delay),
+        _ => None,
     };
     let recorded = game.recorded_work.0 + game.recorded_work.1;
     eprintln!(
         "proof-number policy: P1 reaches at least {} ?, budget {} nodes, virtual {}, depth {}, \
-         mobility {}{}{}; the recorded run: {} nodes, {} discarded, value {:?}",
+         mobility {}{}{}{}; the recorded run: {} nodes, {} discarded, value {:?}",
         game.target(),
         policy.budget,
         policy.virtual_pn,
         policy.depth,
         policy.mobility,
         tables_name.map_or(String::new(), |t| format!(", tables {t}")),
+        delay.map_or(String::new(), |d| format!(", lemma delay {d} nodes")),
         match policy.affinity {
             0 => String::new(),
             a => format!(", affinity {a}%"),
@@ -470,6 +490,9 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
     }
     if policy.affinity > 0 {
         out["pn_affinity"] = policy.affinity.into();
+    }
+    if let Some(d) = delay {
+        out["pn_lemma_delay"] = d.into();
     }
     Ok(out)
 }

@@ -24,10 +24,11 @@ use orchard_core::{
     codec, Exploration, Host, LemmaExchange, LocalFlags, MootJudge, MootUnits, SearchFamily,
 };
 use orchard_hip::solve::{
-    value_of, Expect, HipSolve, Key, SolveParams, SolveSummary, SolveUnit, TreeNode, Window,
+    value_of, Expect, HipSolve, Key, SolveParams, SolveSummary, SolveUnit, StampedLemma, TreeNode,
+    Window,
 };
 
-use super::pns::{PnGame, Position};
+use super::pns::{PnGame, Position, Sharing};
 use super::record::{Record, RecordError};
 use super::Oracle;
 
@@ -371,7 +372,10 @@ impl Oracle for HipOracle {
 /// table lives as long as the job: what a worker keeps from one unit to the
 /// next), with the table a worker of the job would have (`--cache-mib`, else
 /// the family's for the board); their costs depend on the history, so the
-/// census neither answers nor keeps them.
+/// census neither answers nor keeps them. Streaming lemmas, each carries
+/// the node count of its search when it was stored
+/// ([`HipSolve::take_stamped_lemmas`]): a lemma stored `s` nodes into a
+/// search started at `t` is published at `t + s + delay`.
 pub struct HipPnGame {
     job: HipSolve,
     params: SolveParams,
@@ -380,9 +384,11 @@ pub struct HipPnGame {
     /// The warm models' tables: `cache_mib` as given.
     warm_host: Host,
     warm: Vec<HipSolve>,
-    /// Sharing lemmas: each published blob (when, by which table), and
-    /// which tables learnt it.
+    /// Sharing lemmas at a search's end: each published blob (when, by
+    /// which table), and which tables learnt it.
     lemmas: Option<Vec<Published>>,
+    /// Streaming lemmas: the delay, and each search's lemmas.
+    stream: Option<(u64, Vec<Streamed>)>,
     target: i8,
     /// The most a leaf is searched for (the policy's budget).
     budget: u64,
@@ -407,6 +413,25 @@ struct Published {
     by: usize,
     blob: Vec<u8>,
     learnt: Vec<bool>,
+}
+
+/// A search's lemmas, streamed: the search started at `start` on table
+/// `by`; its lemmas in the order stored (their stamps ascend: one search
+/// is one solver, whose node count only grows); `learnt[t]`: how many of
+/// them (a prefix) table `t` has learnt.
+struct Streamed {
+    start: u64,
+    by: usize,
+    lemmas: Vec<StampedLemma>,
+    learnt: Vec<usize>,
+}
+
+impl Streamed {
+    /// How many of its lemmas are published by time `t` with `delay`.
+    fn published_by(&self, t: u64, delay: u64) -> usize {
+        self.lemmas
+            .partition_point(|l| self.start.saturating_add(l.at_node).saturating_add(delay) <= t)
+    }
 }
 
 /// A position of the proof-number tree.
@@ -490,6 +515,7 @@ impl HipPnGame {
             warm_host,
             warm: Vec::new(),
             lemmas: None,
+            stream: None,
             target,
             budget,
             positions: Vec::new(),
@@ -712,13 +738,17 @@ impl PnGame for HipPnGame {
         Ok(self.positions[p].found.filter(|&(n, _)| n <= budget))
     }
 
-    fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), HipReplayError> {
+    fn reset_tables(&mut self, tables: usize, sharing: Sharing) -> Result<(), HipReplayError> {
         self.warm = (0..tables)
             .map(|_| HipSolve::new(self.params.clone(), &self.warm_host))
             .collect::<Result<_, _>>()
             .map_err(|e| HipReplayError::Params(e.to_string()))?;
-        self.lemmas = lemmas.then(Vec::new);
-        if lemmas {
+        self.lemmas = (sharing == Sharing::AtEnd).then(Vec::new);
+        self.stream = match sharing {
+            Sharing::Streamed { delay } => Some((delay, Vec::new())),
+            _ => None,
+        };
+        if sharing != Sharing::None {
             // Taking (nothing yet) makes each table keep its lemmas.
             for job in &self.warm {
                 job.take(0);
@@ -745,7 +775,32 @@ impl PnGame for HipPnGame {
                 }
             }
         }
+        if let Some((delay, pool)) = self.stream.as_mut() {
+            for l in pool.iter_mut().filter(|l| l.by != table) {
+                let (from, to) = (l.learnt[table], l.published_by(start, *delay));
+                if to > from {
+                    self.warm[table]
+                        .learn_stamped_lemmas(&l.lemmas[from..to])
+                        .map_err(|e| HipReplayError::Params(e.to_string()))?;
+                    l.learnt[table] = to;
+                }
+            }
+        }
         let (nodes, answer) = self.explore_on(&self.warm[table], p, budget)?;
+        if let Some((_, pool)) = self.stream.as_mut() {
+            let mut lemmas = self.warm[table].take_stamped_lemmas();
+            // Already in order (one solver); stable, so a tie keeps the
+            // order stored.
+            lemmas.sort_by_key(|l| l.at_node);
+            if !lemmas.is_empty() {
+                pool.push(Streamed {
+                    start,
+                    by: table,
+                    lemmas,
+                    learnt: vec![0; tables],
+                });
+            }
+        }
         if let Some(pool) = self.lemmas.as_mut() {
             let blob = self.warm[table].take(usize::MAX);
             if !blob.is_empty() {
@@ -760,6 +815,22 @@ impl PnGame for HipPnGame {
         self.searches.0 += 1;
         self.searches.1 += nodes;
         Ok(answer.map(|v| (nodes, v)).filter(|&(n, _)| n <= budget))
+    }
+
+    fn cancelled(&mut self, table: usize, start: u64, at: u64) -> Result<(), HipReplayError> {
+        if let Some((_, pool)) = self.stream.as_mut() {
+            // A worker has one search at a time, and its searches start at
+            // distinct times (each costs at least a node).
+            if let Some(l) = pool
+                .iter_mut()
+                .rev()
+                .find(|l| l.by == table && l.start == start)
+            {
+                let kept = l.published_by(at, 0);
+                l.lemmas.truncate(kept);
+            }
+        }
+        Ok(())
     }
 }
 

@@ -54,17 +54,23 @@
 //! worker's search reads and writes ([`Tables::Job`], an optimistic bound
 //! on a job-wide table of settled positions), or each worker's own table
 //! and the lemmas the other workers' searches published by the time it
-//! starts a leaf ([`Tables::Lemmas`]: a search publishes its lemmas when it
-//! ends, or would have ended had it not been cancelled). A leaf's cost then depends on
+//! starts a leaf: [`Tables::Lemmas`], a search publishes its lemmas when it
+//! ends, or would have ended had it not been cancelled; [`Tables::Stream`],
+//! each lemma a fixed delay after its search stored it, as a real worker
+//! sends them while it searches (a cancelled search's lemmas stored after
+//! the cancellation are never sent). A leaf's cost then depends on
 //! what its table saw before, so it is searched, to its end or its budget,
 //! when its worker starts it, in the order of virtual time (workers that
 //! start at the same time in worker order); a search cancelled after x
 //! nodes counts x nodes, but its table keeps all it stored (optimistic: a
-//! real worker stops storing at the cancellation).
+//! real worker stops storing at the cancellation). A worker learns lemmas
+//! only when it starts a leaf, not while it searches one (pessimistic: a
+//! real worker learns them as they come).
 //!
-//! What it leaves out, as the order policy does: lemmas' delays (and, but
-//! for [`Tables::Lemmas`], lemmas), round trips (leases, expansions and
-//! cancellations are instant), and the coordinator's own time on the tree.
+//! What it leaves out, as the order policy does: round trips (leases,
+//! expansions and cancellations are instant), lemmas' delays but for
+//! [`Tables::Stream`]'s (and, but for it and [`Tables::Lemmas`], lemmas),
+//! and the coordinator's own time on the tree.
 
 use std::collections::HashMap;
 
@@ -84,13 +90,14 @@ pub trait PnGame {
     /// (`None`: more). Asked with no larger a budget than the replay needs.
     fn cost_within(&mut self, p: usize, budget: u64) -> Result<Option<(u64, bool)>, Self::Error>;
     /// The warm models: forgets every table and makes `tables` empty ones
-    /// (a replay starts); with `lemmas`, the tables share lemmas.
-    fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), Self::Error>;
+    /// (a replay starts), which share lemmas as `sharing` says.
+    fn reset_tables(&mut self, tables: usize, sharing: Sharing) -> Result<(), Self::Error>;
     /// The warm models: searches `p`'s question on table `table` (whose
     /// contents persist from one search to the next) for at most `budget`
     /// nodes, starting at time `start`: the nodes and the answer, or `None`
     /// if the budget ran out. Sharing lemmas, the table first learns those
-    /// published by then, and the search publishes its own at its end.
+    /// published by then, and the search publishes its own (at its end, or
+    /// each a delay after it stored it: [`Sharing`]).
     fn search_on(
         &mut self,
         table: usize,
@@ -98,6 +105,24 @@ pub trait PnGame {
         budget: u64,
         start: u64,
     ) -> Result<Option<(u64, bool)>, Self::Error>;
+    /// The warm models: the search that started at `start` on table
+    /// `table` is cancelled at time `at`. Streaming lemmas
+    /// ([`Sharing::Streamed`]), what it stored after `at` is never
+    /// published (a real worker stops at the cancellation); the other
+    /// models ignore it (their tables reproduce as before it existed).
+    fn cancelled(&mut self, table: usize, start: u64, at: u64) -> Result<(), Self::Error>;
+}
+
+/// How the warm tables share lemmas ([`PnGame::reset_tables`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sharing {
+    /// Not at all: a table sees its own searches only.
+    None,
+    /// A search's lemmas when it ends ([`Tables::Lemmas`]).
+    AtEnd,
+    /// Each lemma `delay` nodes of virtual time after its search stored
+    /// it ([`Tables::Stream`]).
+    Streamed { delay: u64 },
 }
 
 /// Where a leaf's search finds what earlier searches stored (see the
@@ -113,6 +138,22 @@ pub enum Tables {
     Job,
     /// A table per worker, and the lemmas of the others' ended searches.
     Lemmas,
+    /// A table per worker, and the lemmas of the others' searches, each
+    /// `delay` nodes of virtual time after it was stored (0: the most a
+    /// real exchange could do; a real worker trades every 250 ms, about
+    /// 1e6 nodes of one core).
+    Stream { delay: u64 },
+}
+
+impl Tables {
+    /// The table a leaf of worker `w` is searched on (`None`: a fresh one).
+    fn of_worker(self, w: usize) -> Option<usize> {
+        match self {
+            Tables::Cold => None,
+            Tables::Worker | Tables::Lemmas | Tables::Stream { .. } => Some(w),
+            Tables::Job => Some(0),
+        }
+    }
 }
 
 /// A position of the tree as the rules see it.
@@ -219,9 +260,10 @@ pub fn replay_pn<G: PnGame>(
     let mut home: Vec<Option<usize>> = vec![None; slots.len()];
     match policy.tables {
         Tables::Cold => {}
-        Tables::Worker => game.reset_tables(slots.len(), false)?,
-        Tables::Job => game.reset_tables(1, false)?,
-        Tables::Lemmas => game.reset_tables(slots.len(), true)?,
+        Tables::Worker => game.reset_tables(slots.len(), Sharing::None)?,
+        Tables::Job => game.reset_tables(1, Sharing::None)?,
+        Tables::Lemmas => game.reset_tables(slots.len(), Sharing::AtEnd)?,
+        Tables::Stream { delay } => game.reset_tables(slots.len(), Sharing::Streamed { delay })?,
     }
     let mut out = PnOutcome {
         outcome: Outcome::none(workers),
@@ -243,12 +285,7 @@ pub fn replay_pn<G: PnGame>(
             home[w] = Some(leaf);
             tree.hold(leaf, true);
             // The warm models search the leaf now, on its worker's table.
-            let table = match policy.tables {
-                Tables::Cold => None,
-                Tables::Worker | Tables::Lemmas => Some(w),
-                Tables::Job => Some(0),
-            };
-            let end = match table {
+            let end = match policy.tables.of_worker(w) {
                 None => None,
                 Some(t) => {
                     let cap = leaf_cap(&tree, leaf, budget);
@@ -297,13 +334,16 @@ pub fn replay_pn<G: PnGame>(
         }
         // Cancel what the tree no longer needs: a held leaf none of whose
         // nodes (transpositions) is outside a settled subtree.
-        for slot in slots.iter_mut() {
+        for (w, slot) in slots.iter_mut().enumerate() {
             let Some(h) = *slot else { continue };
             if !tree.needed(h.leaf) {
                 out.outcome.discarded += now - h.start;
                 out.outcome.cancelled_running += 1;
                 *slot = None;
                 tree.hold(h.leaf, false);
+                if let Some(t) = policy.tables.of_worker(w) {
+                    game.cancelled(t, h.start, now)?;
+                }
             }
         }
     }

@@ -3,6 +3,10 @@
 use super::tree::INF;
 use super::*;
 
+/// A streamed lemma of [`Tiny`]: (search start, stamp, by table,
+/// position searched).
+type TinyLemma = (u64, u64, usize, usize);
+
 /// A hand-made game: positions with children, a side to move, answers
 /// the rules give, and for the others a cost and an answer (what the
 /// solver would find); it counts what it was asked.
@@ -18,6 +22,13 @@ struct Tiny {
     tables: Vec<Vec<usize>>,
     /// Shared lemmas: (published at, by table, position).
     lemmas: Option<Vec<(u64, usize, usize)>>,
+    /// Streamed lemmas: the delay, and each search's lemma; a search of
+    /// `p` stores its lemma halfway through.
+    stream: Option<(u64, Vec<TinyLemma>)>,
+    /// Positions whose search also warms these (beside their children).
+    warms: Vec<Vec<usize>>,
+    /// The cancellations the replay reported: (table, start, at).
+    cancelled: Vec<(usize, u64, u64)>,
 }
 
 impl Tiny {
@@ -28,6 +39,7 @@ impl Tiny {
         self.children.push(children.to_vec());
         self.cost.push((cost, answer));
         self.asked.push(0);
+        self.warms.push(Vec::new());
         self.or.len() - 1
     }
 
@@ -56,13 +68,19 @@ impl PnGame for Tiny {
         self.asked[p] += 1;
         Ok(Some(self.cost[p]).filter(|&(c, _)| c <= budget))
     }
-    fn reset_tables(&mut self, tables: usize, lemmas: bool) -> Result<(), ()> {
+    fn reset_tables(&mut self, tables: usize, sharing: Sharing) -> Result<(), ()> {
         self.tables = vec![Vec::new(); tables];
-        self.lemmas = lemmas.then(Vec::new);
+        self.lemmas = (sharing == Sharing::AtEnd).then(Vec::new);
+        self.stream = match sharing {
+            Sharing::Streamed { delay } => Some((delay, Vec::new())),
+            _ => None,
+        };
+        self.cancelled.clear();
         Ok(())
     }
-    /// A warm table: a position whose parent the table searched, or
-    /// another table published by `start`, costs half its cost.
+    /// A warm table: a position whose parent (or a position that warms
+    /// it) the table searched, or another table published by `start`,
+    /// costs half its cost.
     fn search_on(
         &mut self,
         table: usize,
@@ -72,18 +90,39 @@ impl PnGame for Tiny {
     ) -> Result<Option<(u64, bool)>, ()> {
         let learnt = self.lemmas.iter().flatten();
         let learnt = learnt.filter(|&&(at, _, _)| at <= start).map(|l| l.2);
+        let streamed = self.stream.iter().flat_map(|(delay, l)| {
+            l.iter()
+                .filter(move |&&(s, stamp, by, _)| {
+                    by != table && s.saturating_add(stamp).saturating_add(*delay) <= start
+                })
+                .map(|l| l.3)
+        });
         let warm = self.tables[table]
             .iter()
             .copied()
             .chain(learnt)
-            .any(|q| self.children[q].contains(&p));
+            .chain(streamed)
+            .any(|q| self.children[q].contains(&p) || self.warms[q].contains(&p));
         self.tables[table].push(p);
         let (cost, answer) = self.cost[p];
         let cost = if warm { cost / 2 } else { cost };
         if let Some(l) = self.lemmas.as_mut() {
             l.push((start + cost.min(budget), table, p));
         }
+        if let Some((_, l)) = self.stream.as_mut() {
+            if cost / 2 <= budget {
+                l.push((start, cost / 2, table, p));
+            }
+        }
         Ok(Some((cost, answer)).filter(|&(c, _)| c <= budget))
+    }
+    /// Streaming, a lemma stored after the cancellation is dropped.
+    fn cancelled(&mut self, table: usize, start: u64, at: u64) -> Result<(), ()> {
+        self.cancelled.push((table, start, at));
+        if let Some((_, l)) = self.stream.as_mut() {
+            l.retain(|&(s, stamp, by, _)| !(by == table && s == start && s + stamp > at));
+        }
+        Ok(())
     }
 }
 
@@ -330,10 +369,87 @@ fn warm_tables_price_a_leaf_by_what_its_table_saw() {
     // One worker: the two models are one; c2 (30) then c1 (20).
     assert_eq!(run(&mut g, Tables::Worker, 1), (150, 0, 150));
     assert_eq!(run(&mut g, Tables::Job, 1), (150, 0, 150));
+    // Streaming: big's lemma would be stored at 2500, after its budget
+    // ran out: none is, and it is the worker tables' run.
+    assert_eq!(run(&mut g, Tables::Stream { delay: 0 }, 2), (170, 0, 140));
     // The cold model never searches on a table.
     g.tables.clear();
     run(&mut g, Tables::Cold, 2);
     assert!(g.tables.is_empty());
+}
+
+/// Streamed lemmas: AND root over P (a leaf without children: searched to
+/// its end, 160 nodes, its lemma stored at 80, warming X), R (99) and Q
+/// (OR over X, 5000: runs out at 100 and is expanded). Three workers take
+/// P, R and Q at 0; R's worker (idle from 99) takes X at 100, its table
+/// having seen neither P nor Q. X costs 200 cold, 100 warm: warm exactly
+/// when P's lemma is published by 100 (80 + delay <= 100); worker tables
+/// never warm it. (Lemmas at a search's end warm it through Q's search,
+/// published when its budget ran out at 100, X below it; streamed, Q's
+/// lemma would be stored at 2500, past its budget, so it never is.)
+#[test]
+fn a_streamed_lemma_saves_nodes_only_after_its_delay() {
+    let mut g = Tiny::default();
+    let x = g.pos(true, &[], 200, true);
+    let p = g.pos(true, &[], 160, true);
+    g.warms[p].push(x);
+    let r = g.pos(true, &[], 99, true);
+    let q = g.pos(true, &[x], 5000, true);
+    g.pos(false, &[p, r, q], 0, true);
+    let run = |g: &mut Tiny, tables| {
+        let pol = PnPolicy {
+            tables,
+            ..policy(100, 1)
+        };
+        let out = replay_pn(g, pol, 3).unwrap();
+        assert_eq!(out.root, Some(true), "{tables:?}");
+        let o = out.outcome;
+        (o.nodes, o.discarded, o.makespan)
+    };
+    // P 160, R 99, Q 100, X 200 (from 100 to 300).
+    let cold = (559, 0, 300);
+    // X warm: 100 nodes, from 100 to 200.
+    let warm = (459, 0, 200);
+    assert_eq!(run(&mut g, Tables::Worker), cold);
+    assert_eq!(run(&mut g, Tables::Lemmas), warm);
+    assert_eq!(run(&mut g, Tables::Stream { delay: 0 }), warm);
+    assert_eq!(run(&mut g, Tables::Stream { delay: 20 }), warm);
+    assert_eq!(run(&mut g, Tables::Stream { delay: 21 }), cold);
+    assert_eq!(run(&mut g, Tables::Stream { delay: u64::MAX }), cold);
+    assert!(g.cancelled.is_empty());
+}
+
+/// The replay tells the game which search it cancels, on which table and
+/// when (the game drops, streaming, what that search stored after). The
+/// second game of `a_settled_root_cancels_the_other_workers`: y, z and x
+/// start at 0, y on worker 1; x disproves `a` at 10 and y is cancelled
+/// then, before its lemma (at 200) was stored.
+#[test]
+fn a_cancelled_search_is_reported_to_the_game() {
+    let mut g = Tiny::default();
+    let x = g.pos(true, &[], 10, false);
+    let y = g.pos(true, &[], 400, true);
+    let a = g.pos(false, &[y, x], 0, false);
+    let z = g.pos(false, &[], 50, true);
+    g.pos(true, &[a, z], 0, true);
+    for tables in [Tables::Worker, Tables::Stream { delay: 0 }] {
+        let pol = PnPolicy {
+            tables,
+            ..policy(1000, 2)
+        };
+        let out = replay_pn(&mut g, pol, 3).unwrap();
+        assert_eq!(out.root, Some(true));
+        let o = out.outcome;
+        assert_eq!((o.nodes, o.discarded, o.makespan), (60, 10, 50));
+        assert_eq!(g.cancelled, vec![(1, 0, 10)], "{tables:?}");
+    }
+    // x's and z's lemmas (at 5 and 25) are kept; y's never was stored.
+    let kept: Vec<usize> = g.stream.as_ref().unwrap().1.iter().map(|l| l.3).collect();
+    assert_eq!(kept, vec![z, x]);
+    // The cold model has no tables to tell.
+    g.cancelled.clear();
+    replay_pn(&mut g, policy(1000, 2), 3).unwrap();
+    assert!(g.cancelled.is_empty());
 }
 
 /// Affinity: one worker, worker tables, budget 100, an OR root over
@@ -471,7 +587,14 @@ fn one_worker_settles_the_games_answer() {
         for budget in [1, 10, 1000] {
             for depth in [0, 1] {
                 for n in [1, 3] {
-                    for tables in [Tables::Cold, Tables::Worker, Tables::Job, Tables::Lemmas] {
+                    for tables in [
+                        Tables::Cold,
+                        Tables::Worker,
+                        Tables::Job,
+                        Tables::Lemmas,
+                        Tables::Stream { delay: 0 },
+                        Tables::Stream { delay: 5 },
+                    ] {
                         let p = PnPolicy {
                             tables,
                             ..policy(budget, depth)

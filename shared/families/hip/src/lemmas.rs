@@ -129,6 +129,28 @@ mod tests {
         );
     }
 
+    /// Each lemma carries the node count of the search that stored it: the
+    /// stamps of one search ascend and stay below its nodes, and the
+    /// lemmas are the ones the wire takes (the same search on a fresh
+    /// table gives `take_lemmas` the same entries, in the same order).
+    #[test]
+    fn lemmas_are_stamped_with_the_searchs_node_count() {
+        let board = Board::new(4, 5);
+        let stamped = Table::new(&board, false, None);
+        stamped.take_stamped_lemmas(0);
+        let (_, nodes) = solve(&board, &stamped, false);
+        let lemmas = stamped.take_stamped_lemmas(usize::MAX);
+        assert!(lemmas.len() > 10);
+        assert!(lemmas.windows(2).all(|w| w[0].at_node <= w[1].at_node));
+        assert!(lemmas[0].at_node >= LEMMA_MIN_NODES);
+        assert!(lemmas.last().unwrap().at_node <= nodes);
+        let plain = Table::new(&board, false, None);
+        plain.take_lemmas(0);
+        solve(&board, &plain, false);
+        let entries: Vec<TableEntry> = lemmas.iter().map(|l| l.entry).collect();
+        assert_eq!(plain.take_lemmas(usize::MAX), entries);
+    }
+
     /// A blob that is not a set of sound lemmas of this game is refused
     /// whole, with the reason.
     #[test]

@@ -532,14 +532,17 @@ impl<'a, 'c> Solver<'a, 'c> {
             && (lo, hi) != (-1, 1)
             && self.table.wants_lemmas()
         {
-            self.table.offer_lemma(TableEntry {
-                k1: key.0,
-                k2: key.1,
-                lo,
-                hi,
-                mv,
-                empty: empties as u8,
-            });
+            self.table.offer_lemma(
+                TableEntry {
+                    k1: key.0,
+                    k2: key.1,
+                    lo,
+                    hi,
+                    mv,
+                    empty: empties as u8,
+                },
+                self.nodes,
+            );
         }
         Some(best)
     }

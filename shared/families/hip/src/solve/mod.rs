@@ -91,6 +91,7 @@ use orchard_core::{
 use relevance::RelevanceCache;
 
 pub use crate::search::{tuned_weights, MoveOrder};
+pub use crate::table::StampedLemma;
 pub use eval::value_of;
 pub use game::TreeNode;
 pub use keeping::KeepingMoves;

@@ -83,6 +83,19 @@ pub struct TableEntry {
     pub empty: u8,
 }
 
+/// A lemma as the table's outbox keeps it: the entry, and the node count
+/// of the search that offered it ([`crate::search::Solver::nodes`]) when
+/// it did. The stamp never goes on the wire (a receiver has no use for
+/// another process's node counts); it tells the replay (`orchard-scale`)
+/// *when* in a search each lemma was stored, so that it can publish it
+/// then rather than at the search's end, as a real worker does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StampedLemma {
+    pub(crate) entry: TableEntry,
+    /// Nodes the storing search had expanded when it stored the entry.
+    pub at_node: u64,
+}
+
 impl TableEntry {
     const VACANT: TableEntry = TableEntry {
         k1: 0,
@@ -125,10 +138,11 @@ pub struct Table {
     /// [`Table::take_lemmas`]; until then nothing is collected).
     sharing: AtomicBool,
     /// Lemmas proven since the last [`Table::take_lemmas`], oldest first.
-    outbox: Mutex<Vec<TableEntry>>,
+    outbox: Mutex<Vec<StampedLemma>>,
 }
 
-/// At most this many lemmas wait in a table's outbox (20 MiB); a worker
+/// At most this many lemmas wait in a table's outbox (32 MiB, 20 on the
+/// wire); a worker
 /// takes them every few seconds, so the cap only matters if the coordinator
 /// is out of reach, and then the newest are not kept.
 const OUTBOX_CAP: usize = 1 << 20;
@@ -298,17 +312,26 @@ impl Table {
     }
 
     /// Queues an entry whose subtree was expensive to search, for other
-    /// workers (see [`Table::take_lemmas`]).
-    pub fn offer_lemma(&self, e: TableEntry) {
+    /// workers (see [`Table::take_lemmas`]); `at_node`: the offering
+    /// search's node count (see [`StampedLemma`]).
+    pub fn offer_lemma(&self, entry: TableEntry, at_node: u64) {
         let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
         if outbox.len() < OUTBOX_CAP {
-            outbox.push(e);
+            outbox.push(StampedLemma { entry, at_node });
         }
     }
 
     /// The oldest `max` lemmas offered since the last call; from the first
     /// call on, the table keeps what is offered.
     pub fn take_lemmas(&self, max: usize) -> Vec<TableEntry> {
+        self.take_stamped_lemmas(max)
+            .into_iter()
+            .map(|l| l.entry)
+            .collect()
+    }
+
+    /// [`Table::take_lemmas`] with each lemma's stamp.
+    pub fn take_stamped_lemmas(&self, max: usize) -> Vec<StampedLemma> {
         self.sharing.store(true, Ordering::Relaxed);
         let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
         let n = max.min(outbox.len());
