@@ -9,8 +9,9 @@
 //! pairs are remembered ([`Memo`], bounded): a transposition met while its
 //! pair is remembered is proven once, and the proof is a DAG.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
+use super::memo::Memo;
 use super::oracle::Oracle;
 use super::plain::Plain;
 use super::rules::{Canon, Cells, Outcome, Rules};
@@ -44,51 +45,6 @@ pub struct ExtensionStats {
     pub forgotten: u64,
 }
 
-/// Proven and refuted `(position, bound)` pairs, at most `cap` of them, in
-/// two generations: pairs go into the younger until it holds half the cap,
-/// then the older is dropped and the younger takes its place. A pair found
-/// in the older is copied into the younger, so what the proof keeps
-/// meeting stays. A forgotten pair is decided again when met: it costs
-/// time, never the verdict (each entry is a fact proven below it).
-pub(super) struct Memo {
-    young: HashMap<(Canon, Bound), bool>,
-    old: HashMap<(Canon, Bound), bool>,
-    half: usize,
-    pub(super) forgotten: u64,
-}
-
-impl Memo {
-    pub(super) fn new(cap: usize) -> Memo {
-        Memo {
-            young: HashMap::new(),
-            old: HashMap::new(),
-            half: (cap / 2).max(1),
-            forgotten: 0,
-        }
-    }
-
-    pub(super) fn len(&self) -> usize {
-        self.young.len() + self.old.len()
-    }
-
-    fn get(&mut self, key: &(Canon, Bound)) -> Option<bool> {
-        if let Some(&known) = self.young.get(key) {
-            return Some(known);
-        }
-        let known = *self.old.get(key)?;
-        self.insert(*key, known);
-        Some(known)
-    }
-
-    fn insert(&mut self, key: (Canon, Bound), holds: bool) {
-        if self.young.len() >= self.half {
-            self.forgotten += self.old.len() as u64;
-            self.old = std::mem::take(&mut self.young);
-        }
-        self.young.insert(key, holds);
-    }
-}
-
 /// The extension's state: the plain search, the oracle, the memo, and who
 /// watches its progress.
 pub(super) struct Extender<'r, 'o> {
@@ -96,7 +52,7 @@ pub(super) struct Extender<'r, 'o> {
     plain: Plain<'r>,
     oracle: &'o mut dyn Oracle,
     leaf_empty: usize,
-    memo: Memo,
+    memo: Memo<(Canon, Bound)>,
     pub(super) stats: ExtensionStats,
     watch: &'o mut dyn FnMut(&Progress),
     /// Pairs decided (memo hits not counted), for the watcher's rhythm.

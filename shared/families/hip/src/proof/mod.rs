@@ -39,6 +39,7 @@
 //! the position by its moves.
 
 mod extend;
+mod memo;
 mod oracle;
 mod plain;
 mod probe;

@@ -6,13 +6,12 @@
 //! the rules, so it is slow and only asked about positions with few empty
 //! cells (`--leaf-empty`).
 
-use std::collections::HashMap;
-
+use super::memo::Memo;
 use super::rules::{Canon, Rules};
 use super::Bound;
 
-/// How many positions the memo holds before it is cleared (about 40 bytes
-/// an entry): the leaves are small, so a cleared memo costs little.
+/// How many positions the memo holds (about 40 bytes an entry, in two
+/// generations: [`Memo`]).
 const MEMO_LIMIT: usize = 1 << 22;
 
 /// Positions with at most this many empty cells are not remembered: their
@@ -24,7 +23,7 @@ const UNREMEMBERED_EMPTY: usize = 4;
 pub(super) struct Plain<'r> {
     rules: &'r Rules,
     /// `(position, v)` -> whether the first player's value is at least `v`.
-    memo: HashMap<(Canon, i8), bool>,
+    memo: Memo<(Canon, i8)>,
     /// Positions searched (memo hits not counted).
     pub(super) nodes: u64,
     /// By empty cells, the move that last cut off (see [`Plain::at_least`]).
@@ -35,7 +34,7 @@ impl<'r> Plain<'r> {
     pub(super) fn new(rules: &'r Rules) -> Plain<'r> {
         Plain {
             rules,
-            memo: HashMap::new(),
+            memo: Memo::new(MEMO_LIMIT),
             nodes: 0,
             killers: [0; 65],
         }
@@ -74,10 +73,7 @@ impl<'r> Plain<'r> {
         let remember = empty > UNREMEMBERED_EMPTY;
         let key = (if remember { self.rules.canon(cells) } else { 0 }, v);
         if remember {
-            if self.memo.len() >= MEMO_LIMIT {
-                self.memo.clear();
-            }
-            if let Some(&known) = self.memo.get(&key) {
+            if let Some(known) = self.memo.get(&key) {
                 return known;
             }
         }

@@ -142,9 +142,8 @@ pub struct Table {
 }
 
 /// At most this many lemmas wait in a table's outbox (32 MiB, 20 on the
-/// wire); a worker
-/// takes them every few seconds, so the cap only matters if the coordinator
-/// is out of reach, and then the newest are not kept.
+/// wire); a worker takes them every few seconds, so the cap only matters
+/// if the coordinator is out of reach, and then the newest are not kept.
 const OUTBOX_CAP: usize = 1 << 20;
 
 /// The buckets, by layout.
