@@ -17,7 +17,9 @@
 #                             rows walked, outer rows counted per leaf)
 #   bb-N                      busy-beaver with N states: every machine of
 #                             the tree normal form decided (the last
-#                             resort with Debian's CaDiCaL as --far-solver)
+#                             resort with Debian's CaDiCaL as --far-solver;
+#                             at 5 states with Coq-BB5's largest weighted
+#                             automata as --certificates)
 #   weak-schur-K-N            sat: is [1..N] weakly sum-free in K colours
 #                             (examples/sat/schur.py --weak), cube-and-conquer
 #                             with Debian's CaDiCaL (apt-get install cadical)
@@ -101,7 +103,13 @@ args_of() {
     local programs="$run_dir/programs"
     mkdir -p "$programs"
     ln -sf /usr/bin/cadical "$programs/cadical"
-    echo "--programs $programs busy-beaver --states ${BASH_REMATCH[1]} --far-solver $programs/cadical"
+    # At 5 states, Coq-BB5's certificates with the largest weighted
+    # automata, which the last resort's searches do not find.
+    local certificates=""
+    if [ "${BASH_REMATCH[1]}" = 5 ]; then
+      certificates=" --certificates $repo/shared/families/busy-beaver/certificates/coq-bb5-large-wfar.txt"
+    fi
+    echo "--programs $programs busy-beaver --states ${BASH_REMATCH[1]} --far-solver $programs/cadical$certificates"
   elif [[ "$1" =~ ^draws-([0-9]+)x([0-9]+)-k([0-9]+)-sandwich$ ]]; then
     echo "hip-draws --rows ${BASH_REMATCH[1]} --cols ${BASH_REMATCH[2]}" \
       "--colors ${BASH_REMATCH[3]} --method sandwich"

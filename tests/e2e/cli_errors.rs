@@ -50,6 +50,47 @@ fn bad_parameters_give_one_line_errors() {
 }
 
 #[test]
+fn bad_busy_beaver_certificates_give_one_line_errors() {
+    let dir = TempDir::new("badcerts");
+    let db = dir.path("x.db");
+    let db = db.to_str().unwrap();
+    let coq = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/shared/families/busy-beaver/certificates/coq-bb5-large-wfar.txt"
+    );
+    let text = std::fs::read_to_string(coq).unwrap();
+    let bb = |file: &str| {
+        run(&[
+            "run",
+            "busy-beaver",
+            "--states",
+            "5",
+            "--certificates",
+            file,
+            "--db",
+            db,
+        ])
+    };
+    common::assert_one_line_error(&bb(dir.path("none.txt").to_str().unwrap()), "none.txt");
+    // A line that is not a certificate, named by its number.
+    let garbled = dir.path("garbled.txt");
+    std::fs::write(&garbled, format!("{text}1RB---_0RC wfar 2 0,0;0,0\n")).unwrap();
+    common::assert_one_line_error(&bb(garbled.to_str().unwrap()), "line 19");
+    // A certificate that does not prove its machine (one weight dropped),
+    // named by its machine.
+    let damaged = dir.path("damaged.txt");
+    std::fs::write(&damaged, text.replacen("4,-1;18,0", "4,0;18,0", 1)).unwrap();
+    common::assert_one_line_error(
+        &bb(damaged.to_str().unwrap()),
+        "1RB0RC_1LC0LE_0LD0LB_1RA---_1LB0RD",
+    );
+    assert!(
+        !dir.path("x.db").exists(),
+        "a rejected command creates no database"
+    );
+}
+
+#[test]
 fn bad_hip_parameters_give_one_line_errors() {
     let dir = TempDir::new("hipbad");
     let db = dir.path("x.db");

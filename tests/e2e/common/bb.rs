@@ -30,6 +30,7 @@ pub fn single_process_answer() -> &'static (serde_json::Value, String) {
             halt_horizon: orchard_busy_beaver::DEFAULT_HALT_HORIZON,
             deep_gas: orchard_busy_beaver::DEFAULT_DEEP_GAS,
             far_solver: None,
+            certificates: None,
             last_resort: true,
             mitm_wfar: true,
         };

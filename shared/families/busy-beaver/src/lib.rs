@@ -106,6 +106,7 @@ pub use decide::{Attempt, Decider, Outcome, Stage, Workspace, STAGES};
 pub use machine::{from_text, to_text, Table, MAX_STATES};
 pub use params::BusyBeaverParams;
 pub use search::{children, MAX_CHILDREN};
+use wfar::supplied::{Checked, SuppliedCertificates};
 
 /// Default step limit of the watched run before the deciders are asked.
 pub const DEFAULT_STEP_LIMIT: u32 = 1_000;
@@ -304,6 +305,9 @@ pub struct BusyBeaver {
     /// The last resort's SAT solver (`--far-solver`), as the job names it
     /// and as this host runs it.
     far_solver: Option<(far_sat::SolverRef, Arc<dyn far_sat::Solver>)>,
+    /// The job's supplied certificates (`--certificates`), as submitted
+    /// and as verified.
+    certificates: Option<(SuppliedCertificates, Arc<[Checked]>)>,
 }
 
 /// Where the time of [`BusyBeaver::measure`] went.
@@ -368,6 +372,7 @@ impl BusyBeaver {
         .with_last_resort(self.last_resort)
         .with_mitm_wfar(self.mitm_wfar)
         .with_far_solver(self.far_solver.as_ref().map(|(_, s)| Arc::clone(s)))
+        .with_certificates(self.certificates.as_ref().map(|(_, c)| Arc::clone(c)))
     }
 
     /// Explores `unit` whole in this thread with every stage timed, and
@@ -454,10 +459,19 @@ impl BusyBeaver {
             } else {
                 String::new()
             };
+            let supplied = match &self.certificates {
+                Some((c, _)) => format!(
+                    "the supplied weighted-automata certificate of the machine ({} machines, \
+                     file {}, each verified when the job was checked), ",
+                    c.entries.len(),
+                    c.name
+                ),
+                None => String::new(),
+            };
             v.push(format!(
-                "last resort: translated cyclers over {} steps, weighted finite automata \
-                 reduction with automata of up to 5 states, {} abstract configurations, \
-                 {mitm}finite automata reduction with {far}",
+                "last resort: {supplied}translated cyclers over {} steps, weighted finite \
+                 automata reduction with automata of up to 5 states, {} abstract \
+                 configurations, {mitm}finite automata reduction with {far}",
                 decide::LAST_LOOP.0,
                 decide::LAST_WFAR_GAS,
             ));
@@ -551,6 +565,22 @@ impl SearchFamily for BusyBeaver {
                 ));
             }
         }
+        let certificates = match &p.certificates {
+            None => None,
+            Some(c) => {
+                if !p.last_resort || p.halt_horizon <= watched {
+                    return Err(ParamError::new(
+                        "certificates",
+                        "the certificates serve the last resort: not with --last-resort false or \
+                         without a halting horizon",
+                    ));
+                }
+                let checked = c
+                    .check(p.states as usize)
+                    .map_err(|e| ParamError::new("certificates", format!("{}: {e}", c.name)))?;
+                Some((c.clone(), Arc::from(checked)))
+            }
+        };
         if p.mitm_wfar && !p.last_resort {
             return Err(ParamError::new(
                 "mitm-wfar",
@@ -564,6 +594,7 @@ impl SearchFamily for BusyBeaver {
         });
         Ok(BusyBeaver {
             far_solver,
+            certificates,
             deep_gas: p.deep_gas,
             last_resort: p.last_resort,
             mitm_wfar: p.mitm_wfar,
@@ -727,6 +758,11 @@ impl SearchFamily for BusyBeaver {
                 "name": r.name,
                 "sha256": r.sha256,
             })),
+            "certificates": self.certificates.as_ref().map(|(c, _)| serde_json::json!({
+                "file": c.name,
+                "kind": "wfar",
+                "machines": c.machines(),
+            })),
             "enumerated": "machines of the tree normal form (Brady; bbchallenge's enumeration: \
                 the root, halting machines as inner nodes, decided machines as leaves, first \
                 move to the right, new states in order, fully defined machines left out)",
@@ -793,6 +829,18 @@ impl SearchFamily for BusyBeaver {
         for l in &s.recheck_failures {
             text.push(format!("re-check failed: {}", l.line(n)));
         }
+        let supplied = self.certificates.as_ref().map(|(c, _)| {
+            format!(
+                "supplied certificates: {} weighted-automata certificates (file {}), each \
+                 verified when the job was checked; a machine of the list that reaches the last \
+                 resort is settled by its own and counted under {}: {}",
+                c.entries.len(),
+                c.name,
+                Decider::WeightedFiniteAutomataReduction.name(),
+                c.machines().join(", ")
+            )
+        });
+        text.extend(supplied.clone());
         text.push(format!("nodes explored: {}", s.nodes));
         let results_lines = if self.lists_machines() {
             s.leaves.iter().map(|l| l.line(n)).collect()
@@ -812,6 +860,7 @@ impl SearchFamily for BusyBeaver {
             champions.sort();
             champions.dedup();
             lines.extend(champions.iter().map(|l| format!("champion {}", l.line(n))));
+            lines.extend(supplied);
             let tried = self.stages_tried().join(", ");
             lines.extend(s.undecided_machines.iter().map(|l| {
                 format!(

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::far_sat;
+use crate::wfar::supplied::SuppliedCertificates;
 use crate::{
     DEFAULT_DEEP_GAS, DEFAULT_DEPTH, DEFAULT_HALT_HORIZON, DEFAULT_LONG_LIMIT, DEFAULT_NGRAM,
     DEFAULT_STEP_LIMIT,
@@ -74,6 +75,14 @@ pub struct BusyBeaverParams {
     #[arg(long, value_name = "FILE", value_parser = far_sat::SolverRef::from_path)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub far_solver: Option<far_sat::SolverRef>,
+    /// Weighted-automata certificates found elsewhere (one a line:
+    /// `MACHINE wfar MAX_D LEFT RIGHT`, see docs/busy-beaver.md), as a
+    /// file on this machine: each is verified when the job is checked, the
+    /// job refused if one fails, and the last resort settles a machine
+    /// with its own before searching.
+    #[arg(long, value_name = "FILE", value_parser = SuppliedCertificates::from_path)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificates: Option<SuppliedCertificates>,
 }
 
 fn default_deep_gas() -> u32 {

@@ -22,6 +22,7 @@ fn params(states: u32) -> BusyBeaverParams {
         halt_horizon: DEFAULT_HALT_HORIZON,
         deep_gas: DEFAULT_DEEP_GAS,
         far_solver: None,
+        certificates: None,
         last_resort: true,
         mitm_wfar: true,
     }
@@ -150,6 +151,7 @@ fn undecided_machines_are_counted_and_listed() {
             halt_horizon: 0,
             deep_gas: 0,
             far_solver: None,
+            certificates: None,
             last_resort: false,
             mitm_wfar: false,
         },
@@ -367,4 +369,68 @@ fn report_has_the_figures() {
     assert!(r
         .results_lines
         .contains(&"1RB1RZ_1LB0RC_1LC1LA halts after 21 steps with 5 ones: halt".to_string()));
+}
+
+/// Coq-BB5's certificates with the largest automata, as a job carries them.
+fn coq_certificates() -> orchard_busy_beaver::wfar::supplied::SuppliedCertificates {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/certificates/coq-bb5-large-wfar.txt"
+    );
+    orchard_busy_beaver::wfar::supplied::SuppliedCertificates::from_path(path).unwrap()
+}
+
+#[test]
+fn supplied_certificates_are_verified_with_the_job_and_settle_their_machines() {
+    use orchard_busy_beaver::decide::LastResort;
+    use orchard_busy_beaver::{from_text, Outcome};
+    let supplied = coq_certificates();
+    let with = |c, p: BusyBeaverParams| BusyBeaverParams {
+        certificates: Some(c),
+        ..p
+    };
+    let job = BusyBeaver::new(with(supplied.clone(), params(5)), &Host::default()).unwrap();
+    // A helix machine that every search of the pipeline leaves (the
+    // results of the 5-state run): decided, by its certificate, only
+    // once the whole pipeline failed on it.
+    let helix = "1RB0RC_1LC0LE_0LD0LB_1RA---_1LB0RD";
+    let (table, n) = from_text(helix).unwrap();
+    let mut ws = job.workspace();
+    assert_eq!(
+        ws.decide(&table, n),
+        Outcome::Never(Decider::WeightedFiniteAutomataReduction)
+    );
+    let Some(LastResort::Wfar(c)) = ws.last_resort.clone() else {
+        panic!("{:?}", ws.last_resort)
+    };
+    assert_eq!((c.left.states(), c.right.states(), c.max_d), (58, 37, 1));
+    // The champion, listed nowhere, still halts.
+    let (champion, _) = from_text("1RB1LC_1RC1RB_1RD0LE_1LA1LD_---0LA").unwrap();
+    assert!(matches!(ws.decide(&champion, 5), Outcome::Halts { .. }));
+    // Named in the report, the JSON and the results file.
+    let s = BbSummary::default();
+    let r = job.report(&s);
+    assert_eq!(r.json["certificates"]["machines"][1], helix);
+    assert!(r.results_lines.iter().any(|l| l.contains(helix)));
+    assert!(r
+        .text
+        .iter()
+        .any(|l| l.starts_with("supplied certificates: 4")));
+
+    // A damaged certificate refuses the job, naming its machine.
+    let mut bad = supplied.clone();
+    bad.entries[1].left = bad.entries[1].left.replacen(",-1;", ",0;", 1);
+    let e = BusyBeaver::new(with(bad, params(5)), &Host::default()).unwrap_err();
+    assert_eq!(e.name, "certificates");
+    assert!(e.to_string().contains(helix), "{e}");
+    // So does a job of another size, and one without the last resort.
+    let e = BusyBeaver::new(with(supplied.clone(), params(4)), &Host::default()).unwrap_err();
+    assert_eq!(e.name, "certificates");
+    let off = BusyBeaverParams {
+        last_resort: false,
+        mitm_wfar: false,
+        ..with(supplied, params(5))
+    };
+    let e = BusyBeaver::new(off, &Host::default()).unwrap_err();
+    assert_eq!(e.name, "certificates");
 }

@@ -285,6 +285,7 @@ impl<R: Read> Reader<R> {
                 halt_horizon: 0,
                 deep_gas: 0,
                 far_solver: None,
+                certificates: None,
                 last_resort: false,
                 mitm_wfar: false,
             },
@@ -321,6 +322,7 @@ impl<R: Read> Reader<R> {
             halt_horizon: r.u32()?,
             deep_gas: r.u32()?,
             far_solver: None,
+            certificates: None,
             last_resort: false,
             mitm_wfar: false,
         };

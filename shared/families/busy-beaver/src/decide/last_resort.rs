@@ -9,9 +9,12 @@ use super::Workspace;
 use crate::far_sat::Solver;
 use crate::machine::Table;
 use crate::wfar::mitm::MitmLimits;
+use crate::wfar::supplied::Checked;
 
 /// The last resort, for the machines that ran to the halting horizon and
-/// that every decider before it failed on (a few dozen of the 181 million machines of 5 states): translated
+/// that every decider before it failed on (a few dozen of the 181 million machines of 5 states): the
+/// job's supplied certificate of the machine, if it has one
+/// ([`Workspace::with_certificates`]); translated
 /// cyclers over a run of [`LAST_LOOP`] (steps, records kept per side,
 /// cells kept per record) ([`crate::records`]); weighted finite
 /// automata reduction over automata of up to 5 states, [`LAST_WFAR_SIZES`]
@@ -80,6 +83,14 @@ impl Workspace {
         self
     }
 
+    /// The job's supplied certificates, verified
+    /// ([`crate::wfar::supplied`]): the last resort settles a machine with
+    /// its own before any search.
+    pub fn with_certificates(mut self, certificates: Option<Arc<[Checked]>>) -> Workspace {
+        self.certificates = certificates;
+        self
+    }
+
     /// Why the last [`Workspace::decide`] could not decide its machine as
     /// the job asks, once: its verdict (undecided) must not be counted.
     pub fn take_failure(&mut self) -> Option<String> {
@@ -91,6 +102,14 @@ impl Workspace {
     /// WFAR certificate counts only once [`crate::wfar::verify`] accepted
     /// it.
     pub fn last_resort(&mut self, table: &Table, n: usize) -> (Option<LastResort>, u64) {
+        if let Some(c) = self
+            .certificates
+            .as_deref()
+            .and_then(|all| all.iter().find(|c| c.table[..2 * n] == table[..2 * n]))
+        {
+            // Verified when the job was checked (BusyBeaver::new).
+            return (Some(LastResort::Wfar(c.certificate.clone())), 0);
+        }
         let (steps, kept, cells) = LAST_LOOP;
         if let Some((t1, t2)) = self.records.find(table, steps, kept, cells) {
             return (Some(LastResort::TranslatedCycler { t1, t2 }), u64::from(t2));

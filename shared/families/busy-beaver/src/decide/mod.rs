@@ -371,6 +371,9 @@ pub struct Workspace {
     /// The SAT solver the last resort asks for DFAs last
     /// ([`Workspace::with_far_solver`]).
     far_solver: Option<Arc<dyn Solver>>,
+    /// The job's supplied certificates, verified
+    /// ([`Workspace::with_certificates`]).
+    certificates: Option<Arc<[crate::wfar::supplied::Checked]>>,
     /// Why the last machine could not be decided as the job asks (its
     /// SAT solver failed or answered a model that is not a certificate):
     /// the caller fails the attempt ([`Workspace::take_failure`]).
@@ -522,6 +525,7 @@ impl Workspace {
             last_resort_on: false,
             last_resort: None,
             far_solver: None,
+            certificates: None,
             failure: None,
             touched: (0, 0),
             last_stage: Stage::Run,

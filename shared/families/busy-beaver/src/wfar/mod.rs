@@ -642,8 +642,7 @@ impl Wfar {
 
 pub mod mitm;
 
-#[cfg(test)]
-mod coq_large;
+pub mod supplied;
 
 #[cfg(test)]
 mod tests {
@@ -745,8 +744,16 @@ mod tests {
 
     #[test]
     fn coq_large_certificates_verify_and_fail_once_damaged() {
-        for (m, cert) in super::coq_large::large_certificates() {
+        let file = include_str!("../../certificates/coq-bb5-large-wfar.txt");
+        let coq = super::supplied::SuppliedCertificates::parse("coq", file).unwrap();
+        for e in &coq.entries {
+            let m = &e.machine;
             let (t, n) = from_text(m).unwrap();
+            let cert = Certificate {
+                max_d: e.max_d,
+                left: super::supplied::parse_wdfa(&e.left).unwrap(),
+                right: super::supplied::parse_wdfa(&e.right).unwrap(),
+            };
             let limit = closure_limit(&cert);
             let r = verify(&t, n, &cert, limit);
             assert!(r.is_ok(), "{m}: {r:?}");
