@@ -19,11 +19,20 @@ use serde::{Deserialize, Serialize};
 use super::{closure_limit, verify, Certificate, Wdfa, WfarError, MAX_CERTIFICATE_WDFA};
 use crate::machine::{from_text, Table};
 
-/// Most certificates one job may carry.
-pub const MAX_SUPPLIED: usize = 10_000;
+/// Most certificates one job may carry: the parameters travel with every
+/// lease, and each certificate is verified by every host that takes the
+/// job (Coq-BB5 lists a few dozen).
+pub const MAX_SUPPLIED: usize = 1_000;
 
 /// Largest certificates file read (bytes).
-pub const MAX_FILE_BYTES: u64 = 16 << 20;
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Most pairs of automaton states over all of a job's certificates: a
+/// certificate's verification is bounded by
+/// [`super::CLOSURE_PER_PAIR`] abstract configurations per pair, so
+/// this bounds what checking a job costs every host (Coq-BB5's four
+/// largest have 8,822 pairs).
+pub const MAX_TOTAL_PAIRS: usize = 1 << 16;
 
 /// Largest `max_d` a supplied certificate may ask for (Coq-BB5's are 1 to
 /// 3; the closure grows with the bound).
@@ -58,6 +67,8 @@ pub enum SuppliedError {
     Empty,
     #[error("more than {MAX_SUPPLIED} certificates")]
     TooMany,
+    #[error("the automata have {0} pairs of states in all, more than {MAX_TOTAL_PAIRS}")]
+    TooLarge(usize),
     #[error("{machine}: two certificates for one machine")]
     Duplicate { machine: String },
     #[error("{machine}: {states} states, the job has {job}")]
@@ -103,6 +114,7 @@ impl SuppliedCertificates {
     /// Parses a certificates file's text (every line checked for its form).
     pub fn parse(name: &str, text: &str) -> Result<SuppliedCertificates, SuppliedError> {
         let mut entries = Vec::new();
+        let mut pairs = 0usize;
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -134,8 +146,12 @@ impl SuppliedCertificates {
                         "MAX_D must be an integer from 1 to {MAX_SUPPLIED_BOUND}, got `{max_d}`"
                     ))
                 })?;
-            parse_wdfa(left).map_err(|e| syntax(format!("left automaton: {e}")))?;
-            parse_wdfa(right).map_err(|e| syntax(format!("right automaton: {e}")))?;
+            let l = parse_wdfa(left).map_err(|e| syntax(format!("left automaton: {e}")))?;
+            let r = parse_wdfa(right).map_err(|e| syntax(format!("right automaton: {e}")))?;
+            pairs += l.states() * r.states();
+            if pairs > MAX_TOTAL_PAIRS {
+                return Err(SuppliedError::TooLarge(pairs));
+            }
             if entries.len() == MAX_SUPPLIED {
                 return Err(SuppliedError::TooMany);
             }
@@ -163,6 +179,14 @@ impl SuppliedCertificates {
         }
         if self.entries.len() > MAX_SUPPLIED {
             return Err(SuppliedError::TooMany);
+        }
+        let pairs: usize = self
+            .entries
+            .iter()
+            .map(|e| (e.left.split('_').count()).saturating_mul(e.right.split('_').count()))
+            .fold(0, usize::saturating_add);
+        if pairs > MAX_TOTAL_PAIRS {
+            return Err(SuppliedError::TooLarge(pairs));
         }
         let mut out: Vec<Checked> = Vec::with_capacity(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
@@ -312,6 +336,23 @@ mod tests {
             twice.check(5),
             Err(SuppliedError::Duplicate { .. })
         ));
+    }
+
+    #[test]
+    fn too_many_states_in_all_are_refused() {
+        // The largest pair, 50 and 70 states, repeated: 3,500 pairs each.
+        let s = SuppliedCertificates::parse("coq", COQ).unwrap();
+        let big = s.entries.last().unwrap();
+        let line = format!("{} wfar 2 {} {}\n", big.machine, big.left, big.right);
+        let many = line.repeat(MAX_TOTAL_PAIRS / 3_500 + 1);
+        assert!(matches!(
+            SuppliedCertificates::parse("t", &many),
+            Err(SuppliedError::TooLarge(_))
+        ));
+        // Stored parameters are bounded the same way when checked.
+        let mut stored = s.clone();
+        stored.entries = vec![big.clone(); MAX_TOTAL_PAIRS / 3_500 + 1];
+        assert!(matches!(stored.check(5), Err(SuppliedError::TooLarge(_))));
     }
 
     #[test]
