@@ -275,7 +275,17 @@ fn large_weighted_automata_read_back_and_too_large_ones_are_refused() {
 
 /// Edits one record of the 3-state file and checks what the checker says.
 fn edited(edit: impl Fn(&mut Record) -> bool) -> audit::CheckReport {
-    let (_, _, out) = run_and_audit(3, "edited");
+    edited_sampled(edit, 1, "edited")
+}
+
+/// [`edited`], re-checking one nonhalting verdict in `one_in`, in the
+/// test's own directory `tag` (tests run side by side).
+fn edited_sampled(
+    edit: impl Fn(&mut Record) -> bool,
+    one_in: u64,
+    tag: &str,
+) -> audit::CheckReport {
+    let (_, _, out) = run_and_audit(3, tag);
     let (p, mut units, _) = read_all(std::fs::File::open(&out).unwrap()).unwrap();
     let mut found = false;
     for r in units.iter_mut().flat_map(|(_, r)| r.iter_mut()) {
@@ -287,11 +297,56 @@ fn edited(edit: impl Fn(&mut Record) -> bool) -> audit::CheckReport {
     assert!(found, "a record to edit");
     let bytes = write_all(&p, &units, 3).unwrap();
     let opts = CheckOptions {
-        one_in: 1,
+        one_in,
         seed: 0,
         steps: 10_000,
     };
     audit::check(&bytes[..], &opts).unwrap()
+}
+
+#[test]
+fn every_automata_certificate_is_checked_whatever_the_sample() {
+    // A sample that re-checks (next to) none of the nonhalting verdicts.
+    let sparse = u64::MAX;
+    // A cycler whose period is wrong goes unseen outside the sample...
+    let r = edited_sampled(
+        |r| match &mut r.entry {
+            Entry::Never(Certificate::Cycler { period, .. }) if *period > 1 => {
+                *period += 1;
+                true
+            }
+            _ => false,
+        },
+        sparse,
+        "sparse-cycler",
+    );
+    assert_eq!(r.failure_count, 0, "{:?}", r.failures);
+    // ... a weighted-automata certificate that proves nothing does not:
+    // one plain pair of automata, which every machine's closure leaves
+    // through an undefined transition.
+    let r = edited_sampled(
+        |r| match r.entry {
+            Entry::Never(Certificate::Cycler { .. }) => {
+                r.entry = Entry::Never(Certificate::Wfar(wfar::Certificate {
+                    max_d: 1,
+                    left: Wdfa {
+                        next: vec![[0, 0]],
+                        weight: vec![[0, 0]],
+                    },
+                    right: Wdfa {
+                        next: vec![[0, 0]],
+                        weight: vec![[0, 0]],
+                    },
+                }));
+                true
+            }
+            _ => false,
+        },
+        sparse,
+        "sparse-wfar",
+    );
+    assert_eq!(r.failure_count, 1, "{:?}", r.failures);
+    assert_eq!(r.nonhalting_checked, 1, "{r:?}");
 }
 
 #[test]

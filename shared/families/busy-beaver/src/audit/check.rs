@@ -1,5 +1,6 @@
 //! Reading an audit file back and re-checking it: the tree its records
-//! describe, every halting verdict, a seeded sample of the nonhalting ones.
+//! describe, every halting verdict, a seeded sample of the nonhalting ones
+//! and every automata certificate among them.
 //!
 //! A file whose framing, order or totals are wrong is an error
 //! ([`AuditError`]); a verdict that a re-check refutes is a failure in the
@@ -35,7 +36,8 @@ const MAX_HISTORY: u8 = 15;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckOptions {
     /// One nonhalting verdict in this many is re-checked (chosen by a hash
-    /// of the machine and the seed; 1: all; 0: none).
+    /// of the machine and the seed; 1: all; 0: none), and every one whose
+    /// certificate is automata (WFAR, the last resort's DFAs) unless 0.
     pub one_in: u64,
     pub seed: u64,
     /// Steps of the plain run a re-checked nonhalting machine must not
@@ -60,7 +62,8 @@ pub struct CheckReport {
     pub totals: Totals,
     /// Halting verdicts re-run to their step count (all of them).
     pub halting_checked: u64,
-    /// Nonhalting verdicts re-checked (the sample).
+    /// Nonhalting verdicts re-checked (the sample and every automata
+    /// certificate).
     pub nonhalting_checked: u64,
     /// Of those, the certificates re-verified on the tape, by
     /// [`wfar::verify`] or by [`super::dfa::verify`] (cyclers, translated
@@ -225,8 +228,14 @@ impl Checker {
                 (wrong, false)
             }
             Entry::Never(ref cert) => {
+                // The automata certificates (weighted automata, the last
+                // resort's DFAs) are re-verified whatever the sample: a few
+                // dozen in a 5-state run, from the most intricate searches
+                // or from outside (`--certificates`).
+                let automata = matches!(cert, Certificate::Wfar(_) | Certificate::FarDfa { .. });
                 if self.opts.one_in == 0
-                    || !sample_hash(&r.table, self.opts.seed).is_multiple_of(self.opts.one_in)
+                    || !(automata
+                        || sample_hash(&r.table, self.opts.seed).is_multiple_of(self.opts.one_in))
                 {
                     return (None, false);
                 }

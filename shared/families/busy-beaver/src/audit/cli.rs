@@ -54,7 +54,8 @@ pub struct WriteArgs {
 pub struct CheckArgs {
     /// The audit file.
     pub file: PathBuf,
-    /// Re-check one nonhalting verdict in this many (1: all; 0: none).
+    /// Re-check one nonhalting verdict in this many (1: all; 0: none),
+    /// and, unless 0, every one whose certificate is automata.
     #[arg(long, default_value_t = CheckOptions::default().one_in)]
     pub one_in: u64,
     /// Seed of the sample.
