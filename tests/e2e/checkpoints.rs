@@ -458,6 +458,39 @@ fn the_five_card_run_with_the_mitm_search_leaves_seventeen_machines() {
     assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
 }
 
+#[test]
+fn the_five_card_run_with_coq_bb5s_certificates_leaves_the_hand_proofs() {
+    // Job 4: job 3's pipeline with Coq-BB5's four largest weighted-automata
+    // certificates supplied (`--certificates`, verified when the job was
+    // checked), read from the store as jobs 2 and 3.
+    let bb = stored_result("bb-5", 4);
+    let n = |key: &str| bb[key].as_u64().unwrap_or_else(|| panic!("{key}: {bb}"));
+    assert_eq!(bb["certificates"]["file"], "coq-bb5-large-wfar.txt", "{bb}");
+    assert_eq!(n("machines"), 181_385_789, "{bb}");
+    assert_eq!(n("halting"), 48_379_894, "{bb}");
+    // Job 3's 133,005,878 and the three helix machines.
+    assert_eq!(n("nonhalting"), 133_005_881, "{bb}");
+    assert_eq!(n("undecided"), 14, "{bb}");
+    assert_eq!(n("max_steps"), 47_176_870, "{bb}");
+    assert_eq!(n("max_ones"), 4098, "{bb}");
+    let listed = bb["undecided_machines"].as_array().unwrap();
+    assert_eq!(listed.len(), 14, "{bb}");
+    for helix in [
+        "1RB0RC_1LC0LE_0LD0LB_1RA---_1LB0RD",
+        "1RB0LD_1RC0RA_0RD0RB_1LE---_1LB0LC",
+        "1RB0RE_0RC0RA_1LD---_1LA0LB_1RA0LC",
+    ] {
+        assert!(!listed.contains(&helix.into()), "{helix}: {bb}");
+    }
+    // Skelet #1, proved by hand in Coq-BB5, is still undecided.
+    assert!(listed.contains(&"1RB1RD_1LC0RC_1RA1LD_0RE0LB_---1RC".into()));
+    assert_eq!(
+        bb["deciders"]["weighted-finite-automata-reduction"], 31,
+        "{bb}"
+    );
+    assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
+}
+
 /// The four figures of a finished three-colour draws run: the colourings
 /// without a one-colour square, all and the equal split of stones, and both
 /// up to the board's symmetries.
