@@ -140,9 +140,10 @@ pub fn run(cli: AuditCli) -> Result<bool, String> {
             );
             println!(
                 "re-checked: {} halting verdicts by plain simulation to their steps; {} \
-                 nonhalting ones (one in {}, seed {}) by a plain run of {} steps and their \
-                 certificates ({} cycles, translated cycles or WFAR certificates verified, the \
-                 rest re-decided with their parameters); {} wrong; {:.1} s",
+                 nonhalting ones (one in {}, seed {}, and every automata certificate) by a \
+                 plain run of {} steps and their certificates ({} cycles, translated cycles, \
+                 weighted automata or DFAs verified, the rest re-decided with their \
+                 parameters); {} wrong; {:.1} s",
                 r.halting_checked,
                 r.nonhalting_checked,
                 a.one_in,
