@@ -406,89 +406,81 @@ fn the_five_card_busy_beaver_run_answers_from_its_checkpoint() {
     assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
 }
 
-#[test]
-fn the_five_card_run_with_the_last_resort_leaves_nineteen_machines() {
-    // Job 2 ran with Debian's CaDiCaL as --far-solver: its command needs a
-    // file of that SHA-256, so its stored report is read directly.
-    let bb = stored_result("bb-5", 2);
+/// Job `job` of `runs/bb-5.db.xz`, read from the store (jobs 2 to 4 ran
+/// with Debian's CaDiCaL as --far-solver, whose command needs a file of
+/// that SHA-256): the paper's machines and halting ones, BB(5) and
+/// Sigma(5), `nonhalting` machines settled and `undecided` left, every one
+/// listed, no re-check failed. Returns the report and its listing.
+fn five_card_job(job: u64, nonhalting: u64, undecided: u64) -> (serde_json::Value, Vec<String>) {
+    let bb = stored_result("bb-5", job);
     let n = |key: &str| bb[key].as_u64().unwrap_or_else(|| panic!("{key}: {bb}"));
     assert_eq!(bb["last_resort"], true, "{bb}");
     assert_eq!(bb["far_solver"]["name"], "cadical", "{bb}");
     assert_eq!(n("machines"), 181_385_789, "{bb}");
     assert_eq!(n("halting"), 48_379_894, "{bb}");
-    // The paper's 133,005,895 nonhalting machines, less the 19 undecided.
-    assert_eq!(n("nonhalting"), 133_005_876, "{bb}");
-    assert_eq!(n("undecided"), 19, "{bb}");
+    assert_eq!(n("nonhalting"), nonhalting, "{bb}");
+    assert_eq!(n("undecided"), undecided, "{bb}");
     assert_eq!(n("max_steps"), 47_176_870, "{bb}");
     assert_eq!(n("max_ones"), 4098, "{bb}");
-    let listed = bb["undecided_machines"].as_array().unwrap();
-    assert_eq!(listed.len(), 19, "{bb}");
-    // Skelet #1, proved by hand in Coq-BB5, is among them; a machine
-    // Coq-BB5 settles with a DFA of 13 states is not.
-    assert!(listed.contains(&"1RB1RD_1LC0RC_1RA1LD_0RE0LB_---1RC".into()));
-    assert!(!listed.contains(&"1RB1LC_1LA1RB_1LD0LA_1RE0RD_---0RB".into()));
-    assert_eq!(bb["deciders"]["finite-automata-reduction"], 32, "{bb}");
     assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
+    let listed: Vec<String> = bb["undecided_machines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed.len() as u64, undecided, "{bb}");
+    (bb, listed)
+}
+
+/// Skelet #1, proved by hand in Coq-BB5: undecided in every job.
+const SKELET_1: &str = "1RB1RD_1LC0RC_1RA1LD_0RE0LB_---1RC";
+
+#[test]
+fn the_five_card_run_with_the_last_resort_leaves_nineteen_machines() {
+    // Job 2: the last resort before its meet-in-the-middle search. The
+    // paper's 133,005,895 nonhalting machines, less the 19 undecided.
+    let (bb, listed) = five_card_job(2, 133_005_876, 19);
+    // A machine Coq-BB5 settles with a DFA of 13 states is settled.
+    assert!(listed.contains(&SKELET_1.to_string()));
+    assert!(!listed.contains(&"1RB1LC_1LA1RB_1LD0LA_1RE0RD_---0RB".to_string()));
+    assert_eq!(bb["deciders"]["finite-automata-reduction"], 32, "{bb}");
 }
 
 #[test]
 fn the_five_card_run_with_the_mitm_search_leaves_seventeen_machines() {
-    // Job 3: today's pipeline, the last resort's meet-in-the-middle WFAR
-    // search on, Debian's CaDiCaL as --far-solver (read from the store, as
-    // job 2).
-    let bb = stored_result("bb-5", 3);
-    let n = |key: &str| bb[key].as_u64().unwrap_or_else(|| panic!("{key}: {bb}"));
+    // Job 3: the meet-in-the-middle WFAR search on; job 2's and the two
+    // machines the search settles.
+    let (bb, listed) = five_card_job(3, 133_005_878, 17);
     assert_eq!(bb["mitm_wfar"], true, "{bb}");
-    assert_eq!(n("machines"), 181_385_789, "{bb}");
-    assert_eq!(n("halting"), 48_379_894, "{bb}");
-    // Job 2's 133,005,876 and the two machines the search settles.
-    assert_eq!(n("nonhalting"), 133_005_878, "{bb}");
-    assert_eq!(n("undecided"), 17, "{bb}");
-    assert_eq!(n("max_steps"), 47_176_870, "{bb}");
-    assert_eq!(n("max_ones"), 4098, "{bb}");
-    let listed = bb["undecided_machines"].as_array().unwrap();
-    assert_eq!(listed.len(), 17, "{bb}");
     // The 8 and 7-state certificate's machine is settled; Skelet #1 is not.
-    assert!(!listed.contains(&"1RB1LC_1LB1RA_0LE0LD_0RA1RD_---0LC".into()));
-    assert!(listed.contains(&"1RB1RD_1LC0RC_1RA1LD_0RE0LB_---1RC".into()));
+    assert!(!listed.contains(&"1RB1LC_1LB1RA_0LE0LD_0RA1RD_---0LC".to_string()));
+    assert!(listed.contains(&SKELET_1.to_string()));
     assert_eq!(
         bb["deciders"]["weighted-finite-automata-reduction"], 28,
         "{bb}"
     );
-    assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
 }
 
 #[test]
 fn the_five_card_run_with_coq_bb5s_certificates_leaves_the_hand_proofs() {
     // Job 4: job 3's pipeline with Coq-BB5's four largest weighted-automata
     // certificates supplied (`--certificates`, verified when the job was
-    // checked), read from the store as jobs 2 and 3.
-    let bb = stored_result("bb-5", 4);
-    let n = |key: &str| bb[key].as_u64().unwrap_or_else(|| panic!("{key}: {bb}"));
+    // checked); job 3's and the three helix machines.
+    let (bb, listed) = five_card_job(4, 133_005_881, 14);
     assert_eq!(bb["certificates"]["file"], "coq-bb5-large-wfar.txt", "{bb}");
-    assert_eq!(n("machines"), 181_385_789, "{bb}");
-    assert_eq!(n("halting"), 48_379_894, "{bb}");
-    // Job 3's 133,005,878 and the three helix machines.
-    assert_eq!(n("nonhalting"), 133_005_881, "{bb}");
-    assert_eq!(n("undecided"), 14, "{bb}");
-    assert_eq!(n("max_steps"), 47_176_870, "{bb}");
-    assert_eq!(n("max_ones"), 4098, "{bb}");
-    let listed = bb["undecided_machines"].as_array().unwrap();
-    assert_eq!(listed.len(), 14, "{bb}");
     for helix in [
         "1RB0RC_1LC0LE_0LD0LB_1RA---_1LB0RD",
         "1RB0LD_1RC0RA_0RD0RB_1LE---_1LB0LC",
         "1RB0RE_0RC0RA_1LD---_1LA0LB_1RA0LC",
     ] {
-        assert!(!listed.contains(&helix.into()), "{helix}: {bb}");
+        assert!(!listed.contains(&helix.to_string()), "{helix}: {bb}");
     }
-    // Skelet #1, proved by hand in Coq-BB5, is still undecided.
-    assert!(listed.contains(&"1RB1RD_1LC0RC_1RA1LD_0RE0LB_---1RC".into()));
+    assert!(listed.contains(&SKELET_1.to_string()));
     assert_eq!(
         bb["deciders"]["weighted-finite-automata-reduction"], 31,
         "{bb}"
     );
-    assert_eq!(bb["recheck"]["failures"], serde_json::json!([]), "{bb}");
 }
 
 /// The four figures of a finished three-colour draws run: the colourings
