@@ -203,6 +203,15 @@ pub struct CoordinatorArgs {
     /// out to at most 512).
     #[arg(long, default_value_t = 1.0)]
     pub history_every: f64,
+    /// MiB of lemmas each job keeps for its workers to share; past it the
+    /// oldest make room for the newest.
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = 1024,
+        value_parser = clap::value_parser!(u64).range(1..=1 << 20)
+    )]
+    pub lemma_store_mib: u64,
     /// Require this bearer token (read from the file; or set ORCHARD_TOKEN)
     /// on every request.
     #[arg(long, env = "ORCHARD_TOKEN_FILE")]

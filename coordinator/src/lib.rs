@@ -88,6 +88,9 @@ pub struct CoordinatorConfig {
     /// dashboard's charts (see [`history`]); a long job's samples thin out
     /// as it grows, whatever this is.
     pub history_every: Duration,
+    /// The most bytes of lemmas one job keeps in the database; its oldest
+    /// go first (see `scheduler::lemmas`).
+    pub lemma_store_bytes: u64,
 }
 
 /// Where and how often a coordinator backs its database up.
@@ -153,6 +156,7 @@ impl CoordinatorConfig {
             health_probe_every: Duration::from_secs(2),
             health_probe_timeout: Duration::from_secs(10),
             history_every: Duration::from_secs(1),
+            lemma_store_bytes: scheduler::MAX_LEMMA_BYTES_PER_JOB,
         }
     }
 }
@@ -294,6 +298,7 @@ impl Coordinator {
             path: db.to_path_buf(),
             reason,
         })?;
+        scheduler.set_lemma_store_bytes(config.lemma_store_bytes);
         scheduler.canonicalize_params(&|family, params| config.canonical_params(family, params));
         let history_path = history::file::beside(db);
         let mut histories = history::Histories::new(config.history_every);

@@ -100,7 +100,8 @@ pub struct JobStatus {
     /// Nodes searched in units cancelled as moot while running: speculative
     /// work a sibling's result made useless. Not in `nodes`.
     pub nodes_discarded: u64,
-    /// Bytes of lemmas the job's workers shared through the coordinator.
+    /// Bytes of lemmas the job holds for its workers to share: its newest,
+    /// at most the coordinator's lemma store a job.
     pub lemma_bytes: u64,
     pub nodes_per_second: f64,
     /// The job-wide bound (for `hc`, the best length found so far).

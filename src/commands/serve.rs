@@ -115,6 +115,7 @@ pub async fn coordinator(args: CoordinatorArgs, registry: Registry) -> CliResult
         config.results_dir = dir;
     }
     config.history_every = seconds("history-every", args.history_every)?;
+    config.lemma_store_bytes = args.lemma_store_mib << 20;
     config.token = read_token(args.token_file.as_deref())?;
     config.backup = backup_schedule(&args.backup)?;
     if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {

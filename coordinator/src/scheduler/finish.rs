@@ -313,6 +313,7 @@ impl Scheduler {
         job.merges += 1;
         // Its lemmas were deleted when it failed.
         job.lemma_bytes = 0;
+        job.lemma_blobs.clear();
         job.has_moot_units = prepared.has_moot_units();
         job.prepared = Some(prepared);
         job.nodes_done = aggregate.nodes();

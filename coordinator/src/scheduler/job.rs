@@ -7,7 +7,7 @@
 //! sets the one thing it computes outside, the estimate, with
 //! [`Scheduler::set_estimate`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -68,8 +68,12 @@ pub struct Job {
     /// workers last reported them. Not in `nodes_done`, which counts the
     /// nodes of the merged summaries (the answer's own count).
     pub(super) nodes_discarded: u64,
-    /// Bytes of lemmas stored for the job (see [`Scheduler::admit_lemmas`]).
+    /// Bytes of lemmas stored for the job (see [`Scheduler::admit_lemmas`]):
+    /// the sum of `lemma_blobs`.
     pub(super) lemma_bytes: u64,
+    /// The length of each blob of lemmas stored for the job, oldest first:
+    /// what the window evicts first.
+    pub(super) lemma_blobs: VecDeque<u64>,
     pub(super) created_ms: u64,
     pub(super) finished_ms: Option<u64>,
     pub(super) result: Option<FinalResult>,
@@ -137,6 +141,7 @@ impl Job {
             nodes_done: 0,
             nodes_discarded: 0,
             lemma_bytes: 0,
+            lemma_blobs: VecDeque::new(),
             created_ms,
             finished_ms: None,
             result: None,

@@ -1,5 +1,13 @@
 //! Each job's share of the lemma store: which jobs take lemmas, and how
-//! many bytes of them one job may keep in the database.
+//! many bytes of them one job keeps in the database.
+//!
+//! The store is a window, not a quota: past its size a job's oldest lemmas
+//! go to make room for the newest. A lemma matters while other workers
+//! have not yet proved it themselves, seconds after it is found (see the
+//! worker's `lemmas.rs`), and a long job fills any fixed quota early: at
+//! about 0.1 byte of lemmas a node (`bench/hip-wn.sh` on 4x7), sixteen
+//! workers of 3e6 nodes a second fill 1 GiB in minutes, and a quota would
+//! end the sharing there for the days the job still runs.
 
 use std::sync::Arc;
 
@@ -9,8 +17,9 @@ use super::Scheduler;
 use crate::status::JobState;
 use crate::store::JobId;
 
-/// The most lemmas one job keeps in the database (they go when it ends).
-/// Past this, workers keep their lemmas to themselves.
+/// The default of the most lemmas one job keeps in the database
+/// ([`crate::CoordinatorConfig::lemma_store_bytes`]; they all go when the
+/// job ends).
 pub const MAX_LEMMA_BYTES_PER_JOB: u64 = 1 << 30;
 
 impl Scheduler {
@@ -23,22 +32,38 @@ impl Scheduler {
         (job.state == JobState::Running && prepared.lemmas().is_some()).then(|| prepared.clone())
     }
 
-    /// Counts `len` more bytes of lemmas against the job's share of the
-    /// database ([`MAX_LEMMA_BYTES_PER_JOB`]); false: they do not fit, or
-    /// the job is not running or is being finished (its end, which deletes
-    /// its lemmas, may be on its way to the store: a blob queued after it
-    /// would outlive the job).
-    pub fn admit_lemmas(&mut self, job_id: JobId, len: u64) -> bool {
-        let Some(job) = self.jobs.get_mut(&job_id) else {
-            return false;
-        };
-        if job.state != JobState::Running
-            || job.finishing
-            || job.lemma_bytes.saturating_add(len) > MAX_LEMMA_BYTES_PER_JOB
-        {
-            return false;
+    /// Makes room for a blob of `len` bytes of lemmas in the job's window
+    /// of the store ([`Scheduler::set_lemma_store_bytes`]). `None`: not
+    /// stored, because the job is not running or is being finished (its
+    /// end, which deletes its lemmas, may be on its way to the store: a
+    /// blob queued after it would outlive the job) or the blob alone is
+    /// larger than the window. `Some(k)`: store it, and delete the job's
+    /// `k` oldest blobs after it (see `Write::EvictLemmas`). The caller
+    /// queues both writes under the same lock, so the store's oldest `k`
+    /// blobs are the ones counted out here.
+    pub fn admit_lemmas(&mut self, job_id: JobId, len: u64) -> Option<u64> {
+        let window = self.lemma_store_bytes;
+        let job = self.jobs.get_mut(&job_id)?;
+        if job.state != JobState::Running || job.finishing || len > window {
+            return None;
         }
+        job.lemma_blobs.push_back(len);
         job.lemma_bytes += len;
-        true
+        let mut evicted = 0;
+        while job.lemma_bytes > window {
+            let oldest = job
+                .lemma_blobs
+                .pop_front()
+                .expect("bytes held are blobs held");
+            job.lemma_bytes -= oldest;
+            evicted += 1;
+        }
+        Some(evicted)
+    }
+
+    /// The most bytes of lemmas one job keeps in the store (default
+    /// [`MAX_LEMMA_BYTES_PER_JOB`]).
+    pub fn set_lemma_store_bytes(&mut self, bytes: u64) {
+        self.lemma_store_bytes = bytes;
     }
 }

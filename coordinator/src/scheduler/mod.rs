@@ -75,6 +75,7 @@ pub use crate::status::JobState;
 pub use finish::Finishing;
 pub use job::{Estimate, FinalResult, Job};
 pub use lease::Granted;
+pub use lemmas::MAX_LEMMA_BYTES_PER_JOB;
 pub use replicas::MAX_REPLICAS;
 pub use report::{PendingReport, Report};
 pub use restore::Retried;
@@ -152,6 +153,8 @@ pub struct Scheduler {
     next_job: JobId,
     next_worker: WorkerId,
     lease_ttl: Duration,
+    /// The most bytes of lemmas one job keeps (see [`Scheduler::admit_lemmas`]).
+    lemma_store_bytes: u64,
     clock: Arc<dyn Clock>,
 }
 
@@ -173,6 +176,7 @@ impl Scheduler {
             next_job: 1,
             next_worker: 1,
             lease_ttl,
+            lemma_store_bytes: lemmas::MAX_LEMMA_BYTES_PER_JOB,
             clock,
         }
     }

@@ -185,7 +185,7 @@ impl ModelStore {
                         }
                     }
                 }
-                Write::InsertLemmas { .. } => {}
+                Write::InsertLemmas { .. } | Write::EvictLemmas { .. } => {}
                 Write::FinishJob {
                     job_id,
                     state,
@@ -290,7 +290,7 @@ impl ModelStore {
             units,
             cancelled,
             max_unit_id: self.units.keys().next_back().copied().unwrap_or(0),
-            lemma_bytes: Vec::new(),
+            lemma_blobs: Vec::new(),
             replicas: self
                 .replicas
                 .iter()

@@ -84,9 +84,10 @@ impl Scheduler {
             }
             s.jobs.insert(job.id, job);
         }
-        for (job_id, bytes) in loaded.lemma_bytes {
+        for (job_id, blobs) in loaded.lemma_blobs {
             if let Some(job) = s.jobs.get_mut(&job_id) {
-                job.lemma_bytes = bytes;
+                job.lemma_bytes = blobs.iter().sum();
+                job.lemma_blobs = blobs.into();
             }
         }
         // Cancelled units are over: counted, and drawn in the tree.

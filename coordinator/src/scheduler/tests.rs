@@ -595,3 +595,23 @@ fn a_queued_lease_is_no_split_candidate_until_it_starts() {
     idle.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     assert_eq!(h.s.lease_ahead(other, 2).0.len(), 2);
 }
+
+/// A job's lemmas are a window of the store: past its size the oldest blobs
+/// make room for the newest, in the order they came; a blob larger than the
+/// window, or any blob of a job that ended, is not stored.
+#[test]
+fn a_jobs_lemmas_keep_the_newest_within_its_window() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves", 3, 1, None);
+    h.s.set_lemma_store_bytes(100);
+    assert_eq!(h.s.admit_lemmas(job, 40), Some(0));
+    assert_eq!(h.s.admit_lemmas(job, 50), Some(0));
+    assert_eq!(h.s.admit_lemmas(job, 30), Some(1), "the 40 make room");
+    assert_eq!(h.s.job(job).unwrap().lemma_bytes, 80);
+    assert_eq!(h.s.admit_lemmas(job, 101), None, "larger than the window");
+    assert_eq!(h.s.admit_lemmas(job, 100), Some(2), "the 50 and the 30");
+    assert_eq!(h.s.job(job).unwrap().lemma_bytes, 100);
+    assert_eq!(h.s.admit_lemmas(7, 1), None, "no such job");
+    drain(&mut h, job);
+    assert_eq!(h.s.admit_lemmas(job, 1), None, "the job is over");
+}

@@ -480,8 +480,9 @@ impl WorkerService for Workers {
 
     /// Stores a worker's lemmas (checked by the family first: a malformed
     /// blob is refused, never stored) and answers with the job's lemmas of
-    /// other workers after the worker's cursor. Lemmas only save work, so a
-    /// job over its lemma budget simply stops storing them.
+    /// other workers after the worker's cursor. The job keeps its newest
+    /// lemmas, at most `lemma_store_bytes` (the oldest make room): a
+    /// worker whose cursor is behind them skips what was evicted.
     async fn share_lemmas(
         &self,
         req: Request<ShareLemmasRequest>,
@@ -521,13 +522,20 @@ impl WorkerService for Workers {
             // admits nothing, and its end (which deletes its lemmas) is
             // queued after every blob it admitted.
             let mut s = self.0.lock();
-            stored = s.admit_lemmas(r.job_id, lemmas.len() as u64);
-            if stored {
-                self.0.store.enqueue(vec![Write::InsertLemmas {
+            if let Some(evicted) = s.admit_lemmas(r.job_id, lemmas.len() as u64) {
+                stored = true;
+                let mut writes = vec![Write::InsertLemmas {
                     job_id: r.job_id,
                     source: r.source,
                     blob: lemmas,
-                }]);
+                }];
+                if evicted > 0 {
+                    writes.push(Write::EvictLemmas {
+                        job_id: r.job_id,
+                        count: evicted,
+                    });
+                }
+                self.0.store.enqueue(writes);
             }
         }
         let store = self.0.store.clone();

@@ -53,7 +53,7 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         .query_row("SELECT max(id) FROM units", [], |r| r.get(0))
         .optional()?
         .flatten();
-    let lemma_bytes = lemma_bytes_of_running_jobs(conn)?;
+    let lemma_blobs = lemma_blobs_of_running_jobs(conn)?;
     let replicas = replicas_of_running_jobs(conn)?;
     let exclusions = load_exclusions(conn)?;
     check_beside_units(conn)?;
@@ -64,7 +64,7 @@ pub(crate) fn load(conn: &Connection) -> Result<Loaded, StoreError> {
         units,
         cancelled,
         max_unit_id: max_unit_id.map(to_u64).unwrap_or(0),
-        lemma_bytes,
+        lemma_blobs,
     })
 }
 
@@ -181,17 +181,23 @@ fn cancelled_of_running_jobs(conn: &Connection) -> Result<Vec<(u64, Vec<u8>)>, S
     Ok(cancelled)
 }
 
-/// Bytes of lemmas each running job holds, so that a restart does not
-/// reset the job's lemma quota.
-fn lemma_bytes_of_running_jobs(conn: &Connection) -> Result<Vec<(u64, u64)>, StoreError> {
+/// The length of each blob of lemmas each running job holds, oldest first,
+/// so that a restart goes on evicting them in the order they came.
+fn lemma_blobs_of_running_jobs(conn: &Connection) -> Result<Vec<(u64, Vec<u64>)>, StoreError> {
     let mut stmt = conn.prepare(
-        "SELECT l.job_id, sum(length(l.blob)) FROM lemmas l JOIN jobs j ON j.id = l.job_id
-         WHERE j.state = 'running' GROUP BY l.job_id",
+        "SELECT l.job_id, length(l.blob) FROM lemmas l JOIN jobs j ON j.id = l.job_id
+         WHERE j.state = 'running' ORDER BY l.job_id, l.seq",
     )?;
-    let lemma_bytes = stmt
-        .query_map([], |r| Ok((to_u64(r.get(0)?), to_u64(r.get(1)?))))?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(lemma_bytes)
+    let mut blobs: Vec<(u64, Vec<u64>)> = Vec::new();
+    let rows = stmt.query_map([], |r| Ok((to_u64(r.get(0)?), to_u64(r.get(1)?))))?;
+    for row in rows {
+        let (job_id, len) = row?;
+        match blobs.last_mut() {
+            Some((id, lens)) if *id == job_id => lens.push(len),
+            _ => blobs.push((job_id, vec![len])),
+        }
+    }
+    Ok(blobs)
 }
 
 /// The replicas reported for the running jobs' undecided units, oldest

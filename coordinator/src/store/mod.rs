@@ -293,6 +293,13 @@ pub enum Write {
         source: u64,
         blob: Vec<u8>,
     },
+    /// The job's `count` oldest blobs of lemmas are deleted, to keep its
+    /// share of the store within its window (see
+    /// `Scheduler::admit_lemmas`).
+    EvictLemmas {
+        job_id: JobId,
+        count: u64,
+    },
     /// The job is over: its state, answer or error. Its lemmas and the
     /// replicas of its undecided units are deleted. A cancelled job's
     /// pending units are cancelled; a failed job's stay pending, so that
@@ -372,8 +379,9 @@ pub struct Loaded {
     /// cancelled as moot: over, but counted among the job's units.
     pub cancelled: Vec<(JobId, Vec<u8>)>,
     pub max_unit_id: UnitId,
-    /// Bytes of lemmas stored per running job.
-    pub lemma_bytes: Vec<(JobId, u64)>,
+    /// The length of each blob of lemmas stored per running job, oldest
+    /// first.
+    pub lemma_blobs: Vec<(JobId, Vec<u64>)>,
     /// Replica reports of the pending units of running jobs.
     pub replicas: Vec<ReplicaRow>,
     /// Every job's excluded workers, each row checked against its CRC.

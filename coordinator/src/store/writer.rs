@@ -478,6 +478,11 @@ fn apply_one(
             .execute(params![to_i64(*job_id), *source as i64, blob, crc(blob)])?;
             track_insert(tx, Rows::Lemmas, "seq", deltas)?;
         }
+        Write::EvictLemmas { job_id, count } => {
+            let oldest = "seq IN (SELECT seq FROM lemmas WHERE job_id = ?1 ORDER BY seq LIMIT ?2)";
+            let job = params![to_i64(*job_id), to_i64(*count)];
+            delete_rows(tx, Rows::Lemmas, oldest, job, deltas)?;
+        }
     }
     Ok(())
 }

@@ -552,3 +552,50 @@ fn a_unit_state_orchard_never_writes_is_refused_by_name() {
     let err = load(&conn).err().expect("refused").to_string();
     assert_eq!(err, "database corrupt: unit 2: unknown state \"leased\"");
 }
+
+/// A job's oldest blobs of lemmas are evicted (its window of the store, see
+/// `Scheduler::admit_lemmas`): only its own, oldest first; the seals
+/// follow, and a restart sees the blobs left in the order they came.
+#[test]
+fn evicting_lemmas_deletes_a_jobs_oldest_blobs_and_keeps_the_seals() {
+    let db = TempDb::new("evict");
+    let (mut conn, _) = schema::open_connection(&db.0).unwrap();
+    let lemmas = |job_id: JobId, byte: u8, len: usize| Write::InsertLemmas {
+        job_id,
+        source: 1,
+        blob: vec![byte; len],
+    };
+    commit(
+        &mut conn,
+        vec![
+            vec![job(1), job(2)],
+            vec![
+                lemmas(1, 1, 10),
+                lemmas(2, 2, 20),
+                lemmas(1, 3, 30),
+                lemmas(1, 4, 40),
+            ],
+        ],
+    )
+    .unwrap();
+    assert_exact(&mut conn);
+    commit(
+        &mut conn,
+        vec![vec![Write::EvictLemmas {
+            job_id: 1,
+            count: 2,
+        }]],
+    )
+    .unwrap();
+    assert_exact(&mut conn);
+    let left: Vec<(i64, Vec<u8>)> = conn
+        .prepare("SELECT job_id, blob FROM lemmas ORDER BY seq")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(left, [(2, vec![2; 20]), (1, vec![4; 40])]);
+    let loaded = load(&conn).unwrap();
+    assert_eq!(loaded.lemma_blobs, [(1, vec![40]), (2, vec![20])]);
+}
