@@ -151,6 +151,29 @@ mod tests {
         assert_eq!(plain.take_lemmas(usize::MAX), entries);
     }
 
+    /// A table offers as lemmas the positions whose search took at least
+    /// its threshold of nodes: the lower the threshold, the more lemmas,
+    /// and no lemma comes before its search's node count reached it.
+    #[test]
+    fn a_lower_threshold_offers_more_lemmas() {
+        let board = Board::new(4, 5);
+        let offered = |min_nodes: u64| {
+            let table = Table::new(&board, false, None);
+            table.set_lemma_min_nodes(min_nodes);
+            assert_eq!(table.lemma_min_nodes(), min_nodes);
+            table.take_stamped_lemmas(0);
+            solve(&board, &table, false);
+            let lemmas = table.take_stamped_lemmas(usize::MAX);
+            assert!(lemmas.iter().all(|l| l.at_node >= min_nodes));
+            lemmas.len()
+        };
+        let counts = [32, LEMMA_MIN_NODES, 4096].map(offered);
+        assert!(
+            counts[0] > counts[1] && counts[1] > counts[2] && counts[2] > 0,
+            "{counts:?}"
+        );
+    }
+
     /// A blob that is not a set of sound lemmas of this game is refused
     /// whole, with the reason.
     #[test]

@@ -7,7 +7,9 @@ mod common;
 
 use clap::{Args, FromArgMatches};
 use common::*;
-use orchard_core::{explore_all, Exploration, Host, LocalFlags, MootUnits, SearchFamily};
+use orchard_core::{
+    explore_all, Exploration, Host, LemmaExchange, LocalFlags, MootUnits, SearchFamily,
+};
 use orchard_hip::solve::{explore_pruned, value_of};
 use orchard_hip::{reference, HipDraws, HipSolve, SolveParams, SolveSummary, SolveUnit};
 
@@ -657,6 +659,12 @@ fn bad_parameters_and_units_are_rejected() {
         .name,
         "depth"
     );
+    let lemmas = |n| SolveParams {
+        lemma_min_nodes: Some(n),
+        ..params(3, 4, false)
+    };
+    assert_eq!(validate(&lemmas(0)).unwrap_err().name, "lemma-min-nodes");
+    assert!(validate(&lemmas(1)).is_ok());
     assert!(validate(&params(5, 4, true)).is_ok());
     let p = params(3, 3, false);
     for moves in [vec![9], vec![0, 0], vec![0, 1, 3, 2, 4]] {
@@ -939,4 +947,24 @@ fn the_tree_nodes_minimax_is_the_games_value() {
     let j = job(&params(2, 2, false));
     let node = j.tree_node(&[0, 1, 3, 2]).unwrap();
     assert_eq!((node.over, node.children.len()), (Some(0), 0));
+}
+
+/// The job's `--lemma-min-nodes` reaches its table: the same search offers
+/// more bytes of lemmas at a lower threshold.
+#[test]
+fn the_jobs_lemma_threshold_sets_what_its_searches_offer() {
+    let bytes = |min_nodes: Option<u64>| {
+        let j = job(&SolveParams {
+            lemma_min_nodes: min_nodes,
+            ..params(4, 5, false)
+        });
+        assert!(j.take(1 << 30).is_empty(), "nothing before the first take");
+        explore_all(&j, j.root_units(), u64::MAX).unwrap();
+        j.take(1 << 30).len()
+    };
+    let (low, default, high) = (bytes(Some(32)), bytes(None), bytes(Some(4096)));
+    assert!(
+        low > default && default > high && high > 0,
+        "{low}, {default}, {high}"
+    );
 }

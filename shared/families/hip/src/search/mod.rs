@@ -70,12 +70,14 @@ const ETC_MIN_WEIGHT: u32 = 20;
 /// nodes").
 const ETC_CHILDREN: usize = 4;
 
-/// A position whose search took at least this many nodes is offered to the
-/// table as a lemma for other workers (see [`Table::offer_lemma`]): about
-/// one node in a hundred, and each saves a receiver that much work. At
-/// 4,096 (until session 20) each process re-proved more of what another's
-/// table held: on 5x5, 2 to 8 processes kept 7-30% more nodes than with 256
-/// (BENCHMARKS.md, "work inflation W(N)").
+/// By default a position whose search took at least this many nodes is
+/// offered to the table as a lemma for other workers (see
+/// [`Table::offer_lemma`]; a job may say otherwise,
+/// [`Table::lemma_min_nodes`]): about 0.09 byte of lemmas a node searched.
+/// Fewer lemmas save less: at 4,096 on 5x5, 2 to 8 processes kept 7-30%
+/// more nodes. More save more and cost bytes on the wire: on 4x7, 32 cut
+/// sixteen processes' work by a quarter and sent eight times the bytes
+/// (docs/notes/hip-across-machines.md, "Smaller lemmas").
 pub const LEMMA_MIN_NODES: u64 = 1 << 8;
 
 /// One search: the board, the variant, the budget and the counters.
@@ -528,7 +530,7 @@ impl<'a, 'c> Solver<'a, 'c> {
             board.perms[key.2][best_move as usize]
         };
         self.table.store_at(&place, lo, hi, mv, empties as u8);
-        if self.nodes - first_node >= LEMMA_MIN_NODES
+        if self.nodes - first_node >= self.table.lemma_min_nodes()
             && (lo, hi) != (-1, 1)
             && self.table.wants_lemmas()
         {

@@ -128,11 +128,15 @@ impl HipSolve {
     /// The job's table, created on first use.
     fn table(&self) -> &Table {
         self.table.get_or_init(|| {
-            Table::new(
+            let table = Table::new(
                 &self.params.board(),
                 self.params.double,
                 self.host.cache_mib,
-            )
+            );
+            if let Some(nodes) = self.params.lemma_min_nodes {
+                table.set_lemma_min_nodes(nodes);
+            }
+            table
         })
     }
 
@@ -185,6 +189,9 @@ impl SearchFamily for HipSolve {
                     format!("must be below the cell count and at most 8, got {d}"),
                 ));
             }
+        }
+        if p.lemma_min_nodes == Some(0) {
+            return Err(ParamError::new("lemma-min-nodes", "must be at least 1"));
         }
         if let Some(mib) = host.cache_mib {
             if !(1..=MAX_CACHE_MIB).contains(&mib) {

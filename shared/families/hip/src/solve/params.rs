@@ -31,6 +31,14 @@ pub struct SolveParams {
     #[arg(long, value_enum)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
+    /// Share with other machines the value of every position whose search
+    /// took at least this many nodes (default 256). Lower saves more work
+    /// across machines and sends more bytes: on 4x7, 64 sends four times
+    /// the lemmas of 256 and 32 eight times (docs/cluster.md). The answer
+    /// does not depend on it.
+    #[arg(long, value_name = "NODES")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lemma_min_nodes: Option<u64>,
 }
 
 /// A guessed outcome (see [`SolveParams::expect`]).
@@ -53,6 +61,7 @@ impl SolveParams {
             double,
             depth: None,
             expect: None,
+            lemma_min_nodes: None,
         }
     }
 

@@ -29,7 +29,8 @@
 mod packed;
 mod wide;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::search::LEMMA_MIN_NODES;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::board::Board;
@@ -137,6 +138,9 @@ pub struct Table {
     /// Whether a worker collects this table's lemmas (set by the first
     /// [`Table::take_lemmas`]; until then nothing is collected).
     sharing: AtomicBool,
+    /// The fewest nodes a position's search takes for it to be offered as
+    /// a lemma (see [`Table::lemma_min_nodes`]).
+    lemma_min_nodes: AtomicU64,
     /// Lemmas proven since the last [`Table::take_lemmas`], oldest first.
     outbox: Mutex<Vec<StampedLemma>>,
 }
@@ -290,6 +294,7 @@ impl Table {
             near,
             cells: board.n as u32,
             sharing: AtomicBool::new(false),
+            lemma_min_nodes: AtomicU64::new(LEMMA_MIN_NODES),
             outbox: Mutex::new(Vec::new()),
         }
     }
@@ -308,6 +313,18 @@ impl Table {
     #[inline(always)]
     pub fn wants_lemmas(&self) -> bool {
         self.sharing.load(Ordering::Relaxed)
+    }
+
+    /// The fewest nodes a position's search takes for the search to offer
+    /// it as a lemma ([`LEMMA_MIN_NODES`] unless the job says otherwise).
+    #[inline(always)]
+    pub fn lemma_min_nodes(&self) -> u64 {
+        self.lemma_min_nodes.load(Ordering::Relaxed)
+    }
+
+    /// Sets [`Table::lemma_min_nodes`] (at least 1).
+    pub fn set_lemma_min_nodes(&self, nodes: u64) {
+        self.lemma_min_nodes.store(nodes.max(1), Ordering::Relaxed);
     }
 
     /// Queues an entry whose subtree was expensive to search, for other
