@@ -10,6 +10,9 @@
 #   WORKER_FLAGS=--no-lemmas bench/hip-procs.sh 2 1 --rows 5 --cols 6   (workers share no lemmas)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Sixteen workers' tables beside a long run's can exhaust the memory: the
+# kernel is to kill these processes first, never the long run.
+echo 1000 > /proc/self/oom_score_adj 2> /dev/null || true
 procs="${1:?processes}"
 threads="${2:?threads per process}"
 shift 2

@@ -10,6 +10,8 @@
 #   WORKER_FLAGS="--cache-mib 256" REPLAY_FLAGS="--cache-mib 256" bench/hip-replay.sh "--rows 4 --cols 7"
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A replay's tables beside a long run's: the kernel is to kill this first.
+echo 1000 > /proc/self/oom_score_adj 2> /dev/null || true
 flags="${1:?hip-solve flags, quoted}"
 workers="${2:-1,2,4,8,16,32,64,128,256,512,1024}"
 target="${CARGO_TARGET_DIR:-target}"
