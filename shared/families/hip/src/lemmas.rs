@@ -158,8 +158,7 @@ mod tests {
     fn a_lower_threshold_offers_more_lemmas() {
         let board = Board::new(4, 5);
         let offered = |min_nodes: u64| {
-            let table = Table::new(&board, false, None);
-            table.set_lemma_min_nodes(min_nodes);
+            let table = Table::new(&board, false, None).with_lemma_min_nodes(min_nodes);
             assert_eq!(table.lemma_min_nodes(), min_nodes);
             table.take_stamped_lemmas(0);
             solve(&board, &table, false);

@@ -81,7 +81,7 @@ mod unsettled;
 use std::sync::{Mutex, OnceLock};
 
 use crate::board::cell_name;
-use crate::search::Pos;
+use crate::search::{Pos, LEMMA_MIN_NODES};
 use crate::table::Table;
 use game::Game;
 use orchard_core::{
@@ -128,15 +128,12 @@ impl HipSolve {
     /// The job's table, created on first use.
     fn table(&self) -> &Table {
         self.table.get_or_init(|| {
-            let table = Table::new(
+            Table::new(
                 &self.params.board(),
                 self.params.double,
                 self.host.cache_mib,
-            );
-            if let Some(nodes) = self.params.lemma_min_nodes {
-                table.set_lemma_min_nodes(nodes);
-            }
-            table
+            )
+            .with_lemma_min_nodes(self.params.lemma_min_nodes.unwrap_or(LEMMA_MIN_NODES))
         })
     }
 

@@ -30,7 +30,7 @@ mod packed;
 mod wide;
 
 use crate::search::LEMMA_MIN_NODES;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use super::board::Board;
@@ -140,7 +140,7 @@ pub struct Table {
     sharing: AtomicBool,
     /// The fewest nodes a position's search takes for it to be offered as
     /// a lemma (see [`Table::lemma_min_nodes`]).
-    lemma_min_nodes: AtomicU64,
+    lemma_min_nodes: u64,
     /// Lemmas proven since the last [`Table::take_lemmas`], oldest first.
     outbox: Mutex<Vec<StampedLemma>>,
 }
@@ -294,7 +294,7 @@ impl Table {
             near,
             cells: board.n as u32,
             sharing: AtomicBool::new(false),
-            lemma_min_nodes: AtomicU64::new(LEMMA_MIN_NODES),
+            lemma_min_nodes: LEMMA_MIN_NODES,
             outbox: Mutex::new(Vec::new()),
         }
     }
@@ -319,12 +319,14 @@ impl Table {
     /// it as a lemma ([`LEMMA_MIN_NODES`] unless the job says otherwise).
     #[inline(always)]
     pub fn lemma_min_nodes(&self) -> u64 {
-        self.lemma_min_nodes.load(Ordering::Relaxed)
+        self.lemma_min_nodes
     }
 
-    /// Sets [`Table::lemma_min_nodes`] (at least 1).
-    pub fn set_lemma_min_nodes(&self, nodes: u64) {
-        self.lemma_min_nodes.store(nodes.max(1), Ordering::Relaxed);
+    /// The table with [`Table::lemma_min_nodes`] set (at least 1), before
+    /// any search shares it.
+    pub fn with_lemma_min_nodes(mut self, nodes: u64) -> Table {
+        self.lemma_min_nodes = nodes.max(1);
+        self
     }
 
     /// Queues an entry whose subtree was expensive to search, for other
