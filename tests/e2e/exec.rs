@@ -122,8 +122,8 @@ fn a_python_program_counts_what_the_built_in_family_counts() {
 
 /// A clean run, then the same job through a cluster whose worker is killed
 /// with SIGKILL while its program explores a unit and whose coordinator is
-/// killed and restarted: both equal the plain count, and the killed
-/// worker's program died with it.
+/// killed and restarted: both equal the plain count, the killed worker's
+/// program died with it, and its private copy of the program was removed.
 #[test]
 fn a_splitting_program_killed_mid_unit_keeps_the_totals_exact() {
     let dir = TempDir::new("exec-collatz");
@@ -179,6 +179,21 @@ fn a_splitting_program_killed_mid_unit_keeps_the_totals_exact() {
         s["units_done"].as_u64().unwrap_or(0) >= 3 && s["units_running"].as_u64().unwrap_or(0) >= 1
     });
     let killed_pid = killed.0.id();
+    // The killed worker's private copies of the program.
+    let copies = || -> Vec<PathBuf> {
+        let marker = format!("orchard-exec-{killed_pid}-");
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&marker))
+            .map(|e| e.path())
+            .collect()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while copies().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!copies().is_empty(), "the worker to kill made no copy");
     killed.sigkill();
     // Its program dies with it (PR_SET_PDEATHSIG): no orphan searching on.
     let orphans = || {
@@ -207,6 +222,13 @@ fn a_splitting_program_killed_mid_unit_keeps_the_totals_exact() {
         s["state"] == "done"
     });
     check(&final_results(&url, job));
+    // Its private copy of the program, which it could not remove, was
+    // swept by the next worker to copy one: its lock died with it.
+    let left = copies();
+    assert!(
+        left.is_empty(),
+        "the killed worker's copy is left: {left:?}"
+    );
 }
 
 /// A program that misbehaves fails its job after its attempts, with one
