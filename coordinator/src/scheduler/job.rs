@@ -205,7 +205,7 @@ impl Job {
 
     /// Whether some of the job's pending units may be leased only to some
     /// workers or only later (a verified job's, see `replicas`; a family
-    /// with moot units, see `SearchFamily::must_wait`): then a report wakes
+    /// with moot units, see `MootJudge::speculation`): then a report wakes
     /// every idle worker, not one a new unit.
     pub fn leases_wait(&self) -> bool {
         self.replicas > 1 || self.has_moot_units

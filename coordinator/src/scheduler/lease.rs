@@ -3,11 +3,12 @@
 //!
 //! Pending units are leased in position order (the sequential search's
 //! order). For families with moot units, a unit the family says must wait
-//! ("young brothers wait") goes after the others. A lease ends with a
+//! ("young brothers wait": its speculation is not 0) goes after the others,
+//! the least speculative first. A lease ends with a
 //! report (see `report`), by expiry (its worker went silent for the lease
 //! time), or by the worker giving it back.
 
-use std::collections::VecDeque;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -125,17 +126,18 @@ impl Scheduler {
             // them, or its host did): put back after the call, looked past
             // at most `MAX_WAIT_CHECKS` of them.
             let mut skipped = Vec::new();
-            // Units that should wait for a sibling (see `must_wait`) go after
-            // the others: leased only when nothing else is pending, so an
-            // idle worker speculates rather than waits. Past
+            // Units that should wait for a sibling (see `speculation`) go
+            // after the others: leased only when nothing else is pending, so
+            // an idle worker speculates rather than waits, and then the
+            // least speculative first (by position among equals). Past
             // `MAX_WAIT_CHECKS` of them in one call, units are leased in
             // plain order (bounded work under the lock).
-            let mut waiting = VecDeque::new();
+            let mut waiting: BTreeSet<(u32, Vec<u8>, UnitId)> = BTreeSet::new();
             while granted.len() < max {
                 let ((position, uid), waited) = match job.pending.pop_first() {
                     Some(next) => (next, false),
-                    None => match waiting.pop_front() {
-                        Some(next) => (next, true),
+                    None => match waiting.pop_first() {
+                        Some((_, position, uid)) => ((position, uid), true),
                         None => break,
                     },
                 };
@@ -170,13 +172,12 @@ impl Scheduler {
                         continue;
                     }
                 }
-                if job.has_moot_units
-                    && !waited
-                    && waiting.len() < MAX_WAIT_CHECKS
-                    && job.unit_must_wait(unit)
-                {
-                    waiting.push_back((position, uid));
-                    continue;
+                if job.has_moot_units && !waited && waiting.len() < MAX_WAIT_CHECKS {
+                    let speculation = job.unit_speculation(unit);
+                    if speculation > 0 {
+                        waiting.insert((speculation, position, uid));
+                        continue;
+                    }
                 }
                 if job.has_moot_units {
                     // What the job merged since the unit was made may let
@@ -212,7 +213,11 @@ impl Scheduler {
                     bound: job.bound,
                 });
             }
-            job.pending.extend(waiting);
+            job.pending.extend(
+                waiting
+                    .into_iter()
+                    .map(|(_, position, uid)| (position, uid)),
+            );
             job.pending.extend(skipped);
         }
         for (since, uid) in new_leases {

@@ -16,7 +16,7 @@
 //! faster than that), so a moot unit is cancelled at most a window later.
 //! `is_moot` is only ever asked of a judge just made from the current
 //! summary, about units that exist then (the answers the family promises);
-//! `must_wait` may be asked of the last one, a few merges old, which only
+//! `speculation` may be asked of the last one, a few merges old, which only
 //! changes the order in which units are leased.
 
 use std::time::{Duration, Instant};
@@ -78,23 +78,24 @@ impl Job {
         true
     }
 
-    /// Whether `unit` must wait (see `orchard_core::MootJudge::must_wait`),
-    /// by the last judge made (made now if there is none). A unit that
-    /// waits is asked again at every lease until something else is leased,
-    /// so the answer is kept with the unit until the next judge: asking
+    /// How speculative leasing `unit` now would be (see
+    /// `orchard_core::MootJudge::speculation`; 0: it need not wait), by the
+    /// last judge made (made now if there is none). A unit that waits is
+    /// asked again at every lease until something else is leased, so the
+    /// answer is kept with the unit until the next judge: asking
     /// `hip-solve` replays the unit's line and orders the moves at each of
     /// its positions.
-    pub(super) fn unit_must_wait(&mut self, unit: &mut Unit) -> bool {
+    pub(super) fn unit_speculation(&mut self, unit: &mut Unit) -> u32 {
         if self.moot_judge.is_none() && !self.make_judge() {
-            return false;
+            return 0;
         }
         let slot = self.moot_judge.as_ref().expect("made above");
-        match unit.waits {
-            Some((id, waits)) if id == slot.merges => waits,
+        match unit.speculation {
+            Some((id, rank)) if id == slot.merges => rank,
             _ => {
-                let waits = slot.judge.must_wait(&unit.payload);
-                unit.waits = Some((slot.merges, waits));
-                waits
+                let rank = slot.judge.speculation(&unit.payload);
+                unit.speculation = Some((slot.merges, rank));
+                rank
             }
         }
     }

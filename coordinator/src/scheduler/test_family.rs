@@ -8,7 +8,8 @@
 //!
 //! `Leaves<true>` ("leaves-moot") has moot units: once the leaf `target` is
 //! merged every other unit is moot (a sibling "won"), and until then units
-//! past the target must wait (young brothers wait). Its last `uncovered`
+//! past the target must wait (young brothers wait), a wider one counting as
+//! more speculative (more leaves searched in vain). Its last `uncovered`
 //! leaves are in no root unit: the family says the answer still needs them
 //! (`MootUnits::still_needed`) once the rest is merged, as a family whose
 //! pruning argument failed would; `stuck` asks for them even when merged.
@@ -184,7 +185,7 @@ impl<const MOOT: bool> MootUnits<Leaves<MOOT>> for Leaves<MOOT> {
 }
 
 /// Once `target` is merged every unit is moot; until then the units above
-/// it wait.
+/// it wait, by their width.
 struct LeavesJudge {
     target: Option<u64>,
     target_merged: bool,
@@ -195,8 +196,13 @@ impl MootJudge<Range> for LeavesJudge {
         self.target_merged
     }
 
-    fn must_wait(&self, u: &Range) -> bool {
-        self.target.is_some_and(|t| u.lo > t) && !self.target_merged
+    fn speculation(&self, u: &Range) -> u32 {
+        let waits = self.target.is_some_and(|t| u.lo > t) && !self.target_merged;
+        if waits {
+            u32::try_from(u.hi - u.lo).unwrap_or(u32::MAX).max(1)
+        } else {
+            0
+        }
     }
 }
 

@@ -423,6 +423,34 @@ fn units_that_must_wait_are_leased_when_nothing_else_is() {
 }
 
 #[test]
+fn waiting_units_are_leased_least_speculative_first() {
+    let mut h = Harness::new();
+    // 20..30 and 30..40 wait for leaf 15; in this family a waiting unit's
+    // speculation is its width.
+    let job = h.submit("leaves-moot", 40, 4, Some(15));
+    let w = h.worker();
+    let first = h.lease(w, 2);
+    assert!(h.report(first[0].0, &first[0].1, 10));
+    // 10..20 stays leased: its siblings wait, and are speculated on.
+    let spec = h.lease(w, 2);
+    let ranges: Vec<_> = spec
+        .iter()
+        .map(|(_, p)| super::test_family::range(p))
+        .map(|r| (r.lo, r.hi))
+        .collect();
+    assert_eq!(ranges, [(20, 30), (30, 40)]);
+    // Split: 21..25 and 25..30 (widths 4 and 5), 36..38 and 38..40 (2, 2).
+    assert!(h.report(spec[0].0, &spec[0].1, 1));
+    assert!(h.report(spec[1].0, &spec[1].1, 6));
+    // Position order would be 21..25 first; the least speculative go first.
+    assert_eq!(
+        h.lease_ranges(w, 10),
+        vec![(36, 38), (38, 40), (21, 25), (25, 30)]
+    );
+    h.check(job, 40);
+}
+
+#[test]
 fn a_restart_sweeps_units_made_moot_by_a_committed_report() {
     let mut h = Harness::new();
     let job = h.submit("leaves-moot", 40, 4, Some(15));

@@ -33,9 +33,9 @@ pub(super) struct Unit {
     pub(super) holders: Vec<WorkerId>,
     /// For a verified job: the replicas reported so far, oldest first.
     pub(super) replicas: Vec<Replica>,
-    /// The last answer of `must_wait` for it, with the judge that gave it
-    /// (see `Job::unit_must_wait`).
-    pub(super) waits: Option<(JudgeId, bool)>,
+    /// The last answer of `speculation` for it, with the judge that gave
+    /// it (see `Job::unit_speculation`).
+    pub(super) speculation: Option<(JudgeId, u32)>,
     /// The workers whose attempts at it failed in a way another attempt
     /// may not (`retryable`), since the coordinator started: it is leased
     /// to others first, and the job fails at [`super::finish::UNIT_ATTEMPTS`].
@@ -101,7 +101,7 @@ impl Unit {
             split_sent: false,
             holders: Vec::new(),
             replicas: Vec::new(),
-            waits: None,
+            speculation: None,
             failed_on: Vec::new(),
         }
     }

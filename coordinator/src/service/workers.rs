@@ -371,7 +371,7 @@ impl WorkerService for Workers {
             };
             // New units may be ready for idle workers: as many woken as
             // there are units. Units that were waiting for this one's
-            // result (see `SearchFamily::must_wait`), or a verified job's
+            // result (see `MootJudge::speculation`), or a verified job's
             // (which only some workers may take), wake every idle worker.
             if wake_all {
                 shared.work_available.notify_waiters();

@@ -74,6 +74,11 @@ pub trait MootUnits<F: SearchFamily>: Send + Sync {
         self.judge(merged).must_wait(unit)
     }
 
+    /// [`MootJudge::speculation`] for one unit (a judge made and dropped).
+    fn speculation(&self, merged: &F::Summary, unit: &F::Unit) -> u32 {
+        self.judge(merged).speculation(unit)
+    }
+
     /// The units the answer still needs when no unit of the job is left:
     /// empty when `merged` settles the answer. A family whose units can be
     /// cancelled or narrowed relies on an argument that the units it keeps
@@ -94,12 +99,22 @@ pub trait MootJudge<U>: Send + Sync {
     /// merged (e.g. in a game search, a sibling already won).
     fn is_moot(&self, unit: &U) -> bool;
 
-    /// Whether leasing `unit` now would be speculative: an elder sibling of
-    /// one of its ancestors, still unsettled, may yet make it moot. The
-    /// coordinator leases such units only when nothing else is pending
-    /// ("young brothers wait"). The default: never.
-    fn must_wait(&self, _unit: &U) -> bool {
-        false
+    /// How speculative leasing `unit` now would be: 0 if the answer needs
+    /// it whatever its siblings find; else at least 1, the more the likelier
+    /// it is to be made moot (in a game search, an elder sibling of one of
+    /// its ancestors is still unsettled and may yet make it moot; the more
+    /// such elders, the more ways to lose it). The coordinator leases the
+    /// units of 0 first, in position order, and the others ("young brothers
+    /// wait") only when nothing else is pending, the least speculative
+    /// first, so that idle workers spread over the units most likely to be
+    /// needed rather than over one position's youngest. The default: 0.
+    fn speculation(&self, _unit: &U) -> u32 {
+        0
+    }
+
+    /// Whether `unit` must wait: its [`MootJudge::speculation`] is not 0.
+    fn must_wait(&self, unit: &U) -> bool {
+        self.speculation(unit) > 0
     }
 
     /// The unit as it should be searched now, if everything merged lets it

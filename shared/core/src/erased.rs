@@ -327,8 +327,9 @@ impl<F: SearchFamily> Aggregate for Merged<F> {
 pub trait EncodedMootJudge: Send + Sync {
     /// See [`crate::MootJudge::is_moot`]. A malformed unit is never moot.
     fn is_moot(&self, unit: &[u8]) -> bool;
-    /// See [`crate::MootJudge::must_wait`]. A malformed unit never waits.
-    fn must_wait(&self, unit: &[u8]) -> bool;
+    /// See [`crate::MootJudge::speculation`]. A malformed unit is never
+    /// speculative (it never waits).
+    fn speculation(&self, unit: &[u8]) -> u32;
     /// See [`crate::MootJudge::narrow`], encoded. A malformed unit is
     /// leased as it is.
     fn narrow(&self, unit: &[u8]) -> Option<Vec<u8>>;
@@ -344,8 +345,8 @@ impl<F: SearchFamily> EncodedMootJudge for DecodingJudge<F> {
         codec::decode::<F::Unit>(unit).is_ok_and(|u| self.judge.is_moot(&u))
     }
 
-    fn must_wait(&self, unit: &[u8]) -> bool {
-        codec::decode::<F::Unit>(unit).is_ok_and(|u| self.judge.must_wait(&u))
+    fn speculation(&self, unit: &[u8]) -> u32 {
+        codec::decode::<F::Unit>(unit).map_or(0, |u| self.judge.speculation(&u))
     }
 
     fn narrow(&self, unit: &[u8]) -> Option<Vec<u8>> {

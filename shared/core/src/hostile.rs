@@ -201,7 +201,7 @@ pub fn fuzz(
                 guarded(family, "is_moot", &input, || {
                     let agg = job.new_aggregate();
                     agg.moot_judge()
-                        .map(|j| (j.is_moot(&input), j.must_wait(&input)))
+                        .map(|j| (j.is_moot(&input), j.speculation(&input)))
                 })?;
                 guarded(family, "figures", &input, || {
                     job.new_aggregate().figures(&[&input])

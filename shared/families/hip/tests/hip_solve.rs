@@ -422,6 +422,61 @@ fn young_brothers_wait_for_their_elder_sibling() {
     }
 }
 
+/// With `--spread-speculation` and nothing settled, a waiting unit counts its
+/// elders still open: at
+/// the one level where the mover is expected to win (the first move for a
+/// first player's win, the reply for a second player's), a unit under the
+/// k-th distinct move in search order has speculation k, and the eldest's
+/// units none. A rank that ignored the elders (every waiting unit 1), or
+/// counted a symmetric duplicate twice, would fail.
+#[test]
+fn waiting_units_count_their_open_elders() {
+    use orchard_hip::solve::Expect;
+    for (r, c, double, expect, level) in [
+        (4, 5, false, Expect::First, 0),
+        (4, 5, false, Expect::Second, 1),
+        (5, 5, false, Expect::Second, 1),
+        (4, 6, false, Expect::First, 0),
+    ] {
+        let mut p = params(r, c, double);
+        p.expect = Some(expect);
+        let in_order = job(&p);
+        p.spread_speculation = true;
+        let j = job(&p);
+        let units = j.root_units();
+        assert!(units.iter().all(|u| u.moves.len() == 2), "{r}x{c}");
+        let empty = SolveSummary::default();
+        let mut most = 0;
+        // The distinct moves at `level`, per line above it, in unit order.
+        let mut seen: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for u in &units {
+            let above = u.moves[..level].to_vec();
+            let mv = u.moves[level];
+            let at = match seen.iter_mut().find(|(a, _)| *a == above) {
+                Some(entry) => entry,
+                None => {
+                    seen.push((above, Vec::new()));
+                    seen.last_mut().expect("pushed")
+                }
+            };
+            if !at.1.contains(&mv) {
+                at.1.push(mv);
+            }
+            let k = at.1.iter().position(|&m| m == mv).expect("pushed") as u32;
+            assert_eq!(
+                j.speculation(&empty, u),
+                k,
+                "{r}x{c} double={double} {expect:?}: {u:?}"
+            );
+            assert_eq!(j.must_wait(&empty, u), k > 0);
+            // Without the flag, waiting units are all alike.
+            assert_eq!(in_order.speculation(&empty, u), u32::from(k > 0));
+            most = most.max(k);
+        }
+        assert!(most > 1, "{r}x{c} {expect:?}: no unit has two elders");
+    }
+}
+
 /// Without `--expect` the job makes its own guess from what is settled: once
 /// the first unit in search order (the eldest line's) is settled, its value
 /// is the guess, and every unit waits exactly as it would with that guess

@@ -39,6 +39,18 @@ pub struct SolveParams {
     #[arg(long, value_name = "NODES")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lemma_min_nodes: Option<u64>,
+    /// When only units that wait for an elder sibling are left, idle
+    /// workers speculate on the least speculative first (the fewest elder
+    /// siblings still open on their line: the second move of several
+    /// positions before the third of one) instead of in search order. Pays
+    /// where the guess of the winner is right (4x7, whose second player the
+    /// job guesses from the start: W(8) 2.7 to 1.8 times one machine's
+    /// work), loses where it is wrong at first (Double 4x8, the first
+    /// player's); see docs/families/hip-solve.md. The answer does not
+    /// depend on it.
+    #[arg(long)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spread_speculation: bool,
 }
 
 /// A guessed outcome (see [`SolveParams::expect`]).
@@ -62,6 +74,7 @@ impl SolveParams {
             depth: None,
             expect: None,
             lemma_min_nodes: None,
+            spread_speculation: false,
         }
     }
 

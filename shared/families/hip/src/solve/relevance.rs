@@ -1,7 +1,8 @@
 //! Which units the root's value may still depend on ([`Relevance`], cached
 //! per merged summary in [`RelevanceCache`]), and the [`MootJudge`] answers
 //! built on it: `is_moot` cancels units that can no longer matter, and
-//! `must_wait` holds back young brothers until the eldest is settled. The
+//! `speculation` holds back young brothers until the eldest is settled (and
+//! ranks them by their elders still open). The
 //! scheduler asks these questions, not the search, so they stand apart
 //! from exploring.
 
@@ -299,6 +300,7 @@ impl MootUnits<HipSolve> for HipSolve {
         Box::new(SolveJudge {
             expect: self.params.expect.unwrap_or(cache.relevance.guess),
             paired_root: cache.game.p1_ceiling(&Pos::EMPTY) == 0,
+            spread: self.params.spread_speculation,
             cache,
         })
     }
@@ -316,6 +318,9 @@ struct SolveJudge {
     /// Whether the second player can pair moves from the empty board
     /// (Gardner's bound caps the first player at a draw).
     paired_root: bool,
+    /// Rank waiting units by their elders still open
+    /// (`--spread-speculation`), else all alike (search order).
+    spread: bool,
     cache: Arc<RelevanceCache>,
 }
 
@@ -336,12 +341,26 @@ impl MootJudge<SolveUnit> for SolveJudge {
     /// the second refuted (side by side), the pattern of a first player's
     /// win. A draw elsewhere needs both players' bounds, every child of
     /// every position: nobody waits.
-    fn must_wait(&self, unit: &SolveUnit) -> bool {
+    ///
+    /// With `--spread-speculation` a unit that waits counts every elder
+    /// sibling of its line still open at those positions (at least 1): each
+    /// is a way for it to become moot. So an idle worker speculates on the
+    /// second move of several positions before the third of one. Without
+    /// it every waiting unit is 1, and they go in search order, which loses
+    /// less when the guess is wrong (`docs/notes/hip-across-machines.md`,
+    /// "Speculation spread").
+    fn speculation(&self, unit: &SolveUnit) -> u32 {
         let (game, r) = (&self.cache.game, &self.cache.relevance);
         if game.replay(&unit.moves).is_err() {
-            return false; // a malformed unit never waits
+            return 0; // a malformed unit never waits
         }
         let board = &game.board;
+        let open = |p: &Pos| {
+            let k = game.key(p).0;
+            !game.full(p) && !r.settled.contains(&k) && !r.moot(&k)
+        };
+        let mut waits = false;
+        let mut elders_open = 0u32;
         let mut pos = Pos::EMPTY;
         for &m in &unit.moves {
             let p1 = game.p1_to_move(&pos);
@@ -350,26 +369,35 @@ impl MootJudge<SolveUnit> for SolveJudge {
                 Expect::Second => !p1,
                 Expect::Draw => p1 && self.paired_root,
             };
-            if !mover_expected_to_win {
-                pos = pos.play(board, m as usize, p1);
-                continue;
-            }
-            let list = game.ordered_moves(&pos, p1);
             let child = pos.play(board, m as usize, p1);
-            if list.len > 0 {
-                let eldest = pos.play(board, list.cells[0] as usize, p1);
-                let ek = game.key(&eldest).0;
-                if ek != game.key(&child).0
-                    && !game.full(&eldest)
-                    && !r.settled.contains(&ek)
-                    && !r.moot(&ek)
-                {
-                    return true;
+            if mover_expected_to_win {
+                let list = game.ordered_moves(&pos, p1);
+                let key = game.key(&child).0;
+                // Elders by position: symmetric moves are one sibling.
+                let mut elders = Vec::new();
+                for &c in &list.cells[..list.len] {
+                    let elder = pos.play(board, c as usize, p1);
+                    let k = game.key(&elder).0;
+                    if k == key {
+                        break; // the unit's own move, or one symmetric to it
+                    }
+                    if elders.contains(&k) {
+                        continue;
+                    }
+                    if open(&elder) {
+                        waits |= elders.is_empty();
+                        elders_open += 1;
+                    }
+                    elders.push(k);
                 }
             }
             pos = child;
         }
-        false
+        match (waits, self.spread) {
+            (false, _) => 0,
+            (true, true) => elders_open.max(1),
+            (true, false) => 1,
+        }
     }
 
     /// The unit's window narrowed to what its relevant parents need of its
