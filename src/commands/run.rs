@@ -79,7 +79,13 @@ pub async fn run(args: RunArgs, family: FamilyChoice, registry: Registry) -> Cli
         cluster.start_workers(workers, &open_jobs);
     }
 
-    let interrupted = follow_progress(&coordinator, job_id, args.json).await?;
+    let interrupted = match follow_progress(&coordinator, job_id, args.json, &cluster).await {
+        Ok(interrupted) => interrupted,
+        Err(e) => {
+            cluster.stop().await;
+            return Err(e);
+        }
+    };
     let answer = coordinator.answer(job_id).ok_or("job vanished")?;
     let since_last_report = coordinator.since_last_report(job_id);
     if let Some(saver) = saver {
@@ -267,7 +273,11 @@ impl Embedded {
                 jobs: jobs.clone(),
                 threads: 1,
                 name: format!("{}-local-{i}", hostname()),
-                give_up_after: Duration::from_secs(30),
+                // Never: the coordinator lives in this process, so a call
+                // that times out means it is starved (a long run at nice 19
+                // under other work), not gone. Local workers that gave up
+                // after 30 s left a run idle, alive and unfinished.
+                give_up_after: Duration::MAX,
                 // The embedded coordinator listens on loopback only and
                 // needs no token.
                 token: None,
@@ -281,6 +291,12 @@ impl Embedded {
             self.workers
                 .push(tokio::spawn(async move { run_worker(config, stop).await }));
         }
+    }
+
+    /// Whether local workers were started and every one has ended (a
+    /// worker ends on its own only on an error, logged when it is joined).
+    fn workers_ended(&self) -> bool {
+        !self.workers.is_empty() && self.workers.iter().all(|h| h.is_finished())
     }
 
     /// Stops the workers (they hand back their rest, if interrupted), then
@@ -310,11 +326,14 @@ fn when_stopped(stop: &watch::Receiver<bool>) -> impl Future<Output = ()> + Send
 
 /// Shows the job's progress on a spinner (none with `--json`) until it is
 /// over or the run is interrupted (SIGINT, SIGTERM): `true` when
-/// interrupted. Woken by a job's end, else every 200 ms.
+/// interrupted. Woken by a job's end, else every 200 ms. An error if every
+/// local worker has ended while the job still runs: the run would otherwise
+/// wait, alive and idle, for ever.
 async fn follow_progress(
     coordinator: &Coordinator,
     job_id: u64,
     json: bool,
+    cluster: &Embedded,
 ) -> Result<bool, Box<dyn Error>> {
     let bar = if json {
         ProgressBar::hidden()
@@ -331,6 +350,17 @@ async fn follow_progress(
         let s = coordinator.status(job_id).ok_or("job vanished")?;
         if s.state != JobState::Running {
             break;
+        }
+        // Workers may end once the job has (they find nothing running):
+        // the job's state is read again after theirs.
+        let running = || coordinator.status(job_id).map(|s| s.state) == Some(JobState::Running);
+        if cluster.workers_ended() && running() {
+            bar.finish_and_clear();
+            return Err(format!(
+                "every local worker stopped while job {job_id} runs (see the log); \
+                 it is saved, run the same command to resume"
+            )
+            .into());
         }
         bar.set_message(progress_line(&s));
         bar.tick();
