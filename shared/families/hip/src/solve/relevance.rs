@@ -385,18 +385,24 @@ impl MootJudge<SolveUnit> for SolveJudge {
                         continue;
                     }
                     if open(&elder) {
+                        if elders.is_empty() && !self.spread {
+                            return 1; // all the order of before needs
+                        }
                         waits |= elders.is_empty();
                         elders_open += 1;
+                    }
+                    if !self.spread {
+                        break; // only the eldest makes a unit wait
                     }
                     elders.push(k);
                 }
             }
             pos = child;
         }
-        match (waits, self.spread) {
-            (false, _) => 0,
-            (true, true) => elders_open.max(1),
-            (true, false) => 1,
+        if waits {
+            elders_open.max(1)
+        } else {
+            0
         }
     }
 
