@@ -275,8 +275,8 @@ impl Embedded {
                 name: format!("{}-local-{i}", hostname()),
                 // Never: the coordinator lives in this process, so a call
                 // that times out means it is starved (a long run at nice 19
-                // under other work), not gone. Local workers that gave up
-                // after 30 s left a run idle, alive and unfinished.
+                // under other work), not gone; a worker that gave up would
+                // leave the run alive, idle and unfinished.
                 give_up_after: Duration::MAX,
                 // The embedded coordinator listens on loopback only and
                 // needs no token.

@@ -423,11 +423,10 @@ fn young_brothers_wait_for_their_elder_sibling() {
 }
 
 /// With `--spread-speculation` and nothing settled, a waiting unit counts its
-/// elders still open: at
-/// the one level where the mover is expected to win (the first move for a
-/// first player's win, the reply for a second player's), a unit under the
-/// k-th distinct move in search order has speculation k, and the eldest's
-/// units none. A rank that ignored the elders (every waiting unit 1), or
+/// elders still open: at the one level where the mover is expected to win
+/// (the first move for a first player's win, the reply for a second
+/// player's), a unit under the k-th distinct move in search order has
+/// speculation k, and the eldest's units none. A rank that ignored the elders (every waiting unit 1), or
 /// counted a symmetric duplicate twice, would fail.
 #[test]
 fn waiting_units_count_their_open_elders() {

@@ -355,10 +355,7 @@ impl MootJudge<SolveUnit> for SolveJudge {
             return 0; // a malformed unit never waits
         }
         let board = &game.board;
-        let open = |p: &Pos| {
-            let k = game.key(p).0;
-            !game.full(p) && !r.settled.contains(&k) && !r.moot(&k)
-        };
+        let open = |p: &Pos, k: &Key| !game.full(p) && !r.settled.contains(k) && !r.moot(k);
         let mut waits = false;
         let mut elders_open = 0u32;
         let mut pos = Pos::EMPTY;
@@ -384,7 +381,7 @@ impl MootJudge<SolveUnit> for SolveJudge {
                     if elders.contains(&k) {
                         continue;
                     }
-                    if open(&elder) {
+                    if open(&elder, &k) {
                         if elders.is_empty() && !self.spread {
                             return 1; // all the order of before needs
                         }
