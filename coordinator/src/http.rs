@@ -354,6 +354,11 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
             c.units_cancelled,
         ),
         counter(
+            "orchard_speculation_yields_total",
+            "Running units asked to split because the job's judge came to rank them speculative (its guess turned).",
+            c.speculation_yields,
+        ),
+        counter(
             "orchard_worker_registrations_total",
             "Worker registrations.",
             c.registrations,

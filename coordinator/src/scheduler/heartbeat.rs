@@ -110,7 +110,7 @@ impl Scheduler {
     }
 
     /// Records `unit`'s split as asked for `pieces` pieces.
-    fn set_split_in_flight(&mut self, unit: UnitId, pieces: u32) {
+    pub(super) fn set_split_in_flight(&mut self, unit: UnitId, pieces: u32) {
         let before = self.splits_in_flight.insert(unit, pieces).unwrap_or(0);
         self.split_cover = self.split_cover + pieces as usize - before as usize;
     }

@@ -86,6 +86,10 @@ pub struct Job {
     pub(super) has_moot_units: bool,
     /// Summaries merged into the aggregate since the coordinator started.
     pub(super) merges: u64,
+    /// Blobs of lemmas that changed what the job schedules by (see
+    /// `orchard_core::LemmaExchange::observe`), since the coordinator
+    /// started. With `merges`, what a judge is made from (see `moot`).
+    pub(super) observations: u64,
     /// The family's last judge of moot units (see `moot`).
     pub(super) moot_judge: Option<MootJudgeSlot>,
     /// The units the family last said the answer still needed when no unit
@@ -150,6 +154,7 @@ impl Job {
             last_report: None,
             has_moot_units: false,
             merges: 0,
+            observations: 0,
             moot_judge: None,
             reopened: None,
             done_by_prefix: BTreeMap::new(),

@@ -18,7 +18,7 @@ use crate::store::{JobId, UnitId, Write};
 
 /// How many units that should wait one lease call looks past (see
 /// [`Scheduler::lease`]).
-const MAX_WAIT_CHECKS: usize = 512;
+pub(super) const MAX_WAIT_CHECKS: usize = 512;
 
 /// A unit's lease: who holds it, since when, until when.
 pub(super) struct Lease {

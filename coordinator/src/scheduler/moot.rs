@@ -8,9 +8,10 @@
 //! walks its recorded tree), which grows with the job. Made after every
 //! report, it made the coordinator of a 4 x 5 job of a few thousand units
 //! spend over 90% of its time on it, the workers idle. So a job keeps its
-//! last judge ([`MootJudgeSlot`]) and a new one is made only when the merged
-//! summary has changed and either the last one was cheap or ten times its
-//! cost has passed since: the passes take at most about a tenth of the
+//! last judge ([`MootJudgeSlot`]) and a new one is made only when what it
+//! is made from has changed (the merged summary, or what the job learnt
+//! from its workers' lemmas, [`Scheduler::lemmas_observed`]) and either the
+//! last one was cheap or ten times its cost has passed since: the passes take at most about a tenth of the
 //! coordinator's time, whatever the job's size. A sweep follows each new
 //! judge (after a report, or from the coordinator's tick when reports come
 //! faster than that), so a moot unit is cancelled at most a window later.
@@ -25,6 +26,7 @@ use orchard_core::EncodedMootJudge;
 
 use super::finish::Finishing;
 use super::job::Job;
+use super::lease::MAX_WAIT_CHECKS;
 use super::unit::Unit;
 use super::Scheduler;
 use crate::store::{JobId, UnitId, Write};
@@ -35,27 +37,35 @@ const CHEAP_JUDGE: Duration = Duration::from_millis(1);
 /// A costly judge is made again once this many times its cost has passed.
 const JUDGE_COST_SHARE: u32 = 10;
 
-/// Which of a job's judges gave an answer: the job's `merges` when it was
-/// made (a judge made again at the same count answers the same).
+/// Which of a job's judges gave an answer: the job's [`Job::judge_inputs`]
+/// when it was made (a judge made again at the same count answers the
+/// same).
 pub(super) type JudgeId = u64;
 
 /// A job's last [`EncodedMootJudge`], with when and from what it was made.
 pub(super) struct MootJudgeSlot {
     judge: Box<dyn EncodedMootJudge>,
-    /// The job's `merges` when it was made.
-    merges: JudgeId,
+    /// The job's [`Job::judge_inputs`] when it was made.
+    inputs: JudgeId,
     made: Instant,
     cost: Duration,
 }
 
 impl Job {
-    /// Whether the merged summary has changed since the last judge and a
-    /// new one is due (see the module's doc).
+    /// What a judge is made from, counted: every summary merged and every
+    /// blob of lemmas that changed what the family schedules by. Both only
+    /// grow, so a judge made at the same count answers the same.
+    fn judge_inputs(&self) -> JudgeId {
+        self.merges.saturating_add(self.observations)
+    }
+
+    /// Whether what a judge is made from has changed since the last one and
+    /// a new one is due (see the module's doc).
     fn judge_due(&self) -> bool {
         match &self.moot_judge {
             None => true,
             Some(slot) => {
-                slot.merges != self.merges
+                slot.inputs != self.judge_inputs()
                     && (slot.cost < CHEAP_JUDGE
                         || slot.made.elapsed() >= slot.cost * JUDGE_COST_SHARE)
             }
@@ -71,7 +81,7 @@ impl Job {
         };
         self.moot_judge = Some(MootJudgeSlot {
             judge,
-            merges: self.merges,
+            inputs: self.judge_inputs(),
             made: started,
             cost: started.elapsed(),
         });
@@ -91,10 +101,10 @@ impl Job {
         }
         let slot = self.moot_judge.as_ref().expect("made above");
         match unit.speculation {
-            Some((id, rank)) if id == slot.merges => rank,
+            Some((id, rank)) if id == slot.inputs => rank,
             _ => {
                 let rank = slot.judge.speculation(&unit.payload);
-                unit.speculation = Some((slot.merges, rank));
+                unit.speculation = Some((slot.inputs, rank));
                 rank
             }
         }
@@ -115,6 +125,15 @@ impl Job {
 }
 
 impl Scheduler {
+    /// A blob of lemmas changed what `job_id` schedules by (see
+    /// `orchard_core::LemmaExchange::observe`): a new judge is due, made at
+    /// the next sweep (the coordinator's tick at the latest).
+    pub fn lemmas_observed(&mut self, job_id: JobId) {
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            job.observations = job.observations.saturating_add(1);
+        }
+    }
+
     /// Cancels every live unit of `job_id` that can no longer change the
     /// answer (families with `PreparedJob::has_moot_units` only), if a new
     /// judge is due (see the module's doc). Leased ones are dropped too:
@@ -166,6 +185,7 @@ impl Scheduler {
             job.resolved(&unit.position);
             self.counters.units_cancelled += 1;
         }
+        self.yield_speculation(job_id);
         if moot.is_empty() {
             Vec::new()
         } else {
@@ -175,6 +195,67 @@ impl Scheduler {
                 "units cancelled: they cannot change the answer"
             );
             vec![Write::CancelUnits { units: cancelled }]
+        }
+    }
+
+    /// After a new judge: running units that were leased as not
+    /// speculative and that the judge now ranks speculative (the family
+    /// revised what it schedules by: `hip-solve`'s guess of the winner
+    /// turned) are asked to split, as many as the job has pending units
+    /// that are not speculative (looked for among the first
+    /// [`MAX_WAIT_CHECKS`] pending). Their workers hand back the rest,
+    /// which waits, and lease the work that need not. Without it a guess
+    /// that turns after the first leases leaves those workers on units
+    /// likely to be moot until they end (`hip-solve` on Double 4x7 at eight
+    /// workers: `docs/notes/hip-across-machines.md`, "The guess from
+    /// lemmas").
+    fn yield_speculation(&mut self, job_id: JobId) {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return;
+        };
+        let mut turned: Vec<(u32, UnitId)> = Vec::new();
+        for (&id, unit) in self.units.iter_mut() {
+            let running = unit.lease.as_ref().is_some_and(|l| !l.queued);
+            if unit.job != job_id || !running || unit.reporting || unit.split_requested {
+                continue;
+            }
+            let Some((_, 0)) = unit.speculation else {
+                continue; // leased as speculative, or never ranked
+            };
+            let rank = job.unit_speculation(unit);
+            if rank > 0 {
+                turned.push((rank, id));
+            }
+        }
+        if turned.is_empty() {
+            return;
+        }
+        let mut free = 0;
+        let first: Vec<UnitId> = (job.pending.iter().take(MAX_WAIT_CHECKS))
+            .map(|&(_, uid)| uid)
+            .collect();
+        for uid in first {
+            let Some(unit) = self.units.get_mut(&uid) else {
+                continue;
+            };
+            if unit.lease.is_none() && !unit.reporting && job.unit_speculation(unit) == 0 {
+                free += 1;
+                if free == turned.len() {
+                    break;
+                }
+            }
+        }
+        // The most speculative first.
+        turned.sort_unstable_by(|a, b| b.cmp(a));
+        for &(_, id) in turned.iter().take(free) {
+            let unit = self.units.get_mut(&id).expect("listed above");
+            unit.split_requested = true;
+            let holder = unit.lease.as_ref().map(|l| l.worker);
+            if let Some(w) = holder.and_then(|w| self.workers.get(&w)) {
+                w.split_signal.notify_one();
+            }
+            self.set_split_in_flight(id, 1);
+            self.counters.speculation_yields += 1;
         }
     }
 

@@ -17,14 +17,19 @@
 //! A unit of one leaf is never asked to split for an idle worker (see
 //! `SearchFamily::split_on_idle`).
 //!
+//! "leaves-moot" takes lemmas of 8 bytes, a leaf number (little-endian),
+//! only to observe them (`LemmaExchange::observe`): units above the lowest
+//! leaf observed wait too, as a family whose guess of the answer turned.
+//!
 //! Written against the `SearchFamily` trait and erased with `Erased`, like
 //! a real family; this is the one file to adapt when that trait changes.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use orchard_core::{
     Capabilities, DynExploration, DynFamily, Erased, Exploration, ExploreContext, FamilyError,
-    FamilyReport, Host, LocalFlags, MootJudge, MootUnits, ParamError, PreparedJob, SearchFamily,
+    FamilyReport, Host, LemmaExchange, LocalFlags, MootJudge, MootUnits, ParamError, PreparedJob,
+    SearchFamily,
 };
 use serde::{Deserialize, Serialize};
 
@@ -62,7 +67,10 @@ impl Visited {
     }
 }
 
-pub struct Leaves<const MOOT: bool>(LeafParams);
+pub struct Leaves<const MOOT: bool>(LeafParams, Observed);
+
+/// The lowest leaf observed in lemmas (see the module's doc).
+type Observed = Mutex<Option<u64>>;
 
 impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
     const NAME: &'static str = if MOOT { "leaves-moot" } else { "leaves" };
@@ -78,7 +86,7 @@ impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
         if p.roots == 0 || p.roots > p.leaves - p.uncovered {
             return Err(ParamError::new("roots", "between 1 and the covered leaves"));
         }
-        Ok(Leaves(p))
+        Ok(Leaves(p, Mutex::new(None)))
     }
 
     fn root_units(&self) -> Vec<Range> {
@@ -156,6 +164,7 @@ impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
     fn capabilities(&self) -> Capabilities<'_, Self> {
         Capabilities {
             moot_units: MOOT.then_some(self as &dyn MootUnits<Self>),
+            lemmas: MOOT.then_some(self as &dyn LemmaExchange),
             ..Capabilities::default()
         }
     }
@@ -163,8 +172,12 @@ impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
 
 impl<const MOOT: bool> MootUnits<Leaves<MOOT>> for Leaves<MOOT> {
     fn judge(&self, merged: &Visited) -> Box<dyn MootJudge<Range>> {
+        let observed = *self.1.lock().unwrap();
         Box::new(LeavesJudge {
-            target: self.0.target,
+            waits_above: match (self.0.target, observed) {
+                (Some(t), Some(o)) => Some(t.min(o)),
+                (t, o) => t.or(o),
+            },
             target_merged: self.0.target.is_some_and(|t| merged.has(t)),
         })
     }
@@ -185,9 +198,9 @@ impl<const MOOT: bool> MootUnits<Leaves<MOOT>> for Leaves<MOOT> {
 }
 
 /// Once `target` is merged every unit is moot; until then the units above
-/// it wait, by their width.
+/// it (or above the lowest leaf observed) wait, by their width.
 struct LeavesJudge {
-    target: Option<u64>,
+    waits_above: Option<u64>,
     target_merged: bool,
 }
 
@@ -197,12 +210,43 @@ impl MootJudge<Range> for LeavesJudge {
     }
 
     fn speculation(&self, u: &Range) -> u32 {
-        let waits = self.target.is_some_and(|t| u.lo > t) && !self.target_merged;
+        let waits = self.waits_above.is_some_and(|t| u.lo > t) && !self.target_merged;
         if waits {
             u32::try_from(u.hi - u.lo).unwrap_or(u32::MAX).max(1)
         } else {
             0
         }
+    }
+}
+
+impl<const MOOT: bool> LemmaExchange for Leaves<MOOT> {
+    fn take(&self, _: usize) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn check(&self, lemmas: &[u8]) -> Result<(), FamilyError> {
+        match lemmas.len() {
+            8 => Ok(()),
+            n => Err(FamilyError::BadLemmas(format!("{n} bytes, not 8"))),
+        }
+    }
+
+    fn learn(&self, lemmas: &[u8]) -> Result<u64, FamilyError> {
+        self.check(lemmas).map(|()| 0)
+    }
+
+    /// The lowest leaf observed; true when it moved down.
+    fn observe(&self, lemmas: &[u8]) -> bool {
+        let Ok(bytes) = <[u8; 8]>::try_from(lemmas) else {
+            return false;
+        };
+        let leaf = u64::from_le_bytes(bytes);
+        let mut low = self.1.lock().unwrap();
+        if low.is_some_and(|l| l <= leaf) {
+            return false;
+        }
+        *low = Some(leaf);
+        true
     }
 }
 

@@ -450,6 +450,48 @@ fn waiting_units_are_leased_least_speculative_first() {
     h.check(job, 40);
 }
 
+/// A guess that turns after the leases: a running unit leased as not
+/// speculative that the new judge ranks speculative is asked to split, as
+/// long as the job has pending work that is not speculative; one the judge
+/// still lets run is not, and nothing is asked before the lemmas are
+/// observed (fails if observing makes no new judge, or if the yield asks
+/// the wrong units or none).
+#[test]
+fn units_the_turned_guess_makes_speculative_yield() {
+    let mut h = Harness::new();
+    let job = h.submit("leaves-moot", 40, 4, None);
+    let (w1, w2) = (h.worker(), h.worker());
+    let first = h.lease(w1, 1);
+    let held = h.lease(w2, 2);
+    let ranges: Vec<_> = held
+        .iter()
+        .map(|(_, p)| super::test_family::range(p))
+        .collect();
+    assert_eq!(
+        ranges.iter().map(|r| (r.lo, r.hi)).collect::<Vec<_>>(),
+        [(10, 20), (20, 30)]
+    );
+    // 0..10 explores two leaves and hands back 2..6 and 6..10, pending and
+    // below what will wait.
+    assert!(h.report(first[0].0, &first[0].1, 2));
+    let running: Vec<_> = held.iter().map(|(id, _)| (*id, 1)).collect();
+    let beat = |h: &mut Harness| h.s.heartbeat(w2, &running, &[]).unwrap().split;
+    h.s.sweep_due_moot();
+    assert!(beat(&mut h).is_empty(), "nothing turned yet");
+
+    let prepared = h.s.lemma_job(job).expect("leaves-moot shares lemmas");
+    let exchange = prepared.lemmas().unwrap();
+    assert!(exchange.observe(&15u64.to_le_bytes()));
+    h.s.lemmas_observed(job);
+    h.s.sweep_due_moot();
+    // 20..30 now waits (above 15); 10..20 does not.
+    assert_eq!(beat(&mut h), [held[1].0]);
+    assert_eq!(h.s.counters().speculation_yields, 1);
+    // Its rest waits; the worker takes the pending work that need not.
+    assert!(h.report(held[1].0, &held[1].1, 1));
+    assert_eq!(h.lease_ranges(w2, 2), [(2, 6), (6, 10)]);
+}
+
 #[test]
 fn a_restart_sweeps_units_made_moot_by_a_committed_report() {
     let mut h = Harness::new();

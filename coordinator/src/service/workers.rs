@@ -479,7 +479,8 @@ impl WorkerService for Workers {
     }
 
     /// Stores a worker's lemmas (checked by the family first: a malformed
-    /// blob is refused, never stored) and answers with the job's lemmas of
+    /// blob is refused, never stored; shown to the job, which may schedule
+    /// by them, `LemmaExchange::observe`) and answers with the job's lemmas of
     /// other workers after the worker's cursor. The job keeps its newest
     /// lemmas, at most `lemma_store_bytes` (the oldest make room): a
     /// worker whose cursor is behind them skips what was evicted.
@@ -508,8 +509,11 @@ impl WorkerService for Workers {
         let mut stored = false;
         if !r.lemmas.is_empty() {
             let (prepared, lemmas) = (prepared.clone(), r.lemmas);
-            let lemmas = tokio::task::spawn_blocking(move || match prepared.lemmas() {
-                Some(exchange) => exchange.check(&lemmas).map(|()| lemmas),
+            let (lemmas, observed) = tokio::task::spawn_blocking(move || match prepared.lemmas() {
+                Some(exchange) => exchange.check(&lemmas).map(|()| {
+                    let observed = exchange.observe(&lemmas);
+                    (lemmas, observed)
+                }),
                 None => Err(FamilyError::BadLemmas(format!(
                     "family {} shares no lemmas",
                     prepared.family()
@@ -522,6 +526,9 @@ impl WorkerService for Workers {
             // admits nothing, and its end (which deletes its lemmas) is
             // queued after every blob it admitted.
             let mut s = self.0.lock();
+            if observed {
+                s.lemmas_observed(r.job_id);
+            }
             if let Some(evicted) = s.admit_lemmas(r.job_id, lemmas.len() as u64) {
                 stored = true;
                 let mut writes = vec![Write::InsertLemmas {

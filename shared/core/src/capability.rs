@@ -168,6 +168,18 @@ pub trait LemmaExchange: Send + Sync {
     /// returns how many it took in. Checks them first, and takes in nothing
     /// from a malformed blob.
     fn learn(&self, lemmas: &[u8]) -> Result<u64, FamilyError>;
+
+    /// Shows the job a blob of lemmas the coordinator stores (checked, from
+    /// any worker), so that it may schedule by what its workers prove
+    /// before a unit of theirs ends (`hip-solve`: the value of a position
+    /// on its principal variation is its guess of the winner). Returns
+    /// true if the answers of the job's [`MootJudge`] may have changed: the
+    /// coordinator then makes a new judge. What a job learns here may
+    /// change only the order in which units are searched, never a value:
+    /// a lemma is a worker's claim, not a merged result.
+    fn observe(&self, _lemmas: &[u8]) -> bool {
+        false
+    }
 }
 
 /// An in-process cache (a transposition table) that a later process may load

@@ -232,6 +232,7 @@ pub fn fuzz(
                 let ok = guarded(family, "lemmas check", &input, || l.check(&input))?.is_ok();
                 if ok {
                     let _ = guarded(family, "lemmas learn", &input, || l.learn(&input))?;
+                    let _ = guarded(family, "lemmas observe", &input, || l.observe(&input))?;
                 }
                 ok
             }

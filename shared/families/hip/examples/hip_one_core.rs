@@ -7,6 +7,13 @@
 //! `cargo run --release -p orchard-hip --example hip_one_core -- sandwich 6 6 3 PREFIX` (the draws
 //! below one prefix of the inner rows, e.g. `012012012`: a sample of a sandwich run's leaves)
 //! `cargo run --release -p orchard-hip --example hip_one_core -- tune 6 6 FILE [double] [W ...]`
+//! `cargo run --release -p orchard-hip --example hip_one_core -- eldest 5 6 [double] [NODES]`
+//!
+//! `eldest` solves the positions of the eldest line (the first move in
+//! search order at every position) from the deepest up, on one table,
+//! until NODES (default 2e8) are spent: each position's stones, value and
+//! nodes, what the job's guess of the winner learns from lemmas, and at
+//! what cost.
 //!
 //! `tune` measures move orders: it solves every position of FILE (one per
 //! line, the cells played from the empty board, e.g. `0 5 30 35 1`, or `-`
@@ -43,6 +50,15 @@ fn main() {
     let (rows, cols) = (num(1, 4), num(2, 4));
     if args.first().is_some_and(|a| a == "tune") {
         tune(rows, cols, &args[3..]);
+        return;
+    }
+    if args.first().is_some_and(|a| a == "eldest") {
+        let double = args.get(3).is_some_and(|a| a == "double");
+        let limit = args
+            .get(3 + usize::from(double))
+            .map(|n| n.parse().expect("NODES: a count"))
+            .unwrap_or(200_000_000);
+        eldest(rows, cols, double, limit);
         return;
     }
     let start = Instant::now();
@@ -112,6 +128,29 @@ fn main() {
         "{nodes} nodes, {secs:.2} s, {:.3e} nodes/s on one core",
         nodes as f64 / secs
     );
+}
+
+fn eldest(rows: u32, cols: u32, double: bool, limit: u64) {
+    let job = HipSolve::new(SolveParams::new(rows, cols, double), &host()).expect("parameters");
+    let mut line = vec![Vec::new()];
+    while let Some(eldest) = job
+        .tree_node(line.last().expect("the root"))
+        .expect("rules")
+        .children
+        .first()
+    {
+        line.push(eldest.clone());
+    }
+    let mut total = 0u64;
+    println!("stones value nodes (all so far)");
+    for moves in line.iter().rev() {
+        let s = job.solve_position(moves).expect("search");
+        total += s.nodes;
+        println!("{:6} {:5} {} ({total})", moves.len(), s.value, s.nodes);
+        if total >= limit {
+            break;
+        }
+    }
 }
 
 fn tune(rows: u32, cols: u32, args: &[String]) {

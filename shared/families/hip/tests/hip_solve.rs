@@ -541,6 +541,70 @@ fn without_expect_the_job_guesses_from_the_eldest_settled_unit() {
     );
 }
 
+/// The coordinator's job learns the winner from the lemmas of the eldest
+/// unit's search, before any unit is merged: on Double 4x5 (the first
+/// player wins; with nothing settled the job guesses the second) the lemmas
+/// of the eldest root unit's search turn every root unit's waiting into
+/// `--expect first`'s. Lemmas that decide no position of the eldest line,
+/// the same lemmas again, or a job given `--expect` change nothing. Fails
+/// if `observe` ignores the lemmas, reads the wrong positions, or the judge
+/// ignores what was observed.
+#[test]
+fn lemmas_of_the_eldest_line_turn_the_guess() {
+    use orchard_hip::solve::Expect;
+    let p = params(4, 5, true);
+    let with = |e: Expect| {
+        job(&SolveParams {
+            expect: Some(e),
+            ..p.clone()
+        })
+    };
+    let (first, second) = (with(Expect::First), with(Expect::Second));
+    let coordinator = job(&p);
+    let units = coordinator.root_units();
+    let empty = SolveSummary::default();
+    let waits =
+        |j: &HipSolve| -> Vec<bool> { units.iter().map(|u| j.must_wait(&empty, u)).collect() };
+    assert_ne!(
+        waits(&first),
+        waits(&second),
+        "the board tells the guesses apart"
+    );
+    assert_eq!(waits(&coordinator), waits(&second), "nothing observed yet");
+
+    // Lemmas of a unit off the eldest line's first move decide nothing on it.
+    let searched = |unit: &SolveUnit| {
+        let w = job(&p);
+        assert!(w.take(1 << 30).is_empty(), "nothing before the first take");
+        explore_all(&w, vec![unit.clone()], u64::MAX).unwrap();
+        w.take(1 << 30)
+    };
+    let eldest_line =
+        |u: &SolveUnit| coordinator.tree_node(&[]).unwrap().children[0] == u.moves[..1];
+    let off_line = units
+        .iter()
+        .find(|u| !eldest_line(u))
+        .expect("another opening");
+    let off = searched(off_line);
+    assert!(!off.is_empty(), "the other opening's search offers lemmas");
+    assert!(!coordinator.observe(&off), "no position of the eldest line");
+    assert_eq!(waits(&coordinator), waits(&second));
+
+    let eldest = searched(&units[0]);
+    assert!(
+        coordinator.observe(&eldest),
+        "the eldest unit's lemmas decide the line"
+    );
+    assert_eq!(
+        waits(&coordinator),
+        waits(&first),
+        "the guess turned to the first player"
+    );
+    assert!(!coordinator.observe(&eldest), "nothing new the second time");
+    assert!(!second.observe(&eldest), "a job given --expect keeps it");
+    assert_eq!(waits(&second), waits(&with(Expect::Second)));
+}
+
 /// Summaries merge in any order to the same result.
 #[test]
 fn merge_is_order_independent() {

@@ -4,6 +4,7 @@
 //! are thin wrappers over the table; they are kept together because they
 //! are the table's only way in and out of the process.
 
+use super::relevance::{EldestLemmas, LEMMA_GUESS_PLIES};
 use super::HipSolve;
 use crate::table::StampedLemma;
 use orchard_core::{CacheSnapshot, FamilyError, LemmaExchange};
@@ -22,6 +23,24 @@ impl LemmaExchange for HipSolve {
     fn learn(&self, lemmas: &[u8]) -> Result<u64, FamilyError> {
         let entries = crate::lemmas::decode_all(&self.params.board(), lemmas)?;
         Ok(crate::lemmas::learn_into(self.table(), &entries))
+    }
+
+    /// The shallowest position of the eldest line the lemmas decide, for
+    /// the job's own guess of the winner (none with `--expect`). Creates
+    /// no table.
+    fn observe(&self, lemmas: &[u8]) -> bool {
+        if self.params.expect.is_some() {
+            return false;
+        }
+        let Ok(entries) = crate::lemmas::decode_all(&self.params.board(), lemmas) else {
+            return false;
+        };
+        self.eldest_lemmas
+            .get_or_init(|| {
+                let plies = self.params.root_depth() + LEMMA_GUESS_PLIES;
+                EldestLemmas::new(self.game(), plies)
+            })
+            .observe(&entries)
     }
 }
 

@@ -88,7 +88,7 @@ use orchard_core::{
     Capabilities, Exploration, ExploreContext, FamilyError, FamilyReport, Figure, Host, ParamError,
     SearchFamily,
 };
-use relevance::RelevanceCache;
+use relevance::{EldestLemmas, RelevanceCache};
 
 pub use crate::search::{tuned_weights, MoveOrder};
 pub use crate::table::StampedLemma;
@@ -118,6 +118,10 @@ pub struct HipSolve {
     /// [`orchard_core::MootUnits`] (the coordinator asks about every live
     /// unit after each merge).
     relevance: Mutex<Option<std::sync::Arc<RelevanceCache>>>,
+    /// What the workers' lemmas say of the eldest line, for the job's
+    /// guess of the winner: made on first use, by the coordinator's job
+    /// only ([`orchard_core::LemmaExchange::observe`]).
+    eldest_lemmas: OnceLock<EldestLemmas>,
 }
 
 impl HipSolve {
@@ -155,6 +159,7 @@ impl HipSolve {
             table: OnceLock::new(),
             game: OnceLock::new(),
             relevance: Mutex::new(None),
+            eldest_lemmas: OnceLock::new(),
         }
     }
 }

@@ -27,7 +27,9 @@ pub struct SolveParams {
     /// player to move is expected to lose, sibling units are searched side
     /// by side instead of one after another. The answer does not depend on
     /// it; a wrong guess costs speed. Default: the job guesses from the
-    /// units settled so far (a second player's win until one is).
+    /// units settled so far and from the first positions of its principal
+    /// variation that workers have proved (a second player's win until one
+    /// is).
     #[arg(long, value_enum)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,

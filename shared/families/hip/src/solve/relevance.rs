@@ -7,7 +7,7 @@
 //! from exploring.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::eval::Eval;
 use super::explore::narrow;
@@ -15,6 +15,7 @@ use super::game::{Child, Game};
 use super::summary::{Key, SolveSummary, SolveUnit, Window};
 use super::{Expect, HipSolve};
 use crate::search::Pos;
+use crate::table::TableEntry;
 use orchard_core::{MootJudge, MootUnits};
 
 /// A child as [`Relevance`] sees it: P1's interval, and the position (none
@@ -52,8 +53,8 @@ pub(super) struct Relevance {
     /// children are known to be (`explore::narrow`), joined over the
     /// parents (the widest any of them needs).
     pub(super) windows: HashMap<Key, (i8, i8)>,
-    /// The job's own guess of the outcome (see [`Guess`]).
-    guess: Expect,
+    /// What the recorded tree says of the outcome (see [`Guess`]).
+    guess: GuessBasis,
 }
 
 impl Relevance {
@@ -174,7 +175,7 @@ impl Relevance {
             relevant,
             settled,
             windows,
-            guess: guess.outcome(),
+            guess: guess.basis,
         }
     }
 }
@@ -191,10 +192,20 @@ impl Relevance {
 /// usually its parent's). With nothing settled, a second player's win: the
 /// only winner of the standard boards solved beyond 4x5 (5x5, 4x7, 5x6;
 /// 4x6 and 3x8 are draws) and of Double 5x6.
+///
+/// The workers' lemmas go first when they are shallower ([`EldestLemmas`]):
+/// the search of the eldest unit settles the deep positions of the eldest
+/// line within seconds, long before any unit ends.
 struct Guess {
     /// The positions of the eldest line reached so far.
     line: HashSet<Key>,
-    /// The shallowest settled position of the eldest line: depth and value.
+    basis: GuessBasis,
+}
+
+/// What a [`Guess`] is made of, kept with the [`Relevance`] it was found in.
+#[derive(Debug, Clone, Copy, Default)]
+struct GuessBasis {
+    /// The shallowest settled position of the eldest line: stones and value.
     on_line: Option<(u32, i8)>,
     /// Settled eldest children, by value (-1, 0, 1).
     votes: [u32; 3],
@@ -204,34 +215,43 @@ impl Guess {
     fn new(root: Key) -> Guess {
         Guess {
             line: HashSet::from([root]),
-            on_line: None,
-            votes: [0; 3],
+            basis: GuessBasis::default(),
         }
     }
 
     /// Records the eldest child (`child`, with `stones` stones, its value
     /// if settled) of `parent`.
     fn eldest(&mut self, parent: Key, child: Key, stones: u32, value: Option<i8>) {
+        let b = &mut self.basis;
         if self.line.contains(&parent) {
             self.line.insert(child);
             if let Some(v) = value {
-                if self.on_line.is_none_or(|(d, _)| stones < d) {
-                    self.on_line = Some((stones, v));
+                if b.on_line.is_none_or(|(d, _)| stones < d) {
+                    b.on_line = Some((stones, v));
                 }
             }
         }
         if let Some(v) = value {
-            self.votes[(v + 1) as usize] += 1;
+            b.votes[(v + 1) as usize] += 1;
         }
     }
+}
 
-    fn outcome(&self) -> Expect {
+impl GuessBasis {
+    /// The guess, with `lemma` (the shallowest position of the eldest line
+    /// a lemma decided, [`EldestLemmas`]) in place of the recorded tree's
+    /// when it is shallower.
+    fn outcome(&self, lemma: Option<(u32, i8)>) -> Expect {
         let of = |v: i8| match v {
             1 => Expect::First,
             0 => Expect::Draw,
             _ => Expect::Second,
         };
-        if let Some((_, v)) = self.on_line {
+        let on_line = match (self.on_line, lemma) {
+            (Some(r), Some(l)) if l.0 < r.0 => Some(l),
+            (r, l) => r.or(l),
+        };
+        if let Some((_, v)) = on_line {
             return of(v);
         }
         // Ties go to the second player, then to a draw.
@@ -243,6 +263,89 @@ impl Guess {
         } else {
             Expect::Second
         }
+    }
+}
+
+/// The positions of the eldest line (the first move in search order at
+/// every position from the root, to the end of the game), and the
+/// shallowest of them the workers' lemmas decided: what the coordinator's
+/// job learns from [`orchard_core::LemmaExchange::observe`] for its
+/// [`Guess`]. Why: the eldest unit's worker searches the eldest line first
+/// and settles it from the deepest position up, a few seconds a level,
+/// while no unit of a large board ends for minutes; a lemma of the eldest
+/// line at 5 to 12 stones gives the winner on most boards of the ledger
+/// (`docs/notes/hip-across-machines.md`, "The guess from lemmas").
+///
+/// Only the first [`LEMMA_GUESS_PLIES`] positions of the line below the root
+/// units count: deeper, the eldest line's value is too often not the root's.
+pub(super) struct EldestLemmas {
+    /// Each position of the line, by key: its stones.
+    line: HashMap<Key, u32>,
+    /// Where the second player can pair moves from the empty board, "at
+    /// least a draw" decides (as in [`Guess`]).
+    paired: bool,
+    /// The shallowest position of the line a lemma decided: stones, value.
+    shallowest: Mutex<Option<(u32, i8)>>,
+}
+
+/// How many plies below the root units a lemma of the eldest line counts
+/// for the guess. The eldest line's value turns from the root's where a
+/// player's first move in search order is not his best: on Double 5x6
+/// (the second player wins) every position of the line from 6 to 20
+/// stones is a first player's win, from 5 up the second's; on most other
+/// boards of the ledger the line holds the root's value up to 8 stones or
+/// more, on Double 4x9 at no depth measured (`hip_one_core eldest`, in
+/// `docs/notes/hip-across-machines.md`, "The guess from lemmas"). With
+/// root units at 2 stones, 3 plies stop at 5.
+pub(super) const LEMMA_GUESS_PLIES: u32 = 3;
+
+impl EldestLemmas {
+    /// The eldest line of `game` to `max_stones` stones.
+    pub(super) fn new(game: &Game, max_stones: u32) -> EldestLemmas {
+        let mut line = HashMap::new();
+        let mut pos = Pos::EMPTY;
+        while !game.full(&pos) && pos.stones() <= max_stones {
+            line.insert(game.key(&pos).0, pos.stones());
+            let p1 = game.p1_to_move(&pos);
+            let list = game.ordered_moves(&pos, p1);
+            if list.len == 0 {
+                break;
+            }
+            pos = pos.play(&game.board, list.cells[0] as usize, p1);
+        }
+        EldestLemmas {
+            line,
+            paired: game.p1_ceiling(&Pos::EMPTY) == 0,
+            shallowest: Mutex::new(None),
+        }
+    }
+
+    /// Takes in lemmas (checked ones); true if the shallowest decided
+    /// position of the line changed.
+    pub(super) fn observe(&self, lemmas: &[TableEntry]) -> bool {
+        let mut found: Option<(u32, i8)> = None;
+        for e in lemmas {
+            let Some(&stones) = self.line.get(&(e.k1, e.k2)) else {
+                continue;
+            };
+            if (e.lo == e.hi || (self.paired && e.lo == 0)) && found.is_none_or(|(d, _)| stones < d)
+            {
+                found = Some((stones, e.lo));
+            }
+        }
+        let Some(found) = found else {
+            return false;
+        };
+        let mut slot = self.shallowest.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_some_and(|(d, _)| d <= found.0) {
+            return false;
+        }
+        *slot = Some(found);
+        true
+    }
+
+    pub(super) fn shallowest(&self) -> Option<(u32, i8)> {
+        *self.shallowest.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -297,8 +400,9 @@ impl HipSolve {
 impl MootUnits<HipSolve> for HipSolve {
     fn judge(&self, merged: &SolveSummary) -> Box<dyn MootJudge<SolveUnit>> {
         let cache = self.relevance_of(merged);
+        let lemma = self.eldest_lemmas.get().and_then(EldestLemmas::shallowest);
         Box::new(SolveJudge {
-            expect: self.params.expect.unwrap_or(cache.relevance.guess),
+            expect: (self.params.expect).unwrap_or_else(|| cache.relevance.guess.outcome(lemma)),
             paired_root: cache.game.p1_ceiling(&Pos::EMPTY) == 0,
             spread: self.params.spread_speculation,
             cache,
