@@ -198,16 +198,17 @@ impl Scheduler {
         }
     }
 
-    /// After a new judge: running units that were leased as not
-    /// speculative and that the judge now ranks speculative (the family
-    /// revised what it schedules by: `hip-solve`'s guess of the winner
-    /// turned) are asked to split, as many as the job has pending units
-    /// that are not speculative (looked for among the first
-    /// [`MAX_WAIT_CHECKS`] pending). Their workers hand back the rest,
-    /// which waits, and lease the work that need not. Without it a guess
+    /// After a new judge: running units that it ranks more speculative
+    /// than the judge before did (the family revised what it schedules by:
+    /// `hip-solve`'s guess of the winner turned; otherwise a unit's rank
+    /// only falls as its elders settle) are asked to split, each if the
+    /// job has a pending unit ranked below it (looked for among the first
+    /// [`MAX_WAIT_CHECKS`] pending, each counted for one), the most
+    /// speculative first. Their workers hand back the rest, which waits,
+    /// and lease the work that is less speculative. Without it a guess
     /// that turns after the first leases leaves those workers on units
-    /// likely to be moot until they end (`hip-solve` on Double 4x7 at eight
-    /// workers: `docs/notes/hip-across-machines.md`, "The guess from
+    /// likely to be moot until they end (`hip-solve` on Double 4x7 at
+    /// eight workers: `docs/notes/hip-across-machines.md`, "The guess from
     /// lemmas").
     fn yield_speculation(&mut self, job_id: JobId) {
         let Some(job) = self.jobs.get_mut(&job_id) else {
@@ -219,35 +220,38 @@ impl Scheduler {
             if unit.job != job_id || !running || unit.reporting || unit.split_requested {
                 continue;
             }
-            let Some((_, 0)) = unit.speculation else {
-                continue; // leased as speculative, or never ranked
+            let Some((_, before)) = unit.speculation else {
+                continue; // never ranked: leased in plain order
             };
             let rank = job.unit_speculation(unit);
-            if rank > 0 {
+            if rank > before {
                 turned.push((rank, id));
             }
         }
         if turned.is_empty() {
             return;
         }
-        let mut free = 0;
         let first: Vec<UnitId> = (job.pending.iter().take(MAX_WAIT_CHECKS))
             .map(|&(_, uid)| uid)
             .collect();
+        let mut below: Vec<u32> = Vec::new();
         for uid in first {
             let Some(unit) = self.units.get_mut(&uid) else {
                 continue;
             };
-            if unit.lease.is_none() && !unit.reporting && job.unit_speculation(unit) == 0 {
-                free += 1;
-                if free == turned.len() {
-                    break;
-                }
+            if unit.lease.is_none() && !unit.reporting {
+                below.push(job.unit_speculation(unit));
             }
         }
-        // The most speculative first.
+        below.sort_unstable();
+        // The most speculative first, each against the least speculative
+        // pending unit not yet counted.
         turned.sort_unstable_by(|a, b| b.cmp(a));
-        for &(_, id) in turned.iter().take(free) {
+        let mut next = below.into_iter().peekable();
+        for (rank, id) in turned {
+            if next.next_if(|&r| r < rank).is_none() {
+                break;
+            }
             let unit = self.units.get_mut(&id).expect("listed above");
             unit.split_requested = true;
             let holder = unit.lease.as_ref().map(|l| l.worker);

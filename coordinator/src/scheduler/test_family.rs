@@ -19,7 +19,8 @@
 //!
 //! "leaves-moot" takes lemmas of 8 bytes, a leaf number (little-endian),
 //! only to observe them (`LemmaExchange::observe`): units above the lowest
-//! leaf observed wait too, as a family whose guess of the answer turned.
+//! leaf observed wait too, as a family whose guess of the answer turned,
+//! and a unit above both that leaf and the target counts its width twice.
 //!
 //! Written against the `SearchFamily` trait and erased with `Erased`, like
 //! a real family; this is the one file to adapt when that trait changes.
@@ -172,12 +173,8 @@ impl<const MOOT: bool> SearchFamily for Leaves<MOOT> {
 
 impl<const MOOT: bool> MootUnits<Leaves<MOOT>> for Leaves<MOOT> {
     fn judge(&self, merged: &Visited) -> Box<dyn MootJudge<Range>> {
-        let observed = *self.1.lock().unwrap();
         Box::new(LeavesJudge {
-            waits_above: match (self.0.target, observed) {
-                (Some(t), Some(o)) => Some(t.min(o)),
-                (t, o) => t.or(o),
-            },
+            waits_above: [self.0.target, *self.1.lock().unwrap()],
             target_merged: self.0.target.is_some_and(|t| merged.has(t)),
         })
     }
@@ -198,9 +195,11 @@ impl<const MOOT: bool> MootUnits<Leaves<MOOT>> for Leaves<MOOT> {
 }
 
 /// Once `target` is merged every unit is moot; until then the units above
-/// it (or above the lowest leaf observed) wait, by their width.
+/// it (or above the lowest leaf observed) wait, by their width times the
+/// leaves of the two they are above.
 struct LeavesJudge {
-    waits_above: Option<u64>,
+    /// The target and the lowest leaf observed.
+    waits_above: [Option<u64>; 2],
     target_merged: bool,
 }
 
@@ -210,9 +209,10 @@ impl MootJudge<Range> for LeavesJudge {
     }
 
     fn speculation(&self, u: &Range) -> u32 {
-        let waits = self.waits_above.is_some_and(|t| u.lo > t) && !self.target_merged;
-        if waits {
-            u32::try_from(u.hi - u.lo).unwrap_or(u32::MAX).max(1)
+        let above = self.waits_above.iter().flatten().filter(|&&t| u.lo > t);
+        let times = above.count() as u32;
+        if times > 0 && !self.target_merged {
+            u32::try_from(u.hi - u.lo).unwrap_or(u32::MAX).max(1) * times
         } else {
             0
         }

@@ -450,43 +450,49 @@ fn waiting_units_are_leased_least_speculative_first() {
     h.check(job, 40);
 }
 
-/// A guess that turns after the leases: a running unit leased as not
-/// speculative that the new judge ranks speculative is asked to split, as
-/// long as the job has pending work that is not speculative; one the judge
-/// still lets run is not, and nothing is asked before the lemmas are
-/// observed (fails if observing makes no new judge, or if the yield asks
-/// the wrong units or none).
+/// A guess that turns after the leases: running units that the new judge
+/// ranks more speculative than the judge before (one leased as not
+/// speculative, one leased as speculative) are asked to split, each
+/// against a pending unit ranked below it; one whose rank did not rise is
+/// not, and nothing is asked before the lemmas are observed (fails if
+/// observing makes no new judge, or if the yield asks the wrong units or
+/// none).
 #[test]
-fn units_the_turned_guess_makes_speculative_yield() {
+fn units_the_turned_guess_makes_more_speculative_yield() {
     let mut h = Harness::new();
-    let job = h.submit("leaves-moot", 40, 4, None);
-    let (w1, w2) = (h.worker(), h.worker());
+    // 30..40 waits for leaf 25 (rank 10, its width).
+    let job = h.submit("leaves-moot", 40, 4, Some(25));
+    let (w1, w2, w3) = (h.worker(), h.worker(), h.worker());
     let first = h.lease(w1, 1);
     let held = h.lease(w2, 2);
-    let ranges: Vec<_> = held
-        .iter()
-        .map(|(_, p)| super::test_family::range(p))
-        .collect();
-    assert_eq!(
-        ranges.iter().map(|r| (r.lo, r.hi)).collect::<Vec<_>>(),
-        [(10, 20), (20, 30)]
-    );
+    let speculating = h.lease(w3, 1);
+    let ranges = |units: &[(crate::store::UnitId, Vec<u8>)]| -> Vec<(u64, u64)> {
+        let r = units.iter().map(|(_, p)| super::test_family::range(p));
+        r.map(|r| (r.lo, r.hi)).collect()
+    };
+    assert_eq!(ranges(&held), [(10, 20), (20, 30)]);
+    assert_eq!(ranges(&speculating), [(30, 40)]);
     // 0..10 explores two leaves and hands back 2..6 and 6..10, pending and
-    // below what will wait.
+    // ranked 0.
     assert!(h.report(first[0].0, &first[0].1, 2));
-    let running: Vec<_> = held.iter().map(|(id, _)| (*id, 1)).collect();
-    let beat = |h: &mut Harness| h.s.heartbeat(w2, &running, &[]).unwrap().split;
+    let beat = |h: &mut Harness, w, units: &[(crate::store::UnitId, Vec<u8>)]| {
+        let running: Vec<_> = units.iter().map(|(id, _)| (*id, 1)).collect();
+        h.s.heartbeat(w, &running, &[]).unwrap().split
+    };
     h.s.sweep_due_moot();
-    assert!(beat(&mut h).is_empty(), "nothing turned yet");
+    assert!(beat(&mut h, w2, &held).is_empty(), "nothing turned yet");
+    assert!(beat(&mut h, w3, &speculating).is_empty());
 
     let prepared = h.s.lemma_job(job).expect("leaves-moot shares lemmas");
     let exchange = prepared.lemmas().unwrap();
     assert!(exchange.observe(&15u64.to_le_bytes()));
     h.s.lemmas_observed(job);
     h.s.sweep_due_moot();
-    // 20..30 now waits (above 15); 10..20 does not.
-    assert_eq!(beat(&mut h), [held[1].0]);
-    assert_eq!(h.s.counters().speculation_yields, 1);
+    // 20..30 rises from 0 to 10 (above 15), 30..40 from 10 to 20 (above
+    // both); 10..20 stays 0.
+    assert_eq!(beat(&mut h, w2, &held), [held[1].0]);
+    assert_eq!(beat(&mut h, w3, &speculating), [speculating[0].0]);
+    assert_eq!(h.s.counters().speculation_yields, 2);
     // Its rest waits; the worker takes the pending work that need not.
     assert!(h.report(held[1].0, &held[1].1, 1));
     assert_eq!(h.lease_ranges(w2, 2), [(2, 6), (6, 10)]);
