@@ -1,5 +1,6 @@
 //! hip-solve's lemmas, traded between workers through the coordinator: what
-//! is stored, what each worker learns, and the wire's refusals.
+//! is stored, what each worker learns, and the wire's refusals; and what a
+//! job is shown of them (`LemmaExchange::observe`), again after a restart.
 
 use crate::common;
 
@@ -186,4 +187,174 @@ fn workers_trade_lemmas_through_the_coordinator() {
     let s = common::status(&url, job2).unwrap();
     assert_eq!(s["lemma_bytes"], blob.len() as u64, "{s}");
     assert_eq!(lemma_rows(&db), 1);
+}
+
+/// What `restarted_coordinator_shows_its_jobs_their_stored_lemmas`'s family
+/// was shown (`LemmaExchange::observe`), in this test binary.
+static OBSERVED: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+
+/// A family that only observes lemmas (one root unit, never explored here).
+struct Watchful;
+
+impl SearchFamily for Watchful {
+    const NAME: &'static str = "watchful";
+    const ABOUT: &'static str = "a job that observes its lemmas (tests)";
+    type Params = ();
+    type Unit = u8;
+    type Summary = u64;
+
+    fn new(_: (), _: &Host) -> Result<Self, orchard_core::ParamError> {
+        Ok(Watchful)
+    }
+
+    fn root_units(&self) -> Vec<u8> {
+        vec![0]
+    }
+
+    fn explore(
+        &self,
+        _: &u8,
+        _: &orchard_core::ExploreContext<'_>,
+    ) -> Result<orchard_core::Exploration<u64, u8>, orchard_core::FamilyError> {
+        Ok(orchard_core::Exploration::Finished(1))
+    }
+
+    fn merge(&self, into: &mut u64, other: u64) -> Result<(), orchard_core::FamilyError> {
+        *into += other;
+        Ok(())
+    }
+
+    fn nodes(s: &u64) -> u64 {
+        *s
+    }
+
+    fn report(&self, s: &u64) -> orchard_core::FamilyReport {
+        orchard_core::FamilyReport {
+            json: serde_json::json!({ "units": s }),
+            text: Vec::new(),
+            results_lines: Vec::new(),
+        }
+    }
+
+    fn unit_label(&self, u: &u8) -> String {
+        u.to_string()
+    }
+
+    fn capabilities(&self) -> orchard_core::Capabilities<'_, Self> {
+        orchard_core::Capabilities {
+            lemmas: Some(self),
+            ..Default::default()
+        }
+    }
+}
+
+impl LemmaExchange for Watchful {
+    fn take(&self, _: usize) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn check(&self, lemmas: &[u8]) -> Result<(), orchard_core::FamilyError> {
+        match lemmas.is_empty() {
+            true => Err(orchard_core::FamilyError::BadLemmas("empty".into())),
+            false => Ok(()),
+        }
+    }
+
+    fn learn(&self, _: &[u8]) -> Result<u64, orchard_core::FamilyError> {
+        Ok(0)
+    }
+
+    fn observe(&self, lemmas: &[u8]) -> bool {
+        OBSERVED.lock().unwrap().push(lemmas.to_vec());
+        true
+    }
+}
+
+/// A job learns again from its stored lemmas when the coordinator restarts
+/// (what `hip-solve` schedules by, its guess of the winner, would otherwise
+/// be lost: workers never send a lemma twice). A blob a worker uploads over
+/// gRPC is shown to the job once; after a restart on the same database the
+/// job (a new value) is shown it again before anything is served. Fails if
+/// the startup does not read the stored lemmas.
+#[test]
+fn restarted_coordinator_shows_its_jobs_their_stored_lemmas() {
+    use orchard_coordinator::{Coordinator, CoordinatorConfig};
+    use orchard_core::Registry;
+    use orchard_proto::v1::worker_service_client::WorkerServiceClient;
+    use orchard_proto::v1::{RegisterRequest, ShareLemmasRequest};
+    use tokio::sync::watch;
+
+    let dir = TempDir::new("observed-lemmas");
+    let db = dir.path("watchful.db");
+    let config = || CoordinatorConfig::beside(&db, Registry::default().with::<Watchful>());
+    let blob = b"proved by a worker".to_vec();
+    // The first coordinator's runtime, dropped whole with its tasks so that
+    // its store lets go of the database.
+    let first = tokio::runtime::Runtime::new().unwrap();
+    first.block_on(async {
+        let c = Coordinator::open(&db, config()).await.unwrap();
+        let (job, _) = c.submit("watchful", "null", 1).await.unwrap();
+        let (stop, mut stopped) = watch::channel(false);
+        let grpc = Coordinator::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", grpc.local_addr().unwrap());
+        let serving = {
+            let c = c.clone();
+            tokio::spawn(async move {
+                let until = async move {
+                    let _ = stopped.wait_for(|&s| s).await;
+                };
+                c.serve(grpc, until).await.unwrap();
+            })
+        };
+        let mut client = WorkerServiceClient::connect(url).await.unwrap();
+        let worker_id = client
+            .register(RegisterRequest {
+                hostname: "watcher".into(),
+                threads: 1,
+                protocol_version: orchard_proto::PROTOCOL_VERSION,
+                families: vec!["watchful".into()],
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .worker_id;
+        let shared = client
+            .share_lemmas(ShareLemmasRequest {
+                worker_id,
+                job_id: job,
+                lemmas: blob.clone(),
+                source: 7,
+                after: 0,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(shared.stored);
+        assert_eq!(
+            *OBSERVED.lock().unwrap(),
+            std::slice::from_ref(&blob),
+            "shown on upload"
+        );
+        drop(client);
+        stop.send(true).unwrap();
+        serving.await.unwrap();
+    });
+    drop(first);
+
+    OBSERVED.lock().unwrap().clear();
+    let second = tokio::runtime::Runtime::new().unwrap();
+    second.block_on(async {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let _again = loop {
+            match Coordinator::open(&db, config()).await {
+                Ok(c) => break c,
+                // The first store's writer may still be letting go.
+                Err(_) if std::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("cannot reopen the database: {e}"),
+            }
+        };
+        assert_eq!(*OBSERVED.lock().unwrap(), [blob], "shown again at startup");
+    });
 }

@@ -26,7 +26,7 @@ use tonic::{Request, Response, Status};
 use super::{internal, scheduler_status, Shared};
 use crate::identity::PeerIdentity;
 use crate::scheduler::{PendingReport, Report};
-use crate::store::Write;
+use crate::store::{StoreError, Write};
 
 /// The worker-facing service.
 #[derive(Clone)]
@@ -559,6 +559,55 @@ impl WorkerService for Workers {
             more: page.more,
             job_over: false,
         }))
+    }
+}
+
+/// The source no worker is: [`Shared::observe_stored_lemmas`] reads every
+/// worker's blobs (a worker picks its source at random, so one that picked
+/// this would only have its lemmas left unobserved).
+const EVERY_SOURCE: u64 = 0;
+
+impl Shared {
+    /// Shows each running job the lemmas stored with it (see
+    /// `orchard_core::LemmaExchange::observe`), at startup before any
+    /// worker leases: what a job learnt from them before a restart
+    /// (`hip-solve`'s guess of the winner from its eldest line) would
+    /// otherwise be lost, since workers never send a lemma twice, and its
+    /// judge would schedule by less than it knew (and make units yield the
+    /// wrong way). Reads at most the store's window of lemmas per job.
+    pub async fn observe_stored_lemmas(&self) -> Result<(), StoreError> {
+        let jobs: Vec<_> = {
+            let s = self.lock();
+            (s.job_ids().into_iter())
+                .filter_map(|id| s.lemma_job(id).map(|prepared| (id, prepared)))
+                .collect()
+        };
+        for (job_id, prepared) in jobs {
+            let store = self.store.clone();
+            let observed = tokio::task::spawn_blocking(move || -> Result<bool, StoreError> {
+                let Some(exchange) = prepared.lemmas() else {
+                    return Ok(false);
+                };
+                let (mut cursor, mut observed) = (0, false);
+                loop {
+                    let page =
+                        store.lemmas_after(job_id, cursor, EVERY_SOURCE, LEMMA_PAGE_BYTES)?;
+                    for blob in &page.blobs {
+                        observed |= exchange.observe(blob);
+                    }
+                    cursor = page.cursor;
+                    if !page.more {
+                        return Ok(observed);
+                    }
+                }
+            })
+            .await
+            .expect("observing lemmas does not panic")?;
+            if observed {
+                self.lock().lemmas_observed(job_id);
+            }
+        }
+        Ok(())
     }
 }
 
