@@ -341,10 +341,14 @@ fn is_split_candidate(u: &Unit, since: Instant) -> bool {
 /// job's units are explored whole (see `replicas`), and a family may keep
 /// some units whole (`SearchFamily::split_on_idle`).
 fn splits_on_idle(jobs: &BTreeMap<JobId, Job>, u: &Unit) -> bool {
-    jobs.get(&u.job).is_none_or(|j| {
-        j.replicas <= 1
-            && j.aggregate
-                .as_ref()
-                .is_none_or(|a| a.split_on_idle(&u.payload))
-    })
+    jobs.get(&u.job).is_none_or(|j| j.may_split(u))
+}
+
+impl Job {
+    /// Whether `u`, a unit of this job, may be asked to split: never in a
+    /// verified job (its replicas explore whole units, see `replicas`), and
+    /// only where the family lets it (`SearchFamily::split_on_idle`).
+    pub(super) fn may_split(&self, u: &Unit) -> bool {
+        self.replicas <= 1 && (self.aggregate.as_ref()).is_none_or(|a| a.split_on_idle(&u.payload))
+    }
 }

@@ -199,7 +199,7 @@ impl Scheduler {
     }
 
     /// After a new judge: running units that it ranks more speculative
-    /// than the judge before did (the family revised what it schedules by:
+    /// than the judge before did, and that may split (see `Job::may_split`) (the family revised what it schedules by:
     /// `hip-solve`'s guess of the winner turned; otherwise a unit's rank
     /// only falls as its elders settle) are asked to split, each if the
     /// job has a pending unit ranked below it (looked for among the first
@@ -219,6 +219,9 @@ impl Scheduler {
             let running = unit.lease.as_ref().is_some_and(|l| !l.queued);
             if unit.job != job_id || !running || unit.reporting || unit.split_requested {
                 continue;
+            }
+            if !job.may_split(unit) {
+                continue; // a verified job's, or one its family keeps whole
             }
             let Some((_, before)) = unit.speculation else {
                 continue; // never ranked: leased in plain order

@@ -498,6 +498,30 @@ fn units_the_turned_guess_makes_more_speculative_yield() {
     assert_eq!(h.lease_ranges(w2, 2), [(2, 6), (6, 10)]);
 }
 
+/// A unit its family keeps whole (here one leaf) is never asked to yield,
+/// however its rank rises.
+#[test]
+fn a_unit_kept_whole_does_not_yield() {
+    let mut h = Harness::new();
+    // Roots 0..1, 1..3, 3..5, 5..6, 6..8, 8..10, 10..12.
+    let job = h.submit("leaves-moot", 12, 7, None);
+    let (w1, w2) = (h.worker(), h.worker());
+    let first = h.lease(w1, 1);
+    let held = h.lease(w2, 3);
+    assert_eq!(h.s.job(job).unwrap().units_total(), 7);
+    assert!(h.report(first[0].0, &first[0].1, 1));
+    // 1..3 explores one leaf and hands back 2..3: pending, ranked 0.
+    assert!(h.report(held[0].0, &held[0].1, 1));
+    let exchange = h.s.lemma_job(job).unwrap();
+    assert!(exchange.lemmas().unwrap().observe(&4u64.to_le_bytes()));
+    h.s.lemmas_observed(job);
+    h.s.sweep_due_moot();
+    // 5..6 rose from 0 to 1 but is one leaf; 3..5 did not rise.
+    let running: Vec<_> = held[1..].iter().map(|(id, _)| (*id, 1)).collect();
+    assert!(h.s.heartbeat(w2, &running, &[]).unwrap().split.is_empty());
+    assert_eq!(h.s.counters().speculation_yields, 0);
+}
+
 #[test]
 fn a_restart_sweeps_units_made_moot_by_a_committed_report() {
     let mut h = Harness::new();
