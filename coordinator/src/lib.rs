@@ -328,7 +328,7 @@ impl Coordinator {
         if !reopened.is_empty() {
             shared.store.commit(reopened).await?;
         }
-        shared.observe_stored_lemmas().await?;
+        shared.observe_stored_lemmas().await;
         let finished = shared.lock().finished_on_load();
         for f in finished {
             shared.finish(f).await;

@@ -575,7 +575,10 @@ impl Shared {
     /// otherwise be lost, since workers never send a lemma twice, and its
     /// judge would schedule by less than it knew (and make units yield the
     /// wrong way). Reads at most the store's window of lemmas per job.
-    pub async fn observe_stored_lemmas(&self) -> Result<(), StoreError> {
+    /// Lemmas only schedule and save work, so a job whose lemmas cannot be
+    /// read (or whose family fails on them) is logged and left to schedule
+    /// without them: the coordinator still starts.
+    pub async fn observe_stored_lemmas(&self) {
         let jobs: Vec<_> = {
             let s = self.lock();
             (s.job_ids().into_iter())
@@ -584,7 +587,7 @@ impl Shared {
         };
         for (job_id, prepared) in jobs {
             let store = self.store.clone();
-            let observed = tokio::task::spawn_blocking(move || -> Result<bool, StoreError> {
+            let read = tokio::task::spawn_blocking(move || -> Result<bool, StoreError> {
                 let Some(exchange) = prepared.lemmas() else {
                     return Ok(false);
                 };
@@ -601,13 +604,14 @@ impl Shared {
                     }
                 }
             })
-            .await
-            .expect("observing lemmas does not panic")?;
-            if observed {
-                self.lock().lemmas_observed(job_id);
+            .await;
+            match read {
+                Ok(Ok(true)) => self.lock().lemmas_observed(job_id),
+                Ok(Ok(false)) => {}
+                Ok(Err(e)) => tracing::warn!(job = job_id, "its stored lemmas unread: {e}"),
+                Err(e) => tracing::warn!(job = job_id, "observing its stored lemmas failed: {e}"),
             }
         }
-        Ok(())
     }
 }
 
