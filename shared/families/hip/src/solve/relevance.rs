@@ -96,7 +96,7 @@ impl Relevance {
                     let eldest = pos.play(&game.board, list.cells[0] as usize, p1);
                     if !game.full(&eldest) {
                         let (a, b, _) = e.eval(&eldest);
-                        let decided = a == b || (paired && a == 0);
+                        let decided = decides(a, b, paired);
                         guess.eldest(
                             key,
                             game.key(&eldest).0,
@@ -266,6 +266,13 @@ impl GuessBasis {
     }
 }
 
+/// Whether P1's interval `lo..=hi` gives the [`Guess`] a value: exact, or,
+/// where the second player can pair moves from the empty board (`paired`),
+/// at least a draw (all a unit settles there: a draw for the root).
+fn decides(lo: i8, hi: i8, paired: bool) -> bool {
+    lo == hi || (paired && lo == 0)
+}
+
 /// The positions of the eldest line (the first move in search order at
 /// every position from the root, to the end of the game), and the
 /// shallowest of them the workers' lemmas decided: what the coordinator's
@@ -328,8 +335,7 @@ impl EldestLemmas {
             let Some(&stones) = self.line.get(&(e.k1, e.k2)) else {
                 continue;
             };
-            if (e.lo == e.hi || (self.paired && e.lo == 0)) && found.is_none_or(|(d, _)| stones < d)
-            {
+            if decides(e.lo, e.hi, self.paired) && found.is_none_or(|(d, _)| stones < d) {
                 found = Some((stones, e.lo));
             }
         }
