@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use orchard_core::{Host, PreparedJob, Registry};
+use orchard_core::{FamilyError, Host, PreparedJob, Registry};
 use orchard_proto::access::TokenCheck;
 use orchard_proto::v1::job_service_server::JobServiceServer;
 use orchard_proto::v1::worker_service_server::WorkerServiceServer;
@@ -264,6 +264,13 @@ impl Coordinator {
     /// A job's answer, final or so far; `None`: no such job.
     pub fn answer(&self, job_id: u64) -> Option<JobAnswer> {
         self.shared.lock().answer(job_id)
+    }
+
+    /// Shows a running job lemmas proved in this process, neither stored
+    /// nor sent to any worker (see [`Shared::observe_lemmas`]): for an
+    /// embedding whose workers share one in-process table. Blocking.
+    pub fn observe_lemmas(&self, job_id: u64, lemmas: &[u8]) -> Result<bool, FamilyError> {
+        self.shared.observe_lemmas(job_id, lemmas)
     }
 
     /// How long ago the last unit report of a job was applied.

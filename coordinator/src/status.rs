@@ -103,6 +103,10 @@ pub struct JobStatus {
     /// Bytes of lemmas the job holds for its workers to share: its newest,
     /// at most the coordinator's lemma store a job.
     pub lemma_bytes: u64,
+    /// Blobs of its workers' lemmas that changed what the job schedules by
+    /// (`orchard_core::LemmaExchange::observe`; `hip-solve`: its guess of
+    /// the winner), since the coordinator started.
+    pub lemmas_observed: u64,
     pub nodes_per_second: f64,
     /// The job-wide bound (for `hc`, the best length found so far).
     pub bound: u64,
@@ -164,6 +168,7 @@ macro_rules! job_status_with_state {
             nodes: $s.nodes,
             nodes_discarded: $s.nodes_discarded,
             lemma_bytes: $s.lemma_bytes,
+            lemmas_observed: $s.lemmas_observed,
             bound: $s.bound,
             nodes_per_second: $s.nodes_per_second,
             created_unix_ms: $s.created_unix_ms,
@@ -227,6 +232,7 @@ impl JobAnswer {
         obj.insert("state".into(), s.state.as_str().into());
         obj.insert("nodes_discarded".into(), s.nodes_discarded.into());
         obj.insert("lemma_bytes".into(), s.lemma_bytes.into());
+        obj.insert("lemmas_observed".into(), s.lemmas_observed.into());
         obj.insert("replicas".into(), s.replicas.into());
         if s.replicas > 1 {
             obj.insert("verified_units".into(), s.verified_units.into());
@@ -299,6 +305,7 @@ mod tests {
             nodes: 12345,
             nodes_discarded: 6,
             lemma_bytes: 7,
+            lemmas_observed: 3,
             nodes_per_second: 1.5,
             bound: 23,
             live_workers: 2,
@@ -355,6 +362,7 @@ mod tests {
             "nodes",
             "nodes_discarded",
             "lemma_bytes",
+            "lemmas_observed",
             "nodes_per_second",
             "bound",
             "live_workers",

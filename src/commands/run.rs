@@ -13,7 +13,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use orchard_coordinator::{
     Coordinator, CoordinatorConfig, CoordinatorError, JobAnswer, JobState, JobStatus,
 };
-use orchard_core::Registry;
+use orchard_core::{FamilyError, Registry};
+use orchard_proto::MAX_LEMMA_UPLOAD_BYTES;
 use orchard_worker::{run_worker, OpenJobs, WorkerConfig, WorkerError, WorkerStats};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -71,12 +72,13 @@ pub async fn run(args: RunArgs, family: FamilyChoice, registry: Registry) -> Cli
     if !args.json && initial.state == JobState::Running {
         announce(&run, &initial, &db, workers);
     }
-    let mut saver = None;
+    let (mut saver, mut observer) = (None, None);
     if initial.state == JobState::Running {
         // One set of open jobs for all local workers: they share each job's
         // in-process state (the hip-solve table).
         saver = open_jobs.spawn_saver();
         cluster.start_workers(workers, &open_jobs);
+        observer = Some(spawn_lemma_observer(&coordinator, &open_jobs, &initial));
     }
 
     let interrupted = match follow_progress(&coordinator, job_id, args.json, &cluster).await {
@@ -88,8 +90,8 @@ pub async fn run(args: RunArgs, family: FamilyChoice, registry: Registry) -> Cli
     };
     let answer = coordinator.answer(job_id).ok_or("job vanished")?;
     let since_last_report = coordinator.since_last_report(job_id);
-    if let Some(saver) = saver {
-        saver.abort();
+    for task in saver.into_iter().chain(observer) {
+        task.abort();
     }
     if interrupted {
         cluster.stop().await;
@@ -113,6 +115,66 @@ pub async fn run(args: RunArgs, family: FamilyChoice, registry: Registry) -> Cli
     }
     cluster.stop().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// How often the run shows its job the lemmas its local workers proved: as
+/// often as a remote worker trades its own (`orchard_worker`'s lemma loop).
+const LEMMA_OBSERVE_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Shows the job the lemmas its local workers prove, four times a second,
+/// until aborted. They share one table and so trade none (nothing is
+/// stored), yet the job schedules by them as by a remote worker's:
+/// `hip-solve` guesses the winner from its eldest line's values long
+/// before a unit reports (docs/notes/hip-across-machines.md, "The guess
+/// from lemmas"). Best effort: lemmas only order the search, so a blob
+/// the job refuses is logged and the next round goes on.
+fn spawn_lemma_observer(
+    coordinator: &Coordinator,
+    jobs: &Arc<OpenJobs>,
+    job: &JobStatus,
+) -> JoinHandle<()> {
+    let (coordinator, jobs) = (coordinator.clone(), jobs.clone());
+    let (job_id, family, params) = (job.job_id, job.family.clone(), job.params_json.clone());
+    tokio::spawn(async move {
+        let mut interval = tokio::time::interval(LEMMA_OBSERVE_INTERVAL);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            // Open once a local worker has leased a unit of the job.
+            let Some(prepared) = jobs.get(&family, &params) else {
+                continue;
+            };
+            if prepared.lemmas().is_none() {
+                return;
+            }
+            let coordinator = coordinator.clone();
+            let shown = tokio::task::spawn_blocking(move || -> Result<(), FamilyError> {
+                let Some(exchange) = prepared.lemmas() else {
+                    return Ok(());
+                };
+                loop {
+                    let blob = exchange.take(MAX_LEMMA_UPLOAD_BYTES);
+                    if blob.is_empty() {
+                        return Ok(());
+                    }
+                    coordinator.observe_lemmas(job_id, &blob)?;
+                    if blob.len() < MAX_LEMMA_UPLOAD_BYTES / 2 {
+                        return Ok(());
+                    }
+                }
+            })
+            .await;
+            match shown {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    tracing::warn!(job = job_id, "local lemmas not shown to the job: {e}")
+                }
+                Err(e) => {
+                    tracing::warn!(job = job_id, "showing local lemmas to the job failed: {e}")
+                }
+            }
+        }
+    })
 }
 
 /// How many local workers: `--workers`, else one per core.

@@ -291,7 +291,7 @@ fn restarted_coordinator_shows_its_jobs_their_stored_lemmas() {
     // The first coordinator's runtime, dropped whole with its tasks so that
     // its store lets go of the database.
     let first = tokio::runtime::Runtime::new().unwrap();
-    first.block_on(async {
+    let job = first.block_on(async {
         let c = Coordinator::open(&db, config()).await.unwrap();
         let (job, _) = c.submit("watchful", "null", 1).await.unwrap();
         let (stop, mut stopped) = watch::channel(false);
@@ -338,6 +338,7 @@ fn restarted_coordinator_shows_its_jobs_their_stored_lemmas() {
         drop(client);
         stop.send(true).unwrap();
         serving.await.unwrap();
+        job
     });
     drop(first);
 
@@ -345,7 +346,7 @@ fn restarted_coordinator_shows_its_jobs_their_stored_lemmas() {
     let second = tokio::runtime::Runtime::new().unwrap();
     second.block_on(async {
         let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        let _again = loop {
+        let again = loop {
             match Coordinator::open(&db, config()).await {
                 Ok(c) => break c,
                 // The first store's writer may still be letting go.
@@ -355,6 +356,51 @@ fn restarted_coordinator_shows_its_jobs_their_stored_lemmas() {
                 Err(e) => panic!("cannot reopen the database: {e}"),
             }
         };
-        assert_eq!(*OBSERVED.lock().unwrap(), [blob], "shown again at startup");
+        assert_eq!(
+            *OBSERVED.lock().unwrap(),
+            std::slice::from_ref(&blob),
+            "shown again at startup"
+        );
+        let observed = |c: &Coordinator| c.status(job).unwrap().lemmas_observed;
+        assert_eq!(observed(&again), 1);
+
+        // Lemmas proved in the coordinator's own process (`orchard run`'s
+        // local workers): checked, shown, counted, never stored.
+        assert!(again.observe_lemmas(job, b"").is_err(), "checked first");
+        assert!(again.observe_lemmas(job, b"proved here").unwrap());
+        assert!(!again.observe_lemmas(job + 1, b"no such job").unwrap());
+        assert_eq!(
+            *OBSERVED.lock().unwrap(),
+            [blob.clone(), b"proved here".to_vec()]
+        );
+        assert_eq!(observed(&again), 2);
+        assert_eq!(again.status(job).unwrap().lemma_bytes, blob.len() as u64);
     });
+}
+
+/// `orchard run`'s local workers share one table and trade no lemmas, yet
+/// the run shows its job what they prove, as a cluster's coordinator is
+/// shown its workers' uploads: a 5x5 job's guess of the winner learns from
+/// its eldest line (`lemmas_observed`), and nothing is stored. Fails if the
+/// run does not show the job its local lemmas (no other worker could).
+#[test]
+fn a_local_run_shows_its_job_the_lemmas_its_workers_prove() {
+    let dir = TempDir::new("locallemmas");
+    let db = dir.path("run.db");
+    let r = common::run_json(&[
+        "run",
+        "hip-solve",
+        "--rows",
+        "5",
+        "--cols",
+        "5",
+        "--workers",
+        "2",
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r["winner"], 2, "table B: the second player wins 5x5; {r}");
+    assert!(r["lemmas_observed"].as_u64().unwrap() >= 1, "{r}");
+    assert_eq!(r["lemma_bytes"], 0, "nothing stored: {r}");
 }

@@ -88,6 +88,14 @@ impl OpenJobs {
         Ok(job)
     }
 
+    /// The job of `family` with these parameters if it is open here (never
+    /// opened by this call, which would load its cache).
+    pub fn get(&self, family: &str, params_json: &str) -> Option<Arc<dyn PreparedJob>> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.get(&(family.to_string(), params_json.to_string()))
+            .cloned()
+    }
+
     /// Closes the open jobs nobody else holds, saving their caches first.
     fn close_idle(&self, open: &mut HashMap<(String, String), Arc<dyn PreparedJob>>) {
         let idle: Vec<(String, String)> = open

@@ -129,6 +129,7 @@ mod tests {
             nodes: 12345,
             nodes_discarded: 0,
             lemma_bytes: 0,
+            lemmas_observed: 0,
             nodes_per_second: 2.5,
             bound: 0,
             live_workers: 1,

@@ -212,6 +212,7 @@ mod tests {
             nodes,
             nodes_discarded: 0,
             lemma_bytes: 0,
+            lemmas_observed: 0,
             nodes_per_second: 100.0,
             bound: 0,
             live_workers: 1,

@@ -72,6 +72,7 @@ impl Scheduler {
             nodes,
             nodes_discarded: job.nodes_discarded,
             lemma_bytes: job.lemma_bytes,
+            lemmas_observed: job.observations,
             bound: job.bound,
             nodes_per_second: if job.state == JobState::Running {
                 job.rate.rate()

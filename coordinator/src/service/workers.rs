@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use orchard_core::FamilyError;
+use orchard_core::{FamilyError, PreparedJob};
 use orchard_proto::v1::worker_service_server::WorkerService;
 use orchard_proto::v1::*;
 use orchard_proto::{LEMMA_PAGE_BYTES, MAX_LEMMA_UPLOAD_BYTES, PROTOCOL_VERSION};
@@ -509,15 +509,8 @@ impl WorkerService for Workers {
         let mut stored = false;
         if !r.lemmas.is_empty() {
             let (prepared, lemmas) = (prepared.clone(), r.lemmas);
-            let (lemmas, observed) = tokio::task::spawn_blocking(move || match prepared.lemmas() {
-                Some(exchange) => exchange.check(&lemmas).map(|()| {
-                    let observed = exchange.observe(&lemmas);
-                    (lemmas, observed)
-                }),
-                None => Err(FamilyError::BadLemmas(format!(
-                    "family {} shares no lemmas",
-                    prepared.family()
-                ))),
+            let (lemmas, observed) = tokio::task::spawn_blocking(move || {
+                check_and_observe(prepared.as_ref(), &lemmas).map(|observed| (lemmas, observed))
             })
             .await
             .map_err(|e| Status::internal(e.to_string()))?
@@ -562,12 +555,40 @@ impl WorkerService for Workers {
     }
 }
 
+/// Checks a blob of lemmas for its job and shows it to the job (see
+/// `orchard_core::LemmaExchange`): whether the job's schedule may have
+/// changed. A malformed blob is refused before the job sees any of it.
+fn check_and_observe(prepared: &dyn PreparedJob, lemmas: &[u8]) -> Result<bool, FamilyError> {
+    let exchange = prepared.lemmas().ok_or_else(|| {
+        FamilyError::BadLemmas(format!("family {} shares no lemmas", prepared.family()))
+    })?;
+    exchange.check(lemmas)?;
+    Ok(exchange.observe(lemmas))
+}
+
 /// The source no worker is: [`Shared::observe_stored_lemmas`] reads every
 /// worker's blobs (a worker picks its source at random, so one that picked
 /// this would only have its lemmas left unobserved).
 const EVERY_SOURCE: u64 = 0;
 
 impl Shared {
+    /// Shows a running job lemmas proved in this process, without storing
+    /// them or handing them to any worker: `orchard run`'s local workers
+    /// share one table, so they trade no lemmas, and the job schedules by
+    /// them all the same (`hip-solve`'s guess of the winner). Blocking (the
+    /// family reads the whole blob): call it off the async runtime.
+    /// `Ok(false)`: the job is not running, or learnt nothing from them.
+    pub fn observe_lemmas(&self, job_id: u64, lemmas: &[u8]) -> Result<bool, FamilyError> {
+        let Some(prepared) = self.lock().lemma_job(job_id) else {
+            return Ok(false);
+        };
+        let observed = check_and_observe(prepared.as_ref(), lemmas)?;
+        if observed {
+            self.lock().lemmas_observed(job_id);
+        }
+        Ok(observed)
+    }
+
     /// Shows each running job the lemmas stored with it (see
     /// `orchard_core::LemmaExchange::observe`), at startup before any
     /// worker leases: what a job learnt from them before a restart
