@@ -29,8 +29,8 @@
 mod packed;
 mod wide;
 
-use crate::search::LEMMA_MIN_NODES;
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::search::{BUSY_MIN_WEIGHT, LEMMA_MIN_NODES};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use super::board::Board;
@@ -143,7 +143,15 @@ pub struct Table {
     lemma_min_nodes: u64,
     /// Lemmas proven since the last [`Table::take_lemmas`], oldest first.
     outbox: Mutex<Vec<StampedLemma>>,
+    /// How many searches are inside each position now, by a hash of its
+    /// key ([`Table::enter`]): positions of at least `busy_weight` only.
+    busy: Box<[AtomicU8]>,
+    busy_weight: u32,
 }
+
+/// Slots of [`Table`]'s busy marks, 1 MiB: two positions in one slot only
+/// defer a move needlessly (a search's own ancestors are about 20 of them).
+const BUSY_SLOTS: usize = 1 << 20;
 
 /// At most this many lemmas wait in a table's outbox (32 MiB, 20 on the
 /// wire); a worker takes them every few seconds, so the cap only matters
@@ -296,7 +304,61 @@ impl Table {
             sharing: AtomicBool::new(false),
             lemma_min_nodes: LEMMA_MIN_NODES,
             outbox: Mutex::new(Vec::new()),
+            busy: (0..BUSY_SLOTS).map(|_| AtomicU8::new(0)).collect(),
+            busy_weight: BUSY_MIN_WEIGHT,
         }
+    }
+
+    /// The fewest [`crate::last_moves::plain_weight`] of a position whose
+    /// searches mark it busy ([`BUSY_MIN_WEIGHT`] unless set otherwise).
+    #[inline(always)]
+    pub fn busy_weight(&self) -> u32 {
+        self.busy_weight
+    }
+
+    /// The table with [`Table::busy_weight`] set, before any search uses
+    /// it (`u32::MAX`: no busy marks).
+    #[cfg(test)]
+    pub(crate) fn with_busy_weight(mut self, weight: u32) -> Table {
+        self.busy_weight = weight;
+        self
+    }
+
+    /// A key's slot of the busy marks: the top 20 bits of a multiplicative
+    /// hash (the table's own index bits would make a position's slot and
+    /// its bucket collide together).
+    #[inline(always)]
+    fn busy_slot(k1: u64, k2: u64) -> usize {
+        ((k1 ^ k2.rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44) as usize
+    }
+
+    /// A search enters the position of key `(k1, k2)`; it calls
+    /// [`Table::leave`] once for it, however it returns. Up to 255 searches
+    /// at once in one slot.
+    #[inline(always)]
+    pub fn enter(&self, k1: u64, k2: u64) {
+        self.busy[Self::busy_slot(k1, k2)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A search leaves it.
+    #[inline(always)]
+    pub fn leave(&self, k1: u64, k2: u64) {
+        self.busy[Self::busy_slot(k1, k2)].fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Every busy mark now, summed over the slots.
+    #[cfg(test)]
+    pub(crate) fn busy_marks(&self) -> u64 {
+        self.busy
+            .iter()
+            .map(|b| u64::from(b.load(Ordering::Relaxed)))
+            .sum()
+    }
+
+    /// Whether some search is inside the position now.
+    #[inline(always)]
+    pub fn is_busy(&self, k1: u64, k2: u64) -> bool {
+        self.busy[Self::busy_slot(k1, k2)].load(Ordering::Relaxed) != 0
     }
 
     /// The part of the table a place is in.
