@@ -65,27 +65,29 @@ impl OpenJobs {
     }
 
     /// The job of `family` with these parameters: the open one, or a new one.
+    /// Blocks while another caller opens a job (its cache may take a minute
+    /// to load), off the async runtime's threads when called on one.
     pub fn open(
         &self,
         family: &str,
         params_json: &str,
     ) -> Result<Arc<dyn PreparedJob>, FamilyError> {
-        let key = (family.to_string(), params_json.to_string());
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(job) = open.get(&key) {
-            return Ok(job.clone());
-        }
-        let job = self
-            .families
-            .by_name(family)?
-            .prepare(params_json, &self.host)?;
-        // Under the lock: the job's threads wait for its cache to be warm.
         blocking(|| {
+            let key = (family.to_string(), params_json.to_string());
+            let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(job) = open.get(&key) {
+                return Ok(job.clone());
+            }
+            let job = self
+                .families
+                .by_name(family)?
+                .prepare(params_json, &self.host)?;
+            // Under the lock: the job's threads wait for its cache to be warm.
             self.close_idle(&mut open);
-            self.restore(job.as_ref())
-        });
-        open.insert(key, job.clone());
-        Ok(job)
+            self.restore(job.as_ref());
+            open.insert(key, job.clone());
+            Ok(job)
+        })
     }
 
     /// The job of `family` with these parameters if it is open here (never

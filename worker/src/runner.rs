@@ -197,20 +197,32 @@ impl State {
     }
 
     pub(crate) fn job(&self, lease: &UnitLease) -> Result<Arc<JobHandle>, String> {
-        let busy = running_jobs(&self.running.lock().unwrap());
-        let mut jobs = self.jobs.lock().unwrap();
-        if let Some(j) = jobs.get(&lease.job_id) {
+        let known = |jobs: &HashMap<u64, Arc<JobHandle>>| {
+            let j = jobs.get(&lease.job_id)?;
             j.bound.fetch_max(lease.bound, Ordering::Relaxed);
-            return Ok(j.clone());
+            Some(j.clone())
+        };
+        if let Some(j) = known(&self.jobs.lock().unwrap()) {
+            return Ok(j);
         }
         // A job new here: let go of the jobs with no unit running here, so
         // that `OpenJobs` can close them (and free, say, their tables).
-        jobs.retain(|id, _| busy.contains(id));
+        {
+            let busy = running_jobs(&self.running.lock().unwrap());
+            self.jobs.lock().unwrap().retain(|id, _| busy.contains(id));
+        }
+        // Opened without the lock on `jobs`, which the heartbeat takes: a
+        // job's cache may load for longer than a lease lasts.
         let prepared = self
             .config
             .jobs
             .open(&lease.family, &lease.params_json)
             .map_err(|e| e.to_string())?;
+        let mut jobs = self.jobs.lock().unwrap();
+        // Another slot may have opened it meanwhile: one handle a job.
+        if let Some(j) = known(&jobs) {
+            return Ok(j);
+        }
         let handle = Arc::new(JobHandle {
             prepared,
             bound: Arc::new(AtomicU64::new(lease.bound)),

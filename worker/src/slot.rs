@@ -202,25 +202,14 @@ struct Landed {
 /// Starts exploring one leased unit on the pool.
 fn launch(state: &Arc<State>, lease: UnitLease) -> Launched {
     let unit_id = lease.unit_id;
-    let job = match state.job(&lease) {
-        Ok(j) => j,
-        Err(e) => {
-            return Launched::Failed {
-                unit_id,
-                bound: lease.bound,
-                error: format!("cannot load job {}: {e}", lease.job_id),
-            }
-        }
-    };
     let stop = Arc::new(AtomicBool::new(state.stopping.load(Ordering::SeqCst)));
     let progress = Arc::new(AtomicU64::new(0));
     let cancelled = Arc::new(AtomicBool::new(false));
     let pieces = Arc::new(AtomicU32::new(0));
-    state
-        .config
-        .metrics
-        .units_running
-        .fetch_add(1, Ordering::Relaxed);
+    // Running from here, before its job is opened: opening a job may load
+    // a large cache first (a 16 GiB hip-solve table restores for longer
+    // than a lease lasts), and the heartbeat renews only the units listed
+    // here.
     state.running.lock().unwrap().insert(
         unit_id,
         Running {
@@ -231,6 +220,22 @@ fn launch(state: &Arc<State>, lease: UnitLease) -> Launched {
             pieces: pieces.clone(),
         },
     );
+    let job = match state.job(&lease) {
+        Ok(j) => j,
+        Err(e) => {
+            state.running.lock().unwrap().remove(&unit_id);
+            return Launched::Failed {
+                unit_id,
+                bound: lease.bound,
+                error: format!("cannot load job {}: {e}", lease.job_id),
+            };
+        }
+    };
+    state
+        .config
+        .metrics
+        .units_running
+        .fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = oneshot::channel();
     let stopped = stop.clone();
     let budget = lease.node_budget.max(1);

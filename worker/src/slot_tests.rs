@@ -7,7 +7,7 @@
 //! tests of the process, which run in parallel.
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -83,6 +83,55 @@ impl SearchFamily for Gate {
             text: Vec::new(),
             results_lines: Vec::new(),
         }
+    }
+}
+
+/// Whether a [`SlowOpen`] job is being opened, and whether it may finish.
+static OPENING: AtomicBool = AtomicBool::new(false);
+static OPENED: AtomicBool = AtomicBool::new(false);
+
+/// [`Gate`]'s units, in a job that takes until its test says to open (as a
+/// job whose large cache loads for longer than a lease lasts).
+struct SlowOpen;
+
+impl SearchFamily for SlowOpen {
+    const NAME: &'static str = "slow-open";
+    const ABOUT: &'static str = "a job that opens when its test says";
+    type Params = ();
+    type Unit = u64;
+    type Summary = u64;
+
+    fn new(_: (), _: &Host) -> Result<Self, ParamError> {
+        OPENING.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !OPENED.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(SlowOpen)
+    }
+
+    fn root_units(&self) -> Vec<u64> {
+        Vec::new()
+    }
+
+    fn explore(
+        &self,
+        unit: &u64,
+        ctx: &ExploreContext<'_>,
+    ) -> Result<Exploration<u64, u64>, FamilyError> {
+        Gate.explore(unit, ctx)
+    }
+
+    fn merge(&self, into: &mut u64, other: u64) -> Result<(), FamilyError> {
+        Gate.merge(into, other)
+    }
+
+    fn nodes(summary: &u64) -> u64 {
+        *summary
+    }
+
+    fn report(&self, summary: &u64) -> FamilyReport {
+        Gate.report(summary)
     }
 }
 
@@ -187,7 +236,7 @@ fn worker() -> (Arc<State>, Arc<Fake>, Arc<Semaphore>) {
     let config = WorkerConfig {
         coordinator: "http://127.0.0.1:9".to_string(),
         jobs: Arc::new(OpenJobs::new(
-            Registry::default().with::<Gate>(),
+            Registry::default().with::<Gate>().with::<SlowOpen>(),
             Host::default(),
         )),
         threads: 1,
@@ -455,4 +504,33 @@ fn beyond_keeps_every_lease_within_the_count() {
     assert!(extra.is_empty());
     let (kept, extra) = beyond(Vec::new(), 2, "report");
     assert!(kept.is_empty() && extra.is_empty());
+}
+
+/// Opening a job may take longer than a lease lasts (a large cache
+/// loading). Meanwhile its unit is listed as running, which the heartbeat
+/// renews, and the worker's jobs are not locked, which the heartbeat reads;
+/// once open, the unit runs and is reported. Fails if the unit is listed
+/// only once its job is open, or the job is opened under the lock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_unit_whose_job_is_opening_is_running_and_its_worker_heartbeats() {
+    let (state, fake, slots) = worker();
+    let permit = slots.clone().try_acquire_owned().expect("a free slot");
+    let mut slow = lease(91);
+    slow.family = SlowOpen::NAME.to_string();
+    slow.job_id = 2;
+    let starter = state.clone();
+    tokio::spawn(async move { start_unit(&starter, slow, permit) });
+    until("the job is opening", || OPENING.load(Ordering::SeqCst)).await;
+    assert!(
+        running(&state, 91),
+        "listed for the heartbeat while its job opens"
+    );
+    assert!(
+        state.jobs.try_lock().is_ok(),
+        "the worker's jobs are not locked while one opens"
+    );
+    OPENED.store(true, Ordering::SeqCst);
+    finish(91);
+    slot_freed(&slots).await;
+    assert_eq!(fake.reported(), [91]);
 }
