@@ -355,7 +355,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         ),
         counter(
             "orchard_speculation_yields_total",
-            "Running units asked to split because the job's judge came to rank them speculative (its guess turned).",
+            "Leased units that yielded because the job's judge came to rank them speculative (its guess turned): running ones asked to split, ones leased ahead put back.",
             c.speculation_yields,
         ),
         counter(

@@ -99,8 +99,9 @@ pub struct Counters {
     pub units_cancelled: u64,
     /// Units leased narrowed (see `orchard_core::MootJudge::narrow`).
     pub units_narrowed: u64,
-    /// Running units asked to split because a new judge ranked them
-    /// speculative (see `Scheduler::yield_speculation`).
+    /// Leased units that yielded because a new judge ranked them more
+    /// speculative: running ones asked to split, ones leased ahead put back
+    /// (see `Scheduler::yield_speculation`).
     pub speculation_yields: u64,
     /// Units a family said its answer still needed once a job had no unit
     /// left (see `orchard_core::MootUnits::still_needed`): a safety net

@@ -198,14 +198,16 @@ impl Scheduler {
         }
     }
 
-    /// After a new judge: running units that it ranks more speculative
-    /// than the judge before did, and that may split (see `Job::may_split`) (the family revised what it schedules by:
+    /// After a new judge: leased units that it ranks more speculative than
+    /// the judge before did (the family revised what it schedules by:
     /// `hip-solve`'s guess of the winner turned; otherwise a unit's rank
-    /// only falls as its elders settle) are asked to split, each if the
-    /// job has a pending unit ranked below it (looked for among the first
+    /// only falls as its elders settle) yield, each if the job has a
+    /// pending unit ranked below it (looked for among the first
     /// [`MAX_WAIT_CHECKS`] pending, each counted for one), the most
-    /// speculative first. Their workers hand back the rest, which waits,
-    /// and lease the work that is less speculative. Without it a guess
+    /// speculative first. A running unit that may split (see
+    /// `Job::may_split`) is asked to: its worker hands back the rest, which
+    /// waits, and leases the work that is less speculative. A unit leased
+    /// ahead and not started goes back to pending whole. Without it a guess
     /// that turns after the first leases leaves those workers on units
     /// likely to be moot until they end (`hip-solve` on Double 4x7 at
     /// eight workers: `docs/notes/hip-across-machines.md`, "The guess from
@@ -216,11 +218,13 @@ impl Scheduler {
         };
         let mut turned: Vec<(u32, UnitId)> = Vec::new();
         for (&id, unit) in self.units.iter_mut() {
-            let running = unit.lease.as_ref().is_some_and(|l| !l.queued);
-            if unit.job != job_id || !running || unit.reporting || unit.split_requested {
+            let Some(queued) = unit.lease.as_ref().map(|l| l.queued) else {
+                continue;
+            };
+            if unit.job != job_id || unit.reporting || unit.split_requested {
                 continue;
             }
-            if !job.may_split(unit) {
+            if !queued && !job.may_split(unit) {
                 continue; // a verified job's, or one its family keeps whole
             }
             let Some((_, before)) = unit.speculation else {
@@ -256,6 +260,21 @@ impl Scheduler {
                 break;
             }
             let unit = self.units.get_mut(&id).expect("listed above");
+            if let Some(lease) = unit.lease.take_if(|l| l.queued) {
+                // Leased ahead and not started: back to pending whole; the
+                // worker's next heartbeat tells it to drop it
+                // (`renew_queued`), and if it started it meanwhile, the
+                // heartbeat adopts it back.
+                if let Some(w) = self.workers.get_mut(&lease.worker) {
+                    w.units.remove(&id);
+                }
+                if let Some(job) = self.jobs.get_mut(&job_id) {
+                    job.units_leased = job.units_leased.saturating_sub(1);
+                    job.pending.insert((unit.position.clone(), id));
+                }
+                self.counters.speculation_yields += 1;
+                continue;
+            }
             unit.split_requested = true;
             let holder = unit.lease.as_ref().map(|l| l.worker);
             if let Some(w) = holder.and_then(|w| self.workers.get(&w)) {

@@ -498,6 +498,47 @@ fn units_the_turned_guess_makes_more_speculative_yield() {
     assert_eq!(h.lease_ranges(w2, 2), [(2, 6), (6, 10)]);
 }
 
+/// A unit leased ahead (queued, not started) that the turned guess ranks
+/// more speculative goes back to pending whole, if a pending unit ranks
+/// below it: the worker's next heartbeat tells it to drop it, and the unit
+/// is leased again after the less speculative work (fails if only running
+/// units yield).
+#[test]
+fn a_queued_unit_the_turned_guess_makes_more_speculative_goes_back() {
+    let mut h = Harness::new();
+    // 30..40 waits for leaf 25 (rank 10, its width).
+    let job = h.submit("leaves-moot", 40, 4, Some(25));
+    let (w1, w2) = (h.worker(), h.worker());
+    let first = h.lease(w1, 1);
+    let running = h.lease(w2, 1);
+    let (ahead, writes) = h.s.lease_ahead(w2, 1);
+    h.store.apply(&writes);
+    let ahead = ahead[0].unit_id;
+    assert_eq!(super::test_family::range(&running[0].1).lo, 10);
+    // 0..10 explores two leaves and hands back 2..6 and 6..10, ranked 0.
+    assert!(h.report(first[0].0, &first[0].1, 2));
+    h.s.sweep_due_moot();
+    assert!(
+        h.s.renew_queued(w2, &[ahead]).is_empty(),
+        "nothing turned yet"
+    );
+
+    let prepared = h.s.lemma_job(job).unwrap();
+    assert!(prepared.lemmas().unwrap().observe(&15u64.to_le_bytes()));
+    h.s.lemmas_observed(job);
+    h.s.sweep_due_moot();
+    // 20..30 rose from 0 to 10; 10..20, running, stays 0.
+    assert_eq!(h.s.renew_queued(w2, &[ahead]), [ahead], "to drop");
+    assert!(h
+        .s
+        .heartbeat(w2, &[(running[0].0, 1)], &[])
+        .unwrap()
+        .split
+        .is_empty());
+    assert_eq!(h.s.counters().speculation_yields, 1);
+    assert_eq!(h.lease_ranges(w1, 3), [(2, 6), (6, 10), (20, 30)]);
+}
+
 /// A unit its family keeps whole (here one leaf) is never asked to yield,
 /// however its rank rises.
 #[test]
