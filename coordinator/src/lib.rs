@@ -324,6 +324,7 @@ impl Coordinator {
             work_available: Notify::new(),
             job_finished: Notify::new(),
             history: Mutex::new(histories),
+            stopped_serving: std::sync::atomic::AtomicBool::new(false),
         });
         let cancelled = shared.lock().sweep_all_moot();
         if !cancelled.is_empty() {
@@ -420,19 +421,27 @@ impl Coordinator {
                 let Some(shared) = ticker.upgrade() else {
                     break;
                 };
-                let (expired, (cancelled, finished)) = {
+                let (expired, finished) = {
                     let mut s = shared.lock();
-                    (s.expire_leases(), s.sweep_due_moot())
+                    if shared
+                        .stopped_serving
+                        .load(std::sync::atomic::Ordering::SeqCst)
+                    {
+                        break;
+                    }
+                    let (expired, (cancelled, finished)) = (s.expire_leases(), s.sweep_due_moot());
+                    if !cancelled.is_empty() {
+                        // Units reopened by a sweep that left a job none (see
+                        // `Scheduler::reopen_unsettled`) are work for everyone.
+                        if store::Write::any_inserts_units(&cancelled) {
+                            shared.work_available.notify_waiters();
+                        }
+                        // Sent under the lock: before the fold's, or never.
+                        shared.store.enqueue(cancelled);
+                    }
+                    (expired, finished)
                 };
                 shared.wake_idle(expired);
-                if !cancelled.is_empty() {
-                    // Units reopened by a sweep that left a job none (see
-                    // `Scheduler::reopen_unsettled`) are work for everyone.
-                    if store::Write::any_inserts_units(&cancelled) {
-                        shared.work_available.notify_waiters();
-                    }
-                    shared.store.enqueue(cancelled);
-                }
                 for f in finished {
                     shared.finish(f).await;
                 }
@@ -556,7 +565,13 @@ impl Coordinator {
         }
         // Stopped serving: leave the database file whole on its own, the
         // write-ahead log folded in, so that a copy of the file alone (made
-        // by hand after a stop) holds every job as the stop left it.
+        // by hand after a stop) holds every job as the stop left it. The
+        // tick's sweeps stop first (a unit cancelled after the fold would
+        // live only in the log).
+        {
+            let _scheduler = self.shared.lock();
+            (self.shared.stopped_serving).store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         if let Err(e) = self.shared.store.fold_wal().await {
             tracing::warn!("cannot fold the write-ahead log into the database file: {e}");
         }
