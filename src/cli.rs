@@ -261,6 +261,11 @@ pub struct WorkerArgs {
     /// have them, such as hip-solve). For measuring what they save.
     #[arg(long)]
     pub no_lemmas: bool,
+    /// Seconds between trades of lemmas with the coordinator. Shorter saves
+    /// work on a few machines and costs bandwidth that grows with the
+    /// square of the workers (docs/cluster.md, "Lemmas").
+    #[arg(long, value_name = "SECONDS", default_value_t = orchard_worker::DEFAULT_LEMMA_INTERVAL.as_secs_f64(), conflicts_with = "no_lemmas")]
+    pub lemma_interval: f64,
     #[command(flatten)]
     pub cache: CacheArgs,
     #[command(flatten)]

@@ -347,7 +347,7 @@ impl Embedded {
                 metrics: Default::default(),
                 // The workers of one process share its memory (the
                 // hip-solve table) already.
-                share_lemmas: false,
+                lemma_interval: None,
             };
             let stop = when_stopped(&workers_stop);
             self.workers

@@ -82,6 +82,27 @@ pub fn seconds(flag: &str, v: f64) -> Result<Duration, String> {
     }
 }
 
+/// How often a worker trades lemmas: none with `--no-lemmas`; else
+/// `--lemma-interval`, at least [`MIN_LEMMA_INTERVAL`].
+fn lemma_interval(no_lemmas: bool, every: f64) -> Result<Option<Duration>, String> {
+    if no_lemmas {
+        return Ok(None);
+    }
+    let every = seconds("lemma-interval", every)?;
+    if every < MIN_LEMMA_INTERVAL {
+        return Err(format!(
+            "--lemma-interval must be at least {} s, got {} s",
+            MIN_LEMMA_INTERVAL.as_secs_f64(),
+            every.as_secs_f64()
+        ));
+    }
+    Ok(Some(every))
+}
+
+/// The shortest `--lemma-interval`: below it a round's own call and the
+/// coordinator's relay would be most of what the worker does.
+const MIN_LEMMA_INTERVAL: Duration = Duration::from_millis(5);
+
 /// The coordinator's database directory must exist; the database file is
 /// created if absent.
 pub fn check_db_parent(db: &Path) -> Result<(), String> {
@@ -178,7 +199,7 @@ pub async fn worker(args: WorkerArgs, registry: Registry) -> CliResult {
         token: read_token(args.access.token_file.as_deref())?,
         tls: args.access.tls(),
         metrics: Arc::new(WorkerMetrics::default()),
-        share_lemmas: !args.no_lemmas,
+        lemma_interval: lemma_interval(args.no_lemmas, args.lemma_interval)?,
     };
     if let Some(addr) = &args.metrics {
         let listener = tokio::net::TcpListener::bind(addr)

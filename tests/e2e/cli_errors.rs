@@ -267,6 +267,28 @@ fn worker_gives_up_on_a_dead_coordinator() {
     assert!(took < Duration::from_secs(30), "then gave up");
 }
 
+/// A worker's bad flags are refused before it tries the coordinator.
+#[test]
+fn bad_worker_flags_give_one_line_errors() {
+    let url = format!("http://127.0.0.1:{}", common::free_port());
+    for (flags, needle) in [
+        (&["--lemma-interval", "0"][..], "--lemma-interval"),
+        (&["--lemma-interval", "0.001"], "at least 0.005 s"),
+        (&["--lemma-interval", "soon"], "--lemma-interval"),
+        (&["--lemma-interval", "0.05", "--no-lemmas"], "--no-lemmas"),
+        (&["--threads", "0"], "--threads"),
+    ] {
+        let mut args = vec!["worker", "--coordinator", &url, "--give-up-after", "30"];
+        args.extend_from_slice(flags);
+        let started = Instant::now();
+        common::assert_one_line_error(&run(&args), needle);
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{flags:?} refused without waiting for the coordinator"
+        );
+    }
+}
+
 #[test]
 fn client_commands_report_an_unreachable_coordinator() {
     let url = format!("http://127.0.0.1:{}", common::free_port());

@@ -189,6 +189,73 @@ fn workers_trade_lemmas_through_the_coordinator() {
     assert_eq!(lemma_rows(&db), 1);
 }
 
+/// `orchard worker --lemma-interval` sets how often it trades: the same
+/// Double 5x5 job (but for the least a lemma's search costs), on one worker
+/// that trades every 20 ms and then on one that would trade every hour (its first round, at start, has nothing to
+/// send), stores lemmas the first time and none the second. Fails if the
+/// flag is ignored (the default trades four times a second).
+#[test]
+fn a_worker_trades_lemmas_as_often_as_told() {
+    let dir = TempDir::new("lemmainterval");
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _coord = common::start_coordinator_logging_to(&dir, port, "coordinator.log", &[]);
+    wait_coordinator(&url, Duration::from_secs(20));
+    let mut stored = Vec::new();
+    // The two jobs differ in a parameter that both runs meet (the smallest
+    // search a lemma comes from), since the same job submitted twice is one.
+    for (i, (every, min_nodes)) in [("0.02", "256"), ("3600", "128")].into_iter().enumerate() {
+        let job = [
+            "hip-solve",
+            "--rows",
+            "5",
+            "--cols",
+            "5",
+            "--double",
+            "--lemma-min-nodes",
+            min_nodes,
+        ];
+        let metrics = format!("127.0.0.1:{}", common::free_port());
+        let name = format!("w{i}");
+        let worker = Proc::spawn(
+            &[
+                "worker",
+                "--coordinator",
+                &url,
+                "--threads",
+                "1",
+                "--name",
+                &name,
+                "--metrics",
+                &metrics,
+                "--lemma-interval",
+                every,
+            ],
+            &dir.path(&format!("{name}.log")),
+        );
+        let id = common::submit_job(&url, &job);
+        wait_status(&url, id, Duration::from_secs(600), |s| s["state"] == "done");
+        let r = final_results(&url, id);
+        assert_eq!(r["winner"], 1, "Double 5x5 is a first player's win: {r}");
+        let bytes = r["lemma_bytes"].as_u64().unwrap();
+        // A round that began before the job ended may still be on its way.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while metric_at(&metrics, "orchard_worker_lemma_bytes_sent_total") != bytes
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(
+            metric_at(&metrics, "orchard_worker_lemma_bytes_sent_total"),
+            bytes
+        );
+        stored.push(bytes);
+        drop(worker);
+    }
+    assert!(stored[0] > 0, "every 20 ms: {stored:?}");
+    assert_eq!(stored[1], 0, "every hour: {stored:?}");
+}
+
 /// What `restarted_coordinator_shows_its_jobs_their_stored_lemmas`'s family
 /// was shown (`LemmaExchange::observe`), in this test binary.
 static OBSERVED: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());

@@ -150,7 +150,7 @@ async fn a_job_whose_answer_still_needs_units_gets_them_through_the_cluster() {
         token: None,
         tls: Default::default(),
         metrics: Default::default(),
-        share_lemmas: false,
+        lemma_interval: None,
     };
     let mut rx = stopped.clone();
     let worker = tokio::spawn(run_worker(config, async move {

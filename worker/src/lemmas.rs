@@ -1,5 +1,6 @@
-//! The lemma exchange: four times a second, for each job running here whose
-//! family shares lemmas (see `orchard_core::LemmaExchange`), sends what
+//! The lemma exchange: every `--lemma-interval` (four times a second
+//! unless told otherwise, [`DEFAULT_LEMMA_INTERVAL`]), for each job running
+//! here whose family shares lemmas (see `orchard_core::LemmaExchange`), sends what
 //! this process's searches proved and takes in what other workers sent.
 
 use std::sync::atomic::Ordering;
@@ -11,21 +12,23 @@ use orchard_proto::MAX_LEMMA_UPLOAD_BYTES;
 
 use crate::runner::{running_jobs, JobHandle, State};
 
-/// How often a worker trades lemmas with the coordinator: often, since a
-/// lemma a few seconds late is one another process has already re-proved
-/// (traded every 2 s, with lemmas of 4,096 nodes or more, 5x5 on 8
-/// processes searches 6.05 times the nodes of one process, against 5.35
-/// every 250 ms with lemmas of 256: `bench/hip-wn.sh`,
-/// docs/notes/hip-across-machines.md). A round with nothing to send or
-/// take is one small call.
-const LEMMA_INTERVAL: Duration = Duration::from_millis(250);
+/// How often a worker trades lemmas with the coordinator unless told
+/// otherwise (`orchard worker --lemma-interval`): often, since a lemma a few
+/// seconds late is one another process has already re-proved (traded every
+/// 2 s, with lemmas of 4,096 nodes or more, 5x5 on 8 processes searches
+/// 6.05 times the nodes of one process, against 5.35 every 250 ms with
+/// lemmas of 256: `bench/hip-wn.sh`, docs/notes/hip-across-machines.md).
+/// Ten times faster gained less than the runs' noise (the same notes,
+/// "Across processes: shared busy marks, the trade interval, small lemmas").
+/// A round with nothing to send or take is one small call.
+pub const DEFAULT_LEMMA_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Trades lemmas for every job with a unit running here whose family has
 /// them: sends what this process's searches proved since the last round,
 /// takes in what other workers sent. Best effort: lemmas only save work, so
 /// a failed round is logged and the next one goes on (a job's lemmas taken
 /// in a failed round are not sent again).
-pub(crate) async fn lemma_loop(state: Arc<State>) {
+pub(crate) async fn lemma_loop(state: Arc<State>, every: Duration) {
     // Identifies this process's lemmas to the coordinator, which never
     // sends them back; random, so that it survives a coordinator restart
     // (worker ids do not).
@@ -35,7 +38,7 @@ pub(crate) async fn lemma_loop(state: Arc<State>) {
         h.write_u32(std::process::id());
         h.finish() | 1
     };
-    let mut interval = tokio::time::interval(LEMMA_INTERVAL);
+    let mut interval = tokio::time::interval(every);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;

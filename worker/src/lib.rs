@@ -31,6 +31,7 @@ mod slot;
 
 pub use cache::{CacheDir, CacheError};
 pub use jobs::OpenJobs;
+pub use lemmas::DEFAULT_LEMMA_INTERVAL;
 pub use metrics::WorkerMetrics;
 pub use runner::{run_worker, WorkerConfig, WorkerStats};
 

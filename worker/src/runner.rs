@@ -51,9 +51,9 @@ pub struct WorkerConfig {
     pub tls: orchard_proto::access::ClientTls,
     /// Counters to keep up to date (for `/metrics`).
     pub metrics: Arc<WorkerMetrics>,
-    /// Trade lemmas with the coordinator (see [`lemma_loop`]). Off for the
-    /// workers of `orchard run`, which share one process.
-    pub share_lemmas: bool,
+    /// How often to trade lemmas with the coordinator (see [`lemma_loop`]);
+    /// none for the workers of `orchard run`, which share one process.
+    pub lemma_interval: Option<Duration>,
 }
 
 /// What a worker did, returned when it stops.
@@ -262,8 +262,8 @@ fn spawn_loops(
         tokio::spawn(heartbeat_loop(state.clone())),
         tokio::spawn(await_splits_loop(state.clone())),
     ];
-    if state.config.share_lemmas {
-        loops.push(tokio::spawn(lemma_loop(state.clone())));
+    if let Some(every) = state.config.lemma_interval {
+        loops.push(tokio::spawn(lemma_loop(state.clone(), every)));
     }
     let state = state.clone();
     tokio::spawn(async move {

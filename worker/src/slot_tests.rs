@@ -245,7 +245,7 @@ fn worker() -> (Arc<State>, Arc<Fake>, Arc<Semaphore>) {
         token: None,
         tls: Default::default(),
         metrics: Arc::new(WorkerMetrics::default()),
-        share_lemmas: false,
+        lemma_interval: None,
     };
     let fake = Arc::new(Fake::default());
     let mut state = State::new(config).unwrap();
