@@ -261,9 +261,10 @@ pub struct WorkerArgs {
     /// have them, such as hip-solve). For measuring what they save.
     #[arg(long)]
     pub no_lemmas: bool,
-    /// Seconds between trades of lemmas with the coordinator. Shorter saves
-    /// work on a few machines and costs bandwidth that grows with the
-    /// square of the workers (docs/cluster.md, "Lemmas").
+    /// Seconds between trades of lemmas with the coordinator. Longer
+    /// lightens the coordinator's load on a large cluster, with lemmas that
+    /// arrive later; shorter saved no work beyond the noise where measured
+    /// (docs/cluster.md, "Lemmas").
     #[arg(long, value_name = "SECONDS", default_value_t = orchard_worker::DEFAULT_LEMMA_INTERVAL.as_secs_f64(), conflicts_with = "no_lemmas")]
     pub lemma_interval: f64,
     #[command(flatten)]
