@@ -265,7 +265,12 @@ pub struct WorkerArgs {
     /// lightens the coordinator's load on a large cluster, with lemmas that
     /// arrive later; shorter saved no work beyond the noise where measured
     /// (docs/cluster.md, "Lemmas").
-    #[arg(long, value_name = "SECONDS", default_value_t = orchard_worker::DEFAULT_LEMMA_INTERVAL.as_secs_f64(), conflicts_with = "no_lemmas")]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = orchard_worker::DEFAULT_LEMMA_INTERVAL.as_secs_f64(),
+        conflicts_with = "no_lemmas"
+    )]
     pub lemma_interval: f64,
     #[command(flatten)]
     pub cache: CacheArgs,
