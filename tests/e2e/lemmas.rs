@@ -40,23 +40,7 @@ fn workers_trade_lemmas_through_the_coordinator() {
     let workers: Vec<Proc> = metrics
         .iter()
         .enumerate()
-        .map(|(i, m)| {
-            let name = format!("w{i}");
-            Proc::spawn(
-                &[
-                    "worker",
-                    "--coordinator",
-                    &url,
-                    "--threads",
-                    "1",
-                    "--name",
-                    &name,
-                    "--metrics",
-                    m,
-                ],
-                &dir.path(&format!("{name}.log")),
-            )
-        })
+        .map(|(i, m)| common::start_worker_with(&dir, &url, &format!("w{i}"), &["--metrics", m]))
         .collect();
     // Double 5x5: the first player wins (Franke's table B), some 1.9e7
     // nodes through two workers, long enough for several rounds of trading
@@ -75,16 +59,7 @@ fn workers_trade_lemmas_through_the_coordinator() {
     assert_eq!(r["winner"], 1, "Double 5x5 is a first player's win: {r}");
     let stored = r["lemma_bytes"].as_u64().unwrap();
     let get = |i: usize, name: &str| metric_at(&metrics[i], name);
-    // A round of trading that began before the job ended may still be on
-    // its way back to its worker.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let sent = loop {
-        let sent = [0, 1].map(|i| get(i, "orchard_worker_lemma_bytes_sent_total"));
-        if sent[0] + sent[1] == stored || std::time::Instant::now() > deadline {
-            break sent;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let sent = lemma_bytes_sent(&metrics, stored);
     let received = [0, 1].map(|i| get(i, "orchard_worker_lemma_bytes_received_total"));
     let learned = [0, 1].map(|i| get(i, "orchard_worker_lemmas_learned_total"));
     assert!(stored > 0, "{r}");
@@ -191,9 +166,10 @@ fn workers_trade_lemmas_through_the_coordinator() {
 
 /// `orchard worker --lemma-interval` sets how often it trades: the same
 /// Double 5x5 job (but for the least a lemma's search costs), on one worker
-/// that trades every 20 ms and then on one that would trade every hour (its first round, at start, has nothing to
-/// send), stores lemmas the first time and none the second. Fails if the
-/// flag is ignored (the default trades four times a second).
+/// that trades every 20 ms and then on one that would trade every hour
+/// (its first round, at start, has nothing to send), stores lemmas the
+/// first time and none the second. Fails if the flag is ignored (the
+/// default trades four times a second).
 #[test]
 fn a_worker_trades_lemmas_as_often_as_told() {
     let dir = TempDir::new("lemmainterval");
@@ -216,44 +192,41 @@ fn a_worker_trades_lemmas_as_often_as_told() {
             min_nodes,
         ];
         let metrics = format!("127.0.0.1:{}", common::free_port());
-        let name = format!("w{i}");
-        let worker = Proc::spawn(
-            &[
-                "worker",
-                "--coordinator",
-                &url,
-                "--threads",
-                "1",
-                "--name",
-                &name,
-                "--metrics",
-                &metrics,
-                "--lemma-interval",
-                every,
-            ],
-            &dir.path(&format!("{name}.log")),
+        let worker = common::start_worker_with(
+            &dir,
+            &url,
+            &format!("w{i}"),
+            &["--metrics", &metrics, "--lemma-interval", every],
         );
         let id = common::submit_job(&url, &job);
         wait_status(&url, id, Duration::from_secs(600), |s| s["state"] == "done");
         let r = final_results(&url, id);
         assert_eq!(r["winner"], 1, "Double 5x5 is a first player's win: {r}");
         let bytes = r["lemma_bytes"].as_u64().unwrap();
-        // A round that began before the job ended may still be on its way.
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while metric_at(&metrics, "orchard_worker_lemma_bytes_sent_total") != bytes
-            && std::time::Instant::now() < deadline
-        {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        assert_eq!(
-            metric_at(&metrics, "orchard_worker_lemma_bytes_sent_total"),
-            bytes
-        );
+        assert_eq!(lemma_bytes_sent(&[metrics], bytes), [bytes]);
         stored.push(bytes);
         drop(worker);
     }
     assert!(stored[0] > 0, "every 20 ms: {stored:?}");
     assert_eq!(stored[1], 0, "every hour: {stored:?}");
+}
+
+/// The lemma bytes each worker (by its `/metrics` address) counts as sent,
+/// once they add up to `stored`, the bytes its job stored, or after 10 s: a
+/// round of trading that began before the job ended may still be on its way
+/// back to its worker.
+fn lemma_bytes_sent(metrics: &[String], stored: u64) -> Vec<u64> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let sent: Vec<u64> = metrics
+            .iter()
+            .map(|m| metric_at(m, "orchard_worker_lemma_bytes_sent_total"))
+            .collect();
+        if sent.iter().sum::<u64>() == stored || std::time::Instant::now() > deadline {
+            return sent;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// What `restarted_coordinator_shows_its_jobs_their_stored_lemmas`'s family

@@ -48,10 +48,11 @@ pub struct Shared {
     /// Each job's history, for the dashboard's charts (see
     /// [`crate::history`]); its own lock, never taken with the scheduler's.
     pub history: Mutex<Histories>,
-    /// The coordinator has stopped serving and folded its write-ahead log
-    /// (see `Coordinator::serve`): set under the scheduler's lock, after
-    /// which its tick sweeps nothing more, so that no write commits after
-    /// the fold and the database file alone holds every job.
+    /// The coordinator has stopped serving and is about to fold its
+    /// write-ahead log (see `Coordinator::serve`): set under the scheduler's
+    /// lock before the fold, after which its tick sweeps nothing more, so
+    /// that no write commits after the fold and the database file alone
+    /// holds every job.
     pub stopped_serving: std::sync::atomic::AtomicBool,
 }
 
