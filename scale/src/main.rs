@@ -72,7 +72,9 @@ struct ReplayArgs {
     /// The coordinator's database of a finished hip-solve job (one job),
     /// best of a run with one worker: its units' costs are that worker's.
     db: PathBuf,
-    /// The worker counts to replay, comma-separated.
+    /// The worker counts to replay, comma-separated. Under `--policy pn`
+    /// the figures against the policy's own one worker need 1 among them
+    /// ("-" without it); those against the recorded run do not.
     #[arg(
         long,
         value_delimiter = ',',
@@ -414,16 +416,23 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         "N | nodes | discarded | W(N) | makespan (nodes) | efficiency | W vs recorded | \
          efficiency vs recorded | leaf searches | settled / expanded | cancelled | tree | value"
     );
+    // Against the policy's own one worker: "-" where it was not replayed.
+    let own = |row: &replay::pns::PnRow| {
+        row.own.map_or(("-".to_string(), "-".to_string()), |f| {
+            (format!("{:.3}", f.w), format!("{:.3}", f.efficiency))
+        })
+    };
     let mut line = |game: &mut replay::hip::HipPnGame, row: &replay::pns::PnRow| {
-        let o = &row.row.outcome;
+        let o = &row.pn.outcome;
+        let (w, efficiency) = own(row);
         eprintln!(
-            "{} | {} | {} | {:.3} | {} | {:.3} | {:.3} | {:.3} | {} | {} / {} | {} | {} | {:?}",
+            "{} | {} | {} | {} | {} | {} | {:.3} | {:.3} | {} | {} / {} | {} | {} | {:?}",
             o.workers,
             o.nodes,
             o.discarded,
-            row.row.w,
+            w,
             o.makespan,
-            row.row.efficiency,
+            efficiency,
             row.w_yardstick,
             row.efficiency_yardstick,
             o.units_done,
@@ -465,14 +474,14 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
             .iter()
             .all(|row| value(&row.pn) == Some(game.recorded_value)),
         "rows": rows.iter().map(|row| {
-            let o = &row.row.outcome;
+            let o = &row.pn.outcome;
             serde_json::json!({
                 "workers": o.workers,
                 "nodes": o.nodes,
                 "discarded": o.discarded,
-                "w": summary::round(row.row.w, 4),
+                "w": row.own.map(|f| summary::round(f.w, 4)),
                 "makespan_nodes": o.makespan,
-                "efficiency": summary::round(row.row.efficiency, 4),
+                "efficiency": row.own.map(|f| summary::round(f.efficiency, 4)),
                 "w_recorded": summary::round(row.w_yardstick, 4),
                 "efficiency_recorded": summary::round(row.efficiency_yardstick, 4),
                 "leaf_searches": o.units_done,

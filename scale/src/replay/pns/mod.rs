@@ -74,7 +74,7 @@
 
 use std::collections::HashMap;
 
-use super::{Outcome, Row};
+use super::Outcome;
 
 /// What the proof-number policy asks of the job: the game tree and the
 /// cost and answer of a leaf. Positions are numbered by the game, equal
@@ -404,26 +404,40 @@ fn leaf_cap(tree: &Tree, i: usize, budget: u64) -> u64 {
 }
 
 /// One row of a proof-number replay table: the figures against its own
-/// one-worker replay (as [`super::table`]'s), and against a yardstick
-/// given by the caller (the order policy's one worker: the recorded run).
+/// one-worker replay (as [`super::table`]'s), if that was made, and
+/// against a yardstick given by the caller (the order policy's one worker:
+/// the recorded run).
 #[derive(Debug, Clone, Copy)]
 pub struct PnRow {
-    pub row: Row,
     pub pn: PnOutcome,
+    /// W(N) and efficiency against the policy's own one-worker replay;
+    /// `None` where the worker counts asked leave out 1 (see [`pn_table`]).
+    pub own: Option<OwnFigures>,
     /// (nodes + discarded) / the yardstick's nodes.
     pub w_yardstick: f64,
     /// The yardstick's nodes / (N T(N)).
     pub efficiency_yardstick: f64,
 }
 
+/// A row's W(N) and efficiency against the policy's own one-worker replay.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OwnFigures {
+    /// (nodes + discarded) / the one-worker replay's.
+    pub w: f64,
+    /// T(1) / (N T(N)).
+    pub efficiency: f64,
+}
+
 /// What [`pn_table`] calls with each row as it is made.
 pub type RowDone<'a, G> = dyn FnMut(&mut G, &PnRow) -> Result<(), <G as PnGame>::Error> + 'a;
 
-/// Replays with each of `workers` (and one worker, the yardstick of W(N)
-/// and efficiency as the order policy's table has them); `yardstick`:
-/// another one-worker work, in nodes, for the second pair of figures;
+/// Replays with each of `workers`; `yardstick`: a one-worker work, in
+/// nodes (the recorded run's), for the W(N) and efficiency every row has;
 /// `done` sees each row as it is made (with the game: to keep what it
-/// learnt so far).
+/// learnt so far). The figures against the policy's own one-worker
+/// replay are made only when `workers` holds 1, replayed first: on a
+/// large record that replay alone costs several times the recorded run,
+/// and the recorded run is the comparison that matters.
 pub fn pn_table<G: PnGame>(
     game: &mut G,
     policy: PnPolicy,
@@ -431,23 +445,25 @@ pub fn pn_table<G: PnGame>(
     yardstick: u64,
     done: &mut RowDone<'_, G>,
 ) -> Result<Vec<PnRow>, G::Error> {
-    let one = replay_pn(game, policy, 1)?;
+    let one = if workers.contains(&1) {
+        Some(replay_pn(game, policy, 1)?)
+    } else {
+        None
+    };
     workers
         .iter()
         .map(|&n| {
-            let o = if n == 1 {
-                one
-            } else {
-                replay_pn(game, policy, n)?
+            let o = match one {
+                Some(one) if n == 1 => one,
+                _ => replay_pn(game, policy, n)?,
             };
             let span = n as f64 * o.outcome.makespan.max(1) as f64;
             let row = PnRow {
-                row: Row {
-                    outcome: o.outcome,
+                pn: o,
+                own: one.map(|one| OwnFigures {
                     w: o.outcome.work() as f64 / one.outcome.work().max(1) as f64,
                     efficiency: one.outcome.makespan as f64 / span,
-                },
-                pn: o,
+                }),
                 w_yardstick: o.outcome.work() as f64 / yardstick.max(1) as f64,
                 efficiency_yardstick: yardstick as f64 / span,
             };

@@ -611,3 +611,43 @@ fn one_worker_settles_the_games_answer() {
         }
     }
 }
+
+/// A table of replays makes the one-worker replay, and the figures
+/// against it, only when the worker counts hold 1: without it the rows
+/// are the same replays, their game asked exactly what those replays
+/// ask, and only the figures against the yardstick are given.
+#[test]
+fn a_table_without_one_worker_replays_only_the_counts_asked() {
+    let game = || {
+        let mut g = Tiny::default();
+        let l: Vec<usize> = (0..5).map(|i| g.pos(true, &[], 10 + i, i != 1)).collect();
+        let a = g.pos(false, &[l[0], l[1]], 100, false);
+        let b = g.pos(false, &[l[2], l[3], l[4]], 100, true);
+        g.pos(true, &[a, b], 1000, true);
+        g
+    };
+    let p = policy(1000, 2);
+    let rows_of =
+        |g: &mut Tiny, workers: &[usize]| pn_table(g, p, workers, 100, &mut |_, _| Ok(())).unwrap();
+    let mut with_one = game();
+    let full = rows_of(&mut with_one, &[1, 2]);
+    let mut without = game();
+    let part = rows_of(&mut without, &[2]);
+    let mut alone = game();
+    let two = replay_pn(&mut alone, p, 2).unwrap();
+    assert_eq!(without.asked, alone.asked);
+    assert_ne!(with_one.asked, alone.asked);
+    assert_eq!(part.len(), 1);
+    assert_eq!(part[0].pn, two);
+    assert_eq!(part[0].own, None);
+    assert_eq!(full[1].pn, two);
+    let own = full[1].own.expect("1 was asked");
+    let one = full[0].pn.outcome;
+    assert_eq!(own.w, two.outcome.work() as f64 / one.work() as f64);
+    assert_eq!(full[0].own.map(|f| f.w), Some(1.0));
+    assert_eq!(part[0].w_yardstick, two.outcome.work() as f64 / 100.0);
+    assert_eq!(
+        part[0].efficiency_yardstick,
+        100.0 / (2.0 * two.outcome.makespan as f64)
+    );
+}
