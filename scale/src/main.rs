@@ -139,6 +139,10 @@ struct ReplayArgs {
     /// leaf.
     #[arg(long, default_value_t = 0)]
     pn_affinity: u64,
+    /// `--policy pn`: seconds between two progress lines on stderr while a
+    /// replay runs (0: none).
+    #[arg(long, default_value_t = 60)]
+    progress_secs: u64,
 }
 
 /// The proof-number policy's table model (`replay::pns::Tables`).
@@ -445,7 +449,35 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
         // What the searches learnt is kept as each row is made.
         game.save_census()
     };
-    let rows = replay::pns::pn_table(&mut game, policy, &r.workers, recorded, &mut line);
+    // A replay of a large record runs for hours before its row: where it is.
+    let start = std::time::Instant::now();
+    let mut last = start;
+    let every = std::time::Duration::from_secs(r.progress_secs);
+    let mut watch = |o: &replay::pns::PnOutcome| {
+        let now = std::time::Instant::now();
+        if r.progress_secs == 0 || now.duration_since(last) < every {
+            return;
+        }
+        last = now;
+        let work = o.outcome.nodes + o.outcome.discarded;
+        eprintln!(
+            "[{:.0} s] N = {}: virtual time {} nodes, work {} nodes ({:.3} of the recorded \
+             run), {} leaf searches ({} settled, {} expanded), {} cancelled, tree {}",
+            now.duration_since(start).as_secs_f64(),
+            o.outcome.workers,
+            o.outcome.makespan,
+            work,
+            work as f64 / recorded.max(1) as f64,
+            o.outcome.units_done,
+            o.leaves_solved,
+            o.expansions,
+            o.outcome.cancelled_running,
+            o.tree_nodes,
+        );
+    };
+    let rows = replay::pns::pn_table(
+        &mut game, policy, &r.workers, recorded, &mut watch, &mut line,
+    );
     game.save_census().map_err(context)?;
     let rows = rows.map_err(context)?;
     let (searched, finished, census_nodes) = game.census_counts();

@@ -223,12 +223,26 @@ struct Held {
     end: Option<(u64, Option<bool>)>,
 }
 
-/// Replays the job under the proof-number policy with `workers` workers.
-/// Deterministic: ties go to the lowest worker and the first child.
+/// [`replay_pn_watched`] unwatched.
+#[cfg(test)]
 pub fn replay_pn<G: PnGame>(
     game: &mut G,
     policy: PnPolicy,
     workers: usize,
+) -> Result<PnOutcome, G::Error> {
+    replay_pn_watched(game, policy, workers, &mut |_| {})
+}
+
+/// Replays the job under the proof-number policy with `workers` workers.
+/// Deterministic: ties go to the lowest worker and the first child.
+/// `watch` sees the outcome so far (its makespan the virtual time reached,
+/// its root `None`) each time a leaf's search ends: a replay of a large
+/// record runs for hours before its row.
+pub fn replay_pn_watched<G: PnGame>(
+    game: &mut G,
+    policy: PnPolicy,
+    workers: usize,
+    watch: &mut dyn FnMut(&PnOutcome),
 ) -> Result<PnOutcome, G::Error> {
     let budget = policy.budget.max(1);
     let mut tree = Tree {
@@ -312,6 +326,9 @@ pub fn replay_pn<G: PnGame>(
         now = end;
         out.outcome.nodes += end - done.start;
         out.outcome.units_done += 1;
+        out.outcome.makespan = now;
+        out.tree_nodes = tree.nodes.len();
+        watch(&out);
         tree.hold(done.leaf, false);
         match settled {
             Some(v) => {
@@ -433,8 +450,9 @@ pub type RowDone<'a, G> = dyn FnMut(&mut G, &PnRow) -> Result<(), <G as PnGame>:
 
 /// Replays with each of `workers`; `yardstick`: a one-worker work, in
 /// nodes (the recorded run's), for the W(N) and efficiency every row has;
-/// `done` sees each row as it is made (with the game: to keep what it
-/// learnt so far). The figures against the policy's own one-worker
+/// `watch` sees each replay's progress ([`replay_pn_watched`]); `done`
+/// sees each row as it is made (with the game: to keep what it learnt so
+/// far). The figures against the policy's own one-worker
 /// replay are made only when `workers` holds 1, replayed first: on a
 /// large record that replay alone costs several times the recorded run,
 /// and the recorded run is the comparison that matters.
@@ -443,10 +461,11 @@ pub fn pn_table<G: PnGame>(
     policy: PnPolicy,
     workers: &[usize],
     yardstick: u64,
+    watch: &mut dyn FnMut(&PnOutcome),
     done: &mut RowDone<'_, G>,
 ) -> Result<Vec<PnRow>, G::Error> {
     let one = if workers.contains(&1) {
-        Some(replay_pn(game, policy, 1)?)
+        Some(replay_pn_watched(game, policy, 1, watch)?)
     } else {
         None
     };
@@ -455,7 +474,7 @@ pub fn pn_table<G: PnGame>(
         .map(|&n| {
             let o = match one {
                 Some(one) if n == 1 => one,
-                _ => replay_pn(game, policy, n)?,
+                _ => replay_pn_watched(game, policy, n, watch)?,
             };
             let span = n as f64 * o.outcome.makespan.max(1) as f64;
             let row = PnRow {

@@ -627,8 +627,9 @@ fn a_table_without_one_worker_replays_only_the_counts_asked() {
         g
     };
     let p = policy(1000, 2);
-    let rows_of =
-        |g: &mut Tiny, workers: &[usize]| pn_table(g, p, workers, 100, &mut |_, _| Ok(())).unwrap();
+    let rows_of = |g: &mut Tiny, workers: &[usize]| {
+        pn_table(g, p, workers, 100, &mut |_| {}, &mut |_, _| Ok(())).unwrap()
+    };
     let mut with_one = game();
     let full = rows_of(&mut with_one, &[1, 2]);
     let mut without = game();
@@ -650,4 +651,26 @@ fn a_table_without_one_worker_replays_only_the_counts_asked() {
         part[0].efficiency_yardstick,
         100.0 / (2.0 * two.outcome.makespan as f64)
     );
+}
+
+/// The watch sees the outcome grow leaf by leaf: one call a leaf search
+/// that ended, work and virtual time never falling, the last call's
+/// figures the replay's own.
+#[test]
+fn the_watch_sees_every_ended_leaf_search() {
+    let mut g = Tiny::default();
+    let l: Vec<usize> = (0..5).map(|i| g.pos(true, &[], 10 + i, i != 1)).collect();
+    let a = g.pos(false, &[l[0], l[1]], 100, false);
+    let b = g.pos(false, &[l[2], l[3], l[4]], 100, true);
+    g.pos(true, &[a, b], 1000, true);
+    let mut seen: Vec<PnOutcome> = Vec::new();
+    let out = replay_pn_watched(&mut g, policy(1000, 2), 2, &mut |o| seen.push(*o)).unwrap();
+    assert_eq!(seen.len(), out.outcome.units_done);
+    assert!(seen.windows(2).all(|w| {
+        w[0].outcome.nodes <= w[1].outcome.nodes && w[0].outcome.makespan <= w[1].outcome.makespan
+    }));
+    let last = seen.last().expect("a leaf was searched");
+    assert_eq!(last.outcome.nodes, out.outcome.nodes);
+    assert_eq!(last.outcome.makespan, out.outcome.makespan);
+    assert!(seen.iter().all(|o| o.root.is_none()));
 }
