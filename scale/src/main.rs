@@ -459,7 +459,7 @@ fn replay_pn_table(r: &ReplayArgs) -> Result<serde_json::Value, String> {
             return;
         }
         last = now;
-        let work = o.outcome.nodes + o.outcome.discarded;
+        let work = o.outcome.work();
         eprintln!(
             "[{:.0} s] N = {}: virtual time {} nodes, work {} nodes ({:.3} of the recorded \
              run), {} leaf searches ({} settled, {} expanded), {} cancelled, tree {}",

@@ -612,29 +612,33 @@ fn one_worker_settles_the_games_answer() {
     }
 }
 
+/// An OR root over AND a (two leaves, one of them false: a is false) and
+/// AND b (three true leaves: b, and so the root, is true), leaves of
+/// different costs.
+fn two_ands() -> Tiny {
+    let mut g = Tiny::default();
+    let l: Vec<usize> = (0..5).map(|i| g.pos(true, &[], 10 + i, i != 1)).collect();
+    let a = g.pos(false, &[l[0], l[1]], 100, false);
+    let b = g.pos(false, &[l[2], l[3], l[4]], 100, true);
+    g.pos(true, &[a, b], 1000, true);
+    g
+}
+
 /// A table of replays makes the one-worker replay, and the figures
 /// against it, only when the worker counts hold 1: without it the rows
 /// are the same replays, their game asked exactly what those replays
 /// ask, and only the figures against the yardstick are given.
 #[test]
 fn a_table_without_one_worker_replays_only_the_counts_asked() {
-    let game = || {
-        let mut g = Tiny::default();
-        let l: Vec<usize> = (0..5).map(|i| g.pos(true, &[], 10 + i, i != 1)).collect();
-        let a = g.pos(false, &[l[0], l[1]], 100, false);
-        let b = g.pos(false, &[l[2], l[3], l[4]], 100, true);
-        g.pos(true, &[a, b], 1000, true);
-        g
-    };
     let p = policy(1000, 2);
     let rows_of = |g: &mut Tiny, workers: &[usize]| {
         pn_table(g, p, workers, 100, &mut |_| {}, &mut |_, _| Ok(())).unwrap()
     };
-    let mut with_one = game();
+    let mut with_one = two_ands();
     let full = rows_of(&mut with_one, &[1, 2]);
-    let mut without = game();
+    let mut without = two_ands();
     let part = rows_of(&mut without, &[2]);
-    let mut alone = game();
+    let mut alone = two_ands();
     let two = replay_pn(&mut alone, p, 2).unwrap();
     assert_eq!(without.asked, alone.asked);
     assert_ne!(with_one.asked, alone.asked);
@@ -658,11 +662,7 @@ fn a_table_without_one_worker_replays_only_the_counts_asked() {
 /// figures the replay's own.
 #[test]
 fn the_watch_sees_every_ended_leaf_search() {
-    let mut g = Tiny::default();
-    let l: Vec<usize> = (0..5).map(|i| g.pos(true, &[], 10 + i, i != 1)).collect();
-    let a = g.pos(false, &[l[0], l[1]], 100, false);
-    let b = g.pos(false, &[l[2], l[3], l[4]], 100, true);
-    g.pos(true, &[a, b], 1000, true);
+    let mut g = two_ands();
     let mut seen: Vec<PnOutcome> = Vec::new();
     let out = replay_pn_watched(&mut g, policy(1000, 2), 2, &mut |o| seen.push(*o)).unwrap();
     assert_eq!(seen.len(), out.outcome.units_done);
