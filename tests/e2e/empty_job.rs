@@ -1,9 +1,9 @@
 //! A job with nothing to search: a family whose search has no root unit
 //! (a board too small to hold a piece, say). No worker will ever report on
 //! it, so the coordinator must end it when it is submitted, with the
-//! family's report of nothing merged; until session 24 it stayed running
-//! for ever (the `queens` family's ring method once had no root unit on
-//! 2 x 2 and 3 x 3, and its test hung).
+//! family's report of nothing merged, or the job stays running for ever
+//! (a method with no root unit on a small board, as `queens`' ring
+//! method on 2 x 2 and 3 x 3, would hang its caller).
 
 use orchard_coordinator::{Coordinator, CoordinatorConfig, JobState};
 use orchard_core::{

@@ -44,9 +44,8 @@ fn workers_trade_lemmas_through_the_coordinator() {
         .collect();
     // Double 5x5: the first player wins (Franke's table B), some 1.9e7
     // nodes through two workers, long enough for several rounds of trading
-    // (standard 4x6, used until session 16, is a draw that the pairing
-    // bound now settles in seconds, too fast for a round; Double Hip has
-    // no pairing bound).
+    // (standard 4x6, a draw, the pairing bound settles in seconds, too
+    // fast for a round; Double Hip has no pairing bound).
     let job = common::submit_job(
         &url,
         &["hip-solve", "--rows", "5", "--cols", "5", "--double"],

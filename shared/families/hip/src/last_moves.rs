@@ -10,25 +10,25 @@
 //! table, no canonical key, no scored order, no abstract endgames; only the
 //! counted endgames ([`Solver::counted`]), which end most lines at once. It
 //! expands more nodes than the full search would at these depths, each for
-//! a fraction of the cost (BENCHMARKS.md, "The last moves searched
-//! plainly").
+//! a fraction of the cost (docs/notes/hip-solver.md, "The last moves
+//! searched plainly").
 //!
 //! Every position whose moves are generated here counts as a node, as in
 //! the full search; the budget is not checked here (such a subtree is
 //! small: at most 109 nodes on 4x7, 175 on the 6x6 positions of
-//! `bench/hip-positions`, 233 on Double 5x6, measured in session 50).
+//! `bench/hip-positions`, 233 on Double 5x6).
 
 use super::search::{p1_moves, Pos, Solver};
 
 /// Positions whose [`plain_weight`] is at most this are searched by
-/// [`Solver::search_last_moves`]. Until session 50 the limit was on empty
-/// cells (6 from session 33, 7 from session 49); a cell dead for both
-/// players is never played and one dead for one player is played by the
-/// other alone, so the empty cells overstate the game left where many
-/// cells are dead (6x6 positions) and the limit that suited one board
-/// did not suit another. Twelve (six shared cells) took 0.79 of the time
-/// of seven empty cells on 6x6 positions, 0.93 on 5x6, 0.98-0.99 on 4x7
-/// and 3x11 positions (BENCHMARKS.md, "Session 50").
+/// [`Solver::search_last_moves`]. The limit is on the game left, not the
+/// empty cells: a cell dead for both players is never played and one dead
+/// for one player is played by the other alone, so the empty cells
+/// overstate the game left where many cells are dead (6x6 positions), and
+/// a limit in empty cells that suited one board did not suit another.
+/// Twelve (six shared cells) took 0.79 of the time of seven empty cells
+/// on 6x6 positions, 0.93 on 5x6, 0.98-0.99 on 4x7 and 3x11 positions
+/// (docs/notes/hip-solver.md, "The plain last moves by the game left").
 pub const PLAIN_MAX_WEIGHT: u32 = 12;
 
 /// How much game `pos` has left, as the search's cost below it grows: two

@@ -62,7 +62,7 @@ impl SquareCounts {
 /// 4x4 to 4x6 (6,2,3,3,0,2: nodes a half to a tenth of no ordering's), then,
 /// once the last moves were searched plainly, by coordinate descent on the
 /// CPU time of the whole games of 4x7 and 5x5 and positions of 6x6 and of
-/// the 4x9 long run, in steps of half the old unit (BENCHMARKS.md, "The
+/// the 4x9 long run, in steps of half the old unit (docs/notes/hip-solver.md, "The
 /// standard move order tuned on time"): against the rest, a new dead cell
 /// of one's own costs much less (7 against 12 half-units), obstructing two
 /// stones and spending the reserve a little less, and extending a partial
@@ -74,7 +74,7 @@ pub const WEIGHTS: [i32; 6] = [7, 4, 4, 5, 1, 4];
 /// (not the nodes: an order that saves plain last moves can cost
 /// full-search nodes, which cost several times as much) of the whole games
 /// of Double 4x7, 5x5 and 3x8 and six positions of the Double 4x9 long run
-/// (BENCHMARKS.md, "A move order of Double Hip's own"): spending the
+/// (docs/notes/hip-solver.md, "A move order of Double Hip's own"): spending the
 /// reserve costs more, obstructing two opponent stones less, extending a
 /// partial square of one's own a little.
 pub const DOUBLE_WEIGHTS: [i32; 6] = [6, 2, 2, 8, 1, 2];
@@ -82,7 +82,7 @@ pub const DOUBLE_WEIGHTS: [i32; 6] = [6, 2, 2, 8, 1, 2];
 /// The same penalties for standard Hip on a board three cells wide (the
 /// last long run of table B is 3x11), tuned by the same descent from
 /// [`WEIGHTS`] on eight positions of 3x11 ten and twelve stones deep
-/// (BENCHMARKS.md, "A move order for three rows"): spending the reserve
+/// (docs/notes/hip-solver.md, "A move order for three rows"): spending the reserve
 /// costs far more (13 half-units, not 5). On such a board most squares are
 /// 2x2 blocks and a player's reserve is the few cells the opponent's
 /// partial squares leave him. 0.75-0.79 of the time on thirteen other

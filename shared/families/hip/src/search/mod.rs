@@ -33,7 +33,7 @@
 //! the child's result is kept at least `alpha`, so a fail-low result stays
 //! a true upper bound in the table. Without it every pair is met twice: a
 //! table probe, and a whole search when the entry is gone or in the plain
-//! last moves (BENCHMARKS.md, "Each pair of a Double Hip turn once").
+//! last moves (docs/notes/hip-solver.md, "Each pair of a Double Hip turn once").
 //!
 //! Searches that share a table (the threads of a worker, `orchard run`'s
 //! local workers) mark the positions they are inside ([`Table::enter`]),
@@ -65,17 +65,15 @@ const POLL_INTERVAL: u64 = 1 << 14;
 
 /// Expected cut nodes whose [`plain_weight`] is at least this look up their
 /// first children in the table before searching any (see [`Solver::etc`]).
-/// By empty cells until session 50: 8 until the last moves were searched
-/// plainly, then 10 (the probes at 8 and 9 empty cells cost more than they
-/// saved); by weight, 20 took 0.92 of the time of 10 empty cells on 6x6
-/// positions and 0.985 on 4x7 (BENCHMARKS.md, "Session 50").
+/// Below it the probes cost more than they save; 20 took 0.92 of the time
+/// of a threshold of ten empty cells on 6x6 positions and 0.985 on 4x7
+/// (docs/notes/hip-solver.md, "The plain last moves by the game left").
 const ETC_MIN_WEIGHT: u32 = 20;
 
 /// The enhanced cutoff looks up this many children, the first in the move
 /// order. Of its cutoffs on 4x7 and 5x6, 97-98% came from one of the first
-/// four children, and looking up all of them (until session 46) asked the
-/// memory for about twelve buckets a call (BENCHMARKS.md, "Expected cut
-/// nodes").
+/// four children, and looking up all of them asks the memory for about
+/// twelve buckets a call (docs/notes/hip-solver.md, "Expected cut nodes").
 const ETC_CHILDREN: usize = 4;
 
 /// By default a position whose search took at least this many nodes is

@@ -24,7 +24,7 @@
 //! search again, so it loses little by a smaller part, while the positions
 //! with big subtrees keep the large one to themselves. On 4x9 positions a
 //! search took 0.52-0.73 of the time of one 8 GiB table, with at most 5%
-//! more nodes (BENCHMARKS.md, "The table's near part").
+//! more nodes (docs/notes/hip-solver.md, "The table's near part").
 
 mod packed;
 mod wide;

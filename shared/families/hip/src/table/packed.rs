@@ -2,7 +2,7 @@
 //!
 //! Why: a long search is bounded by how many positions its table holds. On
 //! 4x7 with a table of 16 MiB the solver needs 260 million nodes, with 64 MiB
-//! 99 million (BENCHMARKS.md, "The packed table"); the giants of table B
+//! 99 million (docs/notes/hip-solver.md, "The packed table"); the giants of table B
 //! (3x11, Double 4x9) search hundreds of times more positions than an 8 GiB
 //! table of three-word entries holds. Packing four times the entries into
 //! the same memory is worth as much as four times the memory.
