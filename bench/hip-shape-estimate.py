@@ -43,9 +43,20 @@ def moves_of(payload):
 def read(path):
     """(rows, cols, units): units as (position, moves, state, nodes) in
     position order (the lease order: the search's)."""
+    if not os.path.isfile(path):
+        sys.exit("%s: no such file" % path)
+    try:
+        return read_db(path)
+    except (sqlite3.Error, ValueError, KeyError, TypeError) as e:
+        sys.exit("%s: not a hip-solve job's database (%s)" % (path, e))
+
+
+def read_db(path):
     conn = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
-    (params,) = conn.execute("SELECT params_json FROM jobs").fetchone()
-    p = json.loads(params)
+    jobs = conn.execute("SELECT family, params_json FROM jobs").fetchall()
+    if len(jobs) != 1 or jobs[0][0] != "hip-solve":
+        raise ValueError("%d jobs, families %s" % (len(jobs), sorted({f for f, _ in jobs})))
+    p = json.loads(jobs[0][1])
     units = [
         (position, moves_of(payload), state, n)
         for position, payload, state, n in conn.execute(
@@ -86,8 +97,11 @@ def name(cols, c):
 def open_db(path, tmp):
     if path.endswith(".xz"):
         out = os.path.join(tmp, os.path.basename(path)[:-3])
-        with lzma.open(path) as src, open(out, "wb") as dst:
-            shutil.copyfileobj(src, dst)
+        try:
+            with lzma.open(path) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        except (OSError, lzma.LZMAError) as e:
+            sys.exit("%s: %s" % (path, e))
         return out
     return path
 
@@ -95,7 +109,10 @@ def open_db(path, tmp):
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__.strip().splitlines()[2].strip())
-    running, depth, finished = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    running, depth, finished = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if not depth.isdigit() or int(depth) == 0:
+        sys.exit("DEPTH: a number of stones, not %r" % depth)
+    depth = int(depth)
     rows, cols, units = read(running)
     line, whole, position, answers = shape(units, depth)
     # The answers finished before the first that is not: their share is
